@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Size-capped reads and atomic, no-clobber writes: the only way this toolkit touches files.
+///
+/// Every input is capped before it is read, so a huge or endless input (a device, a pipe) cannot
+/// exhaust memory. Every output is written to a temporary file in the target's directory, flushed,
+/// and then moved into place in one step, so a crash never leaves a half-written file and an
+/// existing file is replaced only when the caller asks.
+public enum FileIO {
+    /// The path that means standard input (for reads) or standard output (for writes).
+    public static let standardStreamPath = "-"
+
+    /// Reads a whole file, or standard input for `-`, refusing more than `limit` bytes.
+    ///
+    /// - Throws: ``ConfigurationError`` with `fileNotFound`, `fileUnreadable` (a directory,
+    ///   permissions, an I/O error) or `inputTooLarge`; the reason names `path`.
+    public static func read(_ path: String, limit: Int) throws -> [UInt8] {
+        if path == standardStreamPath {
+            return try readAll(fd: STDIN_FILENO, name: "standard input", limit: limit)
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw openError(path, errno: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw openError(path, errno: errno) }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw ConfigurationError(.fileUnreadable, "\(path): is a directory, not a file")
+        }
+        if (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) > limit {
+            throw tooLarge(path, size: Int(info.st_size), limit: limit)
+        }
+        return try readAll(fd: fd, name: path, limit: limit)
+    }
+
+    /// Writes `bytes` to `path` atomically; `-` writes to standard output.
+    ///
+    /// The data goes to a temporary file beside `path`, is flushed to disk, and is then linked
+    /// (no replace) or renamed (replace) into place, so readers see the old file or the new one,
+    /// never a mix. Without `replace`, an existing file is left untouched and the call throws.
+    ///
+    /// - Parameters:
+    ///   - mode: permission bits of the new file, before the process umask (use `0o600` for secrets).
+    /// - Throws: ``ConfigurationError`` with `fileExists` or `fileUnwritable`; the reason names `path`.
+    public static func write(_ bytes: [UInt8], to path: String, replace: Bool, mode: UInt32 = 0o644) throws {
+        if path == standardStreamPath {
+            try writeAll(fd: STDOUT_FILENO, bytes, name: "standard output")
+            return
+        }
+        if !replace, exists(path) {
+            throw ConfigurationError(.fileExists, "\(path): already exists; pass --force to replace it")
+        }
+        let directory = parentDirectory(of: path)
+        var template = Array("\(directory)/.\(baseName(of: path)).tmp-XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd < 0 { throw writeError(path, errno: errno) }
+        let temporary = String(cString: template.map { UInt8(bitPattern: $0) })
+        var keepTemporary = false
+        defer { if !keepTemporary { unlink(temporary) } }
+        do {
+            defer { close(fd) }
+            let umaskValue = umask(0)
+            umask(umaskValue)
+            guard fchmod(fd, mode_t(mode) & ~umaskValue) == 0 else { throw writeError(path, errno: errno) }
+            try writeAll(fd: fd, bytes, name: path)
+            guard fsync(fd) == 0 else { throw writeError(path, errno: errno) }
+        }
+        if replace {
+            guard rename(temporary, path) == 0 else { throw writeError(path, errno: errno) }
+            keepTemporary = true
+        } else {
+            // link(2) fails with EEXIST instead of replacing: no-clobber without a race.
+            guard link(temporary, path) == 0 else {
+                let code = errno
+                if code == EEXIST {
+                    throw ConfigurationError(.fileExists, "\(path): already exists; pass --force to replace it")
+                }
+                throw writeError(path, errno: code)
+            }
+        }
+        syncDirectory(directory)
+    }
+
+    /// Removes a file; returns `false` when there was nothing to remove.
+    ///
+    /// - Throws: ``ConfigurationError`` (`fileUnwritable`) when the file exists but cannot be removed.
+    @discardableResult
+    public static func remove(_ path: String) throws -> Bool {
+        if unlink(path) == 0 {
+            syncDirectory(parentDirectory(of: path))
+            return true
+        }
+        let code = errno
+        if code == ENOENT { return false }
+        throw ConfigurationError(.fileUnwritable, "\(path): cannot remove: \(describe(code))")
+    }
+
+    /// Whether something (a file, a directory, a link) exists at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    // MARK: - Helpers
+
+    private static func readAll(fd: Int32, name: String, limit: Int) throws -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ConfigurationError(.fileUnreadable, "\(name): read failed: \(describe(errno))")
+            }
+            if count == 0 { return result }
+            if result.count + count > limit {
+                throw tooLarge(name, size: nil, limit: limit)
+            }
+            result.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    private static func writeAll(fd: Int32, _ bytes: [UInt8], name: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw writeError(name, errno: errno)
+            }
+            offset += written
+        }
+    }
+
+    private static func syncDirectory(_ directory: String) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+    }
+
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
+    }
+
+    private static func baseName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    private static func openError(_ path: String, errno code: Int32) -> ConfigurationError {
+        if code == ENOENT { return ConfigurationError(.fileNotFound, "\(path): no such file") }
+        return ConfigurationError(.fileUnreadable, "\(path): cannot open: \(describe(code))")
+    }
+
+    private static func writeError(_ path: String, errno code: Int32) -> ConfigurationError {
+        ConfigurationError(.fileUnwritable, "\(path): cannot write: \(describe(code))")
+    }
+
+    private static func tooLarge(_ name: String, size: Int?, limit: Int) -> ConfigurationError {
+        let what = size.map { "\(ByteCount($0)) exceeds" } ?? "input exceeds"
+        return ConfigurationError(.inputTooLarge, "\(name): \(what) the \(ByteCount(limit)) limit")
+    }
+
+    static func describe(_ code: Int32) -> String {
+        guard let message = strerror(code) else { return "error \(code)" }
+        return String(cString: message).lowercased()
+    }
+}
+
+/// A byte count printed the way people read it: `512 bytes`, `64 KiB`, `1.5 MiB`.
+public struct ByteCount: CustomStringConvertible, Sendable, Hashable {
+    public let bytes: Int
+    public init(_ bytes: Int) { self.bytes = bytes }
+
+    public var description: String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        guard bytes >= 1024 else { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        var value = Double(bytes) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        let rounded = (value * 10).rounded() / 10
+        let text = rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+        return "\(text) \(units[unit])"
+    }
+}

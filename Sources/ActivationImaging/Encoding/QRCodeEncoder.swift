@@ -1,0 +1,86 @@
+internal import CQREncode
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Builds QR codes from payload bytes with libqrencode.
+///
+/// The payload is stored exactly: in numeric or alphanumeric mode when every byte is in that set
+/// (smaller codes, and Base45 activation codes fit there), otherwise in 8-bit byte mode. The
+/// smallest version that holds it is chosen, never below ``minimumVersion``.
+public struct QRCodeEncoder: Sendable, Hashable {
+    /// The error-correction level (default M).
+    public var errorCorrection: ErrorCorrection
+    /// The smallest version to use, 1–40 (default 1: as small as the payload allows).
+    public var minimumVersion: Int
+
+    public init(errorCorrection: ErrorCorrection = .medium, minimumVersion: Int = 1) {
+        self.errorCorrection = errorCorrection
+        self.minimumVersion = minimumVersion
+    }
+
+    /// Encodes `payload` into a module matrix.
+    ///
+    /// - Throws: ``ImagingError``: `payloadTooLarge` with the payload's size and the most that fits
+    ///   at this level; `invalidOption` for a version outside 1–40 or an empty payload.
+    public func encode(_ payload: [UInt8]) throws -> QRMatrix {
+        guard (1...40).contains(minimumVersion) else {
+            throw ImagingError(.invalidOption, "version: \(minimumVersion) is not a QR version (1–40)")
+        }
+        guard !payload.isEmpty else {
+            throw ImagingError(.invalidOption, "payload: is empty; there is nothing to encode")
+        }
+        let mode = QREncodingMode.densest(for: payload)
+        let capacity = mode.capacity(at: errorCorrection)
+        let tooLarge = ImagingError(
+            .payloadTooLarge,
+            "payload: \(payload.count) \(mode == .byte ? "bytes" : "characters") do not fit in a QR code; at error-correction "
+                + "level \(errorCorrection.rawValue) the largest \(mode.rawValue) payload is \(capacity)"
+                + (errorCorrection == .low ? "" : " (level L holds \(mode.capacity(at: .low)))"))
+        guard payload.count <= capacity else { throw tooLarge }
+
+        guard let input = QRinput_new2(Int32(minimumVersion), errorCorrection.qrLevel) else {
+            throw ImagingError(.libraryFailure, "payload: libqrencode could not start (out of memory)")
+        }
+        defer { QRinput_free(input) }
+        let appended = payload.withUnsafeBufferPointer {
+            QRinput_append(input, mode.qrMode, Int32($0.count), $0.baseAddress)
+        }
+        guard appended == 0 else {
+            throw ImagingError(.libraryFailure, "payload: libqrencode refused the data (\(String(cString: strerror(errno))))")
+        }
+        errno = 0
+        guard let code = QRcode_encodeInput(input) else {
+            if errno == ERANGE { throw tooLarge }
+            throw ImagingError(.libraryFailure, "payload: libqrencode failed (\(String(cString: strerror(errno))))")
+        }
+        defer { QRcode_free(code) }
+        let size = Int(code.pointee.width)
+        // Bit 0 of each byte is the module's colour; the other bits are libqrencode's bookkeeping.
+        let modules = (0..<size * size).map { code.pointee.data[$0] & 1 == 1 }
+        return try QRMatrix(size: size, version: Int(code.pointee.version), errorCorrection: errorCorrection, mode: mode, modules: modules)
+    }
+}
+
+extension ErrorCorrection {
+    var qrLevel: QRecLevel {
+        switch self {
+        case .low: QR_ECLEVEL_L
+        case .medium: QR_ECLEVEL_M
+        case .quartile: QR_ECLEVEL_Q
+        case .high: QR_ECLEVEL_H
+        }
+    }
+}
+
+extension QREncodingMode {
+    var qrMode: QRencodeMode {
+        switch self {
+        case .numeric: QR_MODE_NUM
+        case .alphanumeric: QR_MODE_AN
+        case .byte: QR_MODE_8
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import ActivationConfiguration
+
+/// Turns image files (PNG, JPEG, PNM) into ``GrayImage``s, refusing oversized inputs before any
+/// pixel is decoded.
+public struct ImageDecoder: Sendable, Hashable {
+    /// The default pixel cap: 50 megapixels, more than any phone camera and about 50 MB of gray.
+    public static let defaultMaxPixels = 50_000_000
+    /// The default cap on an image file's size: 64 MiB.
+    public static let defaultMaxBytes = 64 << 20
+
+    /// Images with more pixels than this are refused before decoding.
+    public var maxPixels: Int
+    /// Files larger than this are refused before they are read.
+    public var maxBytes: Int
+
+    public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, maxBytes: Int = ImageDecoder.defaultMaxBytes) {
+        self.maxPixels = maxPixels
+        self.maxBytes = maxBytes
+    }
+
+    /// Decodes an image held in memory.
+    ///
+    /// - Parameter name: how errors name the input (a file name, or `-`).
+    /// - Throws: ``ImagingError``: `unsupportedFormat` (says what the bytes are, e.g. GIF),
+    ///   `imageTooLarge`, `corruptImage`.
+    public func decode(_ bytes: [UInt8], name: String) throws -> GrayImage {
+        if bytes.isEmpty {
+            throw ImagingError(.unsupportedFormat, "\(name): the file is empty")
+        }
+        if bytes.count > maxBytes {
+            throw ImagingError(.imageTooLarge, "\(name): \(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit")
+        }
+        switch ImageFormat.sniff(bytes) {
+        case .png: return try PNGCodec.decode(bytes, name: name, maxPixels: maxPixels)
+        case .jpeg: return try JPEGDecoder.decode(bytes, name: name, maxPixels: maxPixels)
+        case .pnm: return try PNMDecoder.decode(bytes, name: name, maxPixels: maxPixels)
+        case let format?:
+            throw ImagingError(.unsupportedFormat, "\(name): \(format.rawValue) is not supported; convert it to PNG or JPEG")
+        case nil:
+            throw ImagingError(.unsupportedFormat, "\(name): not an image (PNG, JPEG or PNM expected)")
+        }
+    }
+
+    /// Reads and decodes an image file; `-` reads standard input.
+    ///
+    /// - Throws: ``ImagingError``; `unreadable` when the file cannot be read.
+    public func decodeFile(_ path: String) throws -> GrayImage {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileIO.read(path, limit: maxBytes)
+        } catch let error as ConfigurationError {
+            throw ImagingError(error.code == .inputTooLarge ? .imageTooLarge : .unreadable, error.reason)
+        }
+        return try decode(bytes, name: path)
+    }
+
+    static func checkPixels(width: Int, height: Int, limit: Int, name: String) throws {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > limit {
+            let megapixels = Double(width) * Double(height) / 1_000_000
+            throw ImagingError(
+                .imageTooLarge,
+                "\(name): \(width)×\(height) pixels (\(formatMegapixels(megapixels)) MP) exceeds the limit of "
+                    + "\(formatMegapixels(Double(limit) / 1_000_000)) MP")
+        }
+    }
+
+    private static func formatMegapixels(_ value: Double) -> String {
+        value >= 10 ? String(Int(value.rounded())) : String((value * 10).rounded() / 10)
+    }
+}

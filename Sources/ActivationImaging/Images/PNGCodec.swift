@@ -1,0 +1,66 @@
+internal import CPNG
+
+/// PNG through libpng's simplified `png_image_*` API, which reports errors by return value
+/// (no setjmp) and converts every bit depth, palette and colour type for us.
+enum PNGCodec {
+    /// Decodes any PNG to 8-bit gray; transparent pixels are composited onto white, because a
+    /// transparent QR code is dark modules on nothing and is meant to be read on a light page.
+    static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
+        // libpng keeps the pointer from begin_read until finish_read: both run inside one closure.
+        let (width, height, grayAlpha) = try bytes.withUnsafeBytes { raw -> (Int, Int, [UInt8]) in
+            var image = png_image()
+            image.version = png_uint_32(PNG_IMAGE_VERSION)
+            defer { png_image_free(&image) }
+            guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
+                throw failure(&image, name)
+            }
+            let width = Int(image.width), height = Int(image.height)
+            try ImageDecoder.checkPixels(width: width, height: height, limit: maxPixels, name: name)
+            image.format = png_uint_32(PNG_FORMAT_GA)
+            var grayAlpha = [UInt8](repeating: 0, count: width * height * 2)
+            let finished = grayAlpha.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+            guard finished != 0 else { throw failure(&image, name) }
+            return (width, height, grayAlpha)
+        }
+
+        var gray = [UInt8](repeating: 255, count: width * height)
+        gray.withUnsafeMutableBufferPointer { out in
+            grayAlpha.withUnsafeBufferPointer { source in
+                for index in 0..<out.count {
+                    let value = UInt32(source[2 * index]), alpha = UInt32(source[2 * index + 1])
+                    out[index] = UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255)
+                }
+            }
+        }
+        return GrayImage(unchecked: width, height, gray)
+    }
+
+    /// Encodes an 8-bit gray image as PNG.
+    static func encode(_ gray: GrayImage) throws -> [UInt8] {
+        var image = png_image()
+        image.version = png_uint_32(PNG_IMAGE_VERSION)
+        image.width = png_uint_32(gray.width)
+        image.height = png_uint_32(gray.height)
+        image.format = png_uint_32(PNG_FORMAT_GRAY)
+        defer { png_image_free(&image) }
+        var size: png_alloc_size_t = 0
+        // First call measures, second call writes.
+        let measured = gray.pixels.withUnsafeBytes {
+            png_image_write_to_memory(&image, nil, &size, 0, $0.baseAddress, 0, nil)
+        }
+        guard measured != 0, size > 0 else { throw failure(&image, "png") }
+        var output = [UInt8](repeating: 0, count: Int(size))
+        let written = gray.pixels.withUnsafeBytes { pixels in
+            output.withUnsafeMutableBytes { png_image_write_to_memory(&image, $0.baseAddress, &size, 0, pixels.baseAddress, 0, nil) }
+        }
+        guard written != 0 else { throw failure(&image, "png") }
+        return Array(output.prefix(Int(size)))
+    }
+
+    private static func failure(_ image: inout png_image, _ name: String) -> ImagingError {
+        let message = withUnsafeBytes(of: &image.message) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        return ImagingError(.corruptImage, "\(name): PNG is damaged or truncated (\(message.isEmpty ? "libpng error" : message))")
+    }
+}

@@ -1,0 +1,42 @@
+/// The one error type of the `ActivationImaging` layer: reading images, scanning, encoding, rendering.
+///
+/// `code` is for programs; `reason` is for people and names the input (a file name, `-` for
+/// standard input, or `payload`).
+public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable identifier of the kind of failure. New codes may be added.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The identifier, e.g. `unsupported-format`.
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The input could not be read (missing, a directory, permissions, too many bytes).
+        public static let unreadable = Code("unreadable")
+        /// The input is an image format this toolkit does not read, or not an image at all.
+        public static let unsupportedFormat = Code("unsupported-format")
+        /// The image is damaged or truncated.
+        public static let corruptImage = Code("corrupt-image")
+        /// The image has more pixels than the caller allows.
+        public static let imageTooLarge = Code("image-too-large")
+        /// The payload does not fit in a QR code with the chosen options.
+        public static let payloadTooLarge = Code("payload-too-large")
+        /// An option is out of range (scale, margin, version).
+        public static let invalidOption = Code("invalid-option")
+        /// The rendered code did not decode back to the same bytes.
+        public static let verificationFailed = Code("verification-failed")
+        /// A C library failed in a way that is not the input's fault.
+        public static let libraryFailure = Code("library-failure")
+    }
+
+    /// What went wrong, for programs.
+    public var code: Code
+    /// What went wrong, for people.
+    public var reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+}

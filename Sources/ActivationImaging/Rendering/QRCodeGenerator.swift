@@ -1,0 +1,91 @@
+/// The formats a QR code is rendered to.
+public enum QRRenderFormat: String, Sendable, Hashable, CaseIterable {
+    /// An 8-bit gray PNG image.
+    case png
+    /// A scalable SVG document.
+    case svg
+    /// Unicode half blocks for a terminal (two module rows per line).
+    case terminal
+    /// Plain text, `##` per dark module.
+    case text
+
+    /// The format a file name's extension names (`.png`, `.svg`, `.txt`), if any.
+    public init?(fileName: String) {
+        guard let dot = fileName.lastIndex(of: "."), !fileName[dot...].contains("/") else { return nil }
+        switch fileName[fileName.index(after: dot)...].lowercased() {
+        case "png": self = .png
+        case "svg": self = .svg
+        case "txt", "text": self = .text
+        default: return nil
+        }
+    }
+}
+
+/// A QR code ready to be written: the matrix, the rendered bytes, and the proof that it reads back.
+public struct GeneratedQRCode: Sendable, Hashable {
+    /// The encoded modules.
+    public let matrix: QRMatrix
+    /// The rendering (PNG bytes, or UTF-8 text for the other formats).
+    public let data: [UInt8]
+    /// The format of ``data``.
+    public let format: QRRenderFormat
+    /// Image side in pixels (PNG and SVG), including the quiet zone.
+    public let pixelSide: Int
+}
+
+/// Encodes a payload, renders it, and scans the rendering again before handing it out: a code
+/// that does not give back the exact payload bytes is an error, never a file.
+public struct QRCodeGenerator: Sendable, Hashable {
+    public var encoder: QRCodeEncoder
+    /// Pixels per module (PNG, SVG), at least ``QRMatrix/minimumScale``.
+    public var scale: Int
+    /// Quiet zone in modules (the standard asks for 4).
+    public var margin: Int
+    /// Terminal format: draw dark modules (for light-background terminals).
+    public var darkOnLight: Bool
+
+    public init(encoder: QRCodeEncoder = QRCodeEncoder(), scale: Int = 8, margin: Int = 4, darkOnLight: Bool = false) {
+        self.encoder = encoder
+        self.scale = scale
+        self.margin = margin
+        self.darkOnLight = darkOnLight
+    }
+
+    /// Encodes, renders and verifies `payload`.
+    ///
+    /// - Throws: ``ImagingError``: `payloadTooLarge`, `invalidOption`, or `verificationFailed` when
+    ///   the rendering does not read back to exactly `payload`.
+    public func generate(_ payload: [UInt8], as format: QRRenderFormat) throws -> GeneratedQRCode {
+        let matrix = try encoder.encode(payload)
+        let data: [UInt8]
+        let check: GrayImage
+        switch format {
+        case .png:
+            data = try matrix.png(scale: scale, margin: margin)
+            // Check the file itself, decoded again, not the bitmap it was made from.
+            check = try ImageDecoder().decode(data, name: "rendered PNG")
+        case .svg:
+            data = Array(try matrix.svg(scale: scale, margin: margin).utf8)
+            check = try matrix.grayImage(scale: max(scale, 4), margin: margin)
+        case .text:
+            data = Array(try matrix.text(margin: margin).utf8)
+            check = try matrix.grayImage(scale: 4, margin: margin)
+        case .terminal:
+            data = Array(try matrix.terminal(margin: margin, darkOnLight: darkOnLight).utf8)
+            check = try matrix.grayImage(scale: 4, margin: margin)
+        }
+        try Self.verify(check, reads: payload)
+        return GeneratedQRCode(matrix: matrix, data: data, format: format, pixelSide: (matrix.size + 2 * margin) * scale)
+    }
+
+    /// Scans `image` and demands exactly one QR code carrying exactly `payload`.
+    ///
+    /// - Throws: ``ImagingError`` (`verificationFailed`) saying what was read instead.
+    public static func verify(_ image: GrayImage, reads payload: [UInt8]) throws {
+        let found = BarcodeScanner(symbologies: [.qr]).scan(image)
+        guard found.count == 1, found[0].bytes == payload else {
+            let what = found.isEmpty ? "no code" : found.count > 1 ? "\(found.count) codes" : "different bytes"
+            throw ImagingError(.verificationFailed, "rendered code: reading it back gave \(what); try a larger scale or another error-correction level")
+        }
+    }
+}

@@ -1,0 +1,88 @@
+internal import CZBar
+
+/// One pass of libzbar over one gray image.
+///
+/// zbar's image scanner is not thread-safe and borrows the pixel buffer, so each call creates its
+/// own scanner and image, and copies every symbol out before they are destroyed.
+struct ZBarEngine: Sendable {
+    var symbologies: Set<Symbology>
+    /// Whether zbar retries with an inverted image (light code on dark) when it finds nothing.
+    var testInverted = true
+
+    func scan(_ image: GrayImage) -> [ScannedSymbol] {
+        guard let scanner = zbar_image_scanner_create() else { return [] }
+        defer { zbar_image_scanner_destroy(scanner) }
+        configure(scanner)
+
+        guard let zbarImage = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(zbarImage) }
+        zbar_image_set_format(zbarImage, ZBarEngine.y800)
+        zbar_image_set_size(zbarImage, UInt32(image.width), UInt32(image.height))
+
+        return image.pixels.withUnsafeBytes { pixels -> [ScannedSymbol] in
+            zbar_image_set_data(zbarImage, pixels.baseAddress, UInt(pixels.count), nil)
+            defer { zbar_image_set_data(zbarImage, nil, 0, nil) }
+            guard zbar_scan_image(scanner, zbarImage) > 0 else { return [] }
+            var found: [ScannedSymbol] = []
+            var symbol = zbar_image_first_symbol(zbarImage)
+            while let current = symbol {
+                if let copied = copy(current) { found.append(copied) }
+                symbol = zbar_symbol_next(current)
+            }
+            return found
+        }
+    }
+
+    private static let y800 = zbar_fourcc_parse("Y800")
+
+    private func configure(_ scanner: OpaquePointer) {
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        for symbology in symbologies {
+            zbar_image_scanner_set_config(scanner, symbology.zbarType, ZBAR_CFG_ENABLE, 1)
+        }
+        // Raw bytes, not zbar's charset guess (which turns UTF-8 "Zürich" into mojibake).
+        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        // A one- or two-character Code 39 is almost always a false read of text or texture.
+        zbar_image_scanner_set_config(scanner, ZBAR_CODE39, ZBAR_CFG_MIN_LEN, 3)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, testInverted ? 1 : 0)
+    }
+
+    private func copy(_ symbol: OpaquePointer) -> ScannedSymbol? {
+        guard let symbology = Symbology(zbarType: zbar_symbol_get_type(symbol)),
+              let data = zbar_symbol_get_data(symbol)
+        else { return nil }
+        let length = Int(zbar_symbol_get_data_length(symbol))
+        var bytes = data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        var points: [Point] = []
+        for index in 0..<zbar_symbol_get_loc_size(symbol) {
+            points.append(Point(x: Int(zbar_symbol_get_loc_x(symbol, index)), y: Int(zbar_symbol_get_loc_y(symbol, index))))
+        }
+        if symbology == .codabar { bytes = Self.strippingCodabarGuards(bytes) }
+        return ScannedSymbol(symbology: symbology, bytes: bytes, text: Self.text(bytes, symbology), corners: Self.corners(points, symbology))
+    }
+
+    /// zbar reports Codabar with its start/stop characters (A–D); readers and the data they carry don't.
+    static func strippingCodabarGuards(_ bytes: [UInt8]) -> [UInt8] {
+        let guards = Set("ABCDTN*Eabcdtne".utf8)
+        guard bytes.count >= 2, let first = bytes.first, let last = bytes.last, guards.contains(first), guards.contains(last) else {
+            return bytes
+        }
+        return Array(bytes.dropFirst().dropLast())
+    }
+
+    static func text(_ bytes: [UInt8], _ symbology: Symbology) -> String {
+        symbology == .qr ? PayloadText.decode(bytes).text : PayloadText.decode(bytes, as: .isoLatin1) ?? ""
+    }
+
+    /// zbar gives a QR code's corners counter-clockwise from top left (TL, BL, BR, TR) and a linear
+    /// code's scan-line hits; both become four corners clockwise from top left.
+    static func corners(_ points: [Point], _ symbology: Symbology) -> [Point] {
+        if symbology == .qr, points.count == 4 {
+            return [points[0], points[3], points[2], points[1]]
+        }
+        guard let minX = points.map(\.x).min(), let maxX = points.map(\.x).max(),
+              let minY = points.map(\.y).min(), let maxY = points.map(\.y).max()
+        else { return [] }
+        return [Point(x: minX, y: minY), Point(x: maxX, y: minY), Point(x: maxX, y: maxY), Point(x: minX, y: maxY)]
+    }
+}
