@@ -40,7 +40,7 @@ let package = Package(
 
         .testTarget(
             name: "ActivationImagingTests",
-            dependencies: ["ActivationImaging"],
+            dependencies: ["ActivationImaging", "ActivationConfiguration"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -8,6 +8,11 @@ enum JPEGDecoder {
             throw ImagingError(.libraryFailure, "\(name): cannot start the JPEG decoder")
         }
         defer { tjDestroy(handle) }
+        // TurboJPEG pads a truncated stream with gray silently, which would pass a damaged photo
+        // off as "no code found": walk the markers first and demand an end-of-image marker.
+        guard endsWithEndOfImage(bytes) else {
+            throw ImagingError(.corruptImage, "\(name): JPEG is damaged or truncated (the file ends before the image does)")
+        }
         return try bytes.withUnsafeBufferPointer { input in
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
             guard tjDecompressHeader3(handle, input.baseAddress, UInt(input.count), &width, &height, &subsampling, &colorspace) == 0 else {
@@ -19,13 +24,9 @@ enum JPEGDecoder {
                 tjDecompress2(handle, input.baseAddress, UInt(input.count), $0.baseAddress, width, 0, height,
                               Int32(TJPF_GRAY.rawValue), TJFLAG_ACCURATEDCT)
             }
-            if status != 0 {
-                // Warnings (TJERR_WARNING) leave a usable image, except a truncated file: its
-                // missing rows are filled with gray, which would look like a silent success.
-                let message = errorMessage(handle)
-                if tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) || message.contains("Premature end") {
-                    throw failure(handle, name)
-                }
+            // Warnings (TJERR_WARNING, e.g. extraneous bytes) leave a usable image.
+            if status != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
+                throw failure(handle, name)
             }
             return GrayImage(unchecked: Int(width), Int(height), gray)
         }
@@ -37,8 +38,39 @@ enum JPEGDecoder {
     }
 
     private static func failure(_ handle: tjhandle, _ name: String) -> ImagingError {
-        var message = errorMessage(handle)
-        if message.contains("Premature end") { message = "the file is truncated" }
+        let message = errorMessage(handle)
         return ImagingError(.corruptImage, "\(name): JPEG is damaged or truncated (\(message))")
+    }
+
+    /// Walks the JPEG segments from SOI and reports whether an EOI marker ends the image.
+    /// Entropy-coded data after SOS cannot contain a marker (0xFF is stuffed as FF 00), so the
+    /// next FF xx with xx not 00 or RSTn is the next segment. Bytes after EOI (phone makers append
+    /// data there) are ignored.
+    static func endsWithEndOfImage(_ bytes: [UInt8]) -> Bool {
+        var index = 2  // after SOI
+        while index + 1 < bytes.count {
+            guard bytes[index] == 0xFF else { return false }
+            let marker = bytes[index + 1]
+            switch marker {
+            case 0xFF:
+                index += 1  // fill byte
+            case 0xD9:
+                return true
+            case 0x01, 0xD0...0xD7:
+                index += 2  // standalone markers
+            default:
+                guard index + 3 < bytes.count else { return false }
+                let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+                index += 2 + length
+                if marker == 0xDA {
+                    // Skip entropy-coded data up to the next real marker.
+                    while index + 1 < bytes.count {
+                        if bytes[index] == 0xFF, bytes[index + 1] != 0x00, !(0xD0...0xD7).contains(bytes[index + 1]) { break }
+                        index += 1
+                    }
+                }
+            }
+        }
+        return false
     }
 }

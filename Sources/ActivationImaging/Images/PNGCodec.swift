@@ -5,9 +5,13 @@ internal import CPNG
 enum PNGCodec {
     /// Decodes any PNG to 8-bit gray; transparent pixels are composited onto white, because a
     /// transparent QR code is dark modules on nothing and is meant to be read on a light page.
+    ///
+    /// Colour is reduced to luma with the Rec. 601 weights on the stored (gamma-encoded) values,
+    /// as zbar and ImageMagick do, rather than libpng's linear-light conversion, which darkens
+    /// mid-tones and costs reads on photos.
     static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
         // libpng keeps the pointer from begin_read until finish_read: both run inside one closure.
-        let (width, height, grayAlpha) = try bytes.withUnsafeBytes { raw -> (Int, Int, [UInt8]) in
+        try bytes.withUnsafeBytes { raw -> GrayImage in
             var image = png_image()
             image.version = png_uint_32(PNG_IMAGE_VERSION)
             defer { png_image_free(&image) }
@@ -16,23 +20,28 @@ enum PNGCodec {
             }
             let width = Int(image.width), height = Int(image.height)
             try ImageDecoder.checkPixels(width: width, height: height, limit: maxPixels, name: name)
-            image.format = png_uint_32(PNG_FORMAT_GA)
-            var grayAlpha = [UInt8](repeating: 0, count: width * height * 2)
-            let finished = grayAlpha.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+            let isColor = image.format & png_uint_32(PNG_FORMAT_FLAG_COLOR) != 0
+            image.format = isColor ? png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA) : png_uint_32(PNG_FORMAT_GA)
+            let channels = isColor ? 4 : 2
+            var samples = [UInt8](repeating: 0, count: width * height * channels)
+            let finished = samples.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
             guard finished != 0 else { throw failure(&image, name) }
-            return (width, height, grayAlpha)
-        }
 
-        var gray = [UInt8](repeating: 255, count: width * height)
-        gray.withUnsafeMutableBufferPointer { out in
-            grayAlpha.withUnsafeBufferPointer { source in
-                for index in 0..<out.count {
-                    let value = UInt32(source[2 * index]), alpha = UInt32(source[2 * index + 1])
-                    out[index] = UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255)
+            var gray = [UInt8](repeating: 255, count: width * height)
+            gray.withUnsafeMutableBufferPointer { out in
+                samples.withUnsafeBufferPointer { source in
+                    for index in 0..<out.count {
+                        let base = index * channels
+                        let value = isColor
+                            ? (299 * UInt32(source[base]) + 587 * UInt32(source[base + 1]) + 114 * UInt32(source[base + 2]) + 500) / 1000
+                            : UInt32(source[base])
+                        let alpha = UInt32(source[base + channels - 1])
+                        out[index] = UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255)
+                    }
                 }
             }
+            return GrayImage(unchecked: width, height, gray)
         }
-        return GrayImage(unchecked: width, height, gray)
     }
 
     /// Encodes an 8-bit gray image as PNG.

@@ -1,0 +1,60 @@
+import ActivationConfiguration
+import Foundation
+import Testing
+
+@Suite("Files: capped reads, atomic no-clobber writes")
+struct FileIOTests {
+    let directory: String
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "activate-fileio-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    @Test("write, refuse to clobber, replace when asked")
+    func noClobber() throws {
+        let path = "\(directory)/out.bin"
+        try FileIO.write([1, 2, 3], to: path, replace: false)
+        let error = #expect(throws: ConfigurationError.self) { try FileIO.write([9], to: path, replace: false) }
+        #expect(error?.code == .fileExists)
+        #expect(try FileIO.read(path, limit: 10) == [1, 2, 3])
+        try FileIO.write([4, 5], to: path, replace: true)
+        #expect(try FileIO.read(path, limit: 10) == [4, 5])
+        // No temporary files are left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out.bin"])
+    }
+
+    @Test("the mode is applied (0600 for secrets)")
+    func mode() throws {
+        let path = "\(directory)/secret"
+        try FileIO.write([1], to: path, replace: false, mode: 0o600)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test("reads are capped")
+    func cap() throws {
+        let path = "\(directory)/big"
+        try FileIO.write([UInt8](repeating: 0, count: 2048), to: path, replace: false)
+        let error = #expect(throws: ConfigurationError.self) { try FileIO.read(path, limit: 1024) }
+        #expect(error?.code == .inputTooLarge)
+        #expect(error?.reason == "\(path): 2 KiB exceeds the 1 KiB limit")
+    }
+
+    @Test("unwritable destinations and missing files are named")
+    func errors() throws {
+        let error = #expect(throws: ConfigurationError.self) { try FileIO.write([1], to: "/nonexistent-dir/x", replace: false) }
+        #expect(error?.code == .fileUnwritable)
+        #expect(error?.reason.hasPrefix("/nonexistent-dir/x: cannot write") == true)
+        let missing = #expect(throws: ConfigurationError.self) { try FileIO.read("\(directory)/missing", limit: 1) }
+        #expect(missing?.code == .fileNotFound)
+    }
+
+    @Test("remove is idempotent")
+    func remove() throws {
+        let path = "\(directory)/gone"
+        try FileIO.write([1], to: path, replace: false)
+        #expect(try FileIO.remove(path))
+        #expect(try !FileIO.remove(path))
+    }
+}

@@ -1,0 +1,62 @@
+@testable import ActivationImaging
+import Testing
+
+@Suite("Scanning")
+struct ScannerTests {
+    @Test("corpus samples give their exact expected text", arguments: try Fixture.corpusSamples())
+    func corpus(sample: (image: String, expected: [UInt8])) throws {
+        let symbols = try BarcodeScanner().scanFile(Fixture.path(sample.image))
+        let expected = String(decoding: sample.expected, as: UTF8.self)
+        #expect(symbols.map(\.text).contains(expected), "\(sample.image): \(symbols.map(\.text))")
+    }
+
+    @Test("UPC-A and UPC-E are reported as UPC, not folded into EAN-13")
+    func upc() throws {
+        #expect(try BarcodeScanner().scanFile(Fixture.path("corpus/upca-2/01.png")).first?.symbology == .upca)
+        #expect(try BarcodeScanner().scanFile(Fixture.path("corpus/upce-2/01.png")).first?.symbology == .upce)
+    }
+
+    @Test("Codabar comes without its start/stop characters")
+    func codabar() throws {
+        let symbol = try #require(try BarcodeScanner().scanFile(Fixture.path("corpus/codabar-1/01.png")).first)
+        #expect(symbol.symbology == .codabar)
+        #expect(symbol.text == "1234567890")
+        #expect(ZBarEngine.strippingCodabarGuards(Array("A40156B".utf8)) == Array("40156".utf8))
+    }
+
+    @Test("no code is found in an image without one")
+    func falsePositive() throws {
+        #expect(try BarcodeScanner().scanFile(Fixture.path("corpus/falsepositives-2/13.png")).isEmpty)
+    }
+
+    @Test("--symbology restricts what is scanned")
+    func restriction() throws {
+        let file = Fixture.path("corpus/ean13-1/1.png")
+        #expect(try BarcodeScanner(symbologies: [.qr]).scanFile(file).isEmpty)
+        #expect(try BarcodeScanner(symbologies: [.ean13]).scanFile(file).count == 1)
+    }
+
+    @Test("several codes in one image come out in reading order with their corners")
+    func multipleCodes() throws {
+        let first = try QRCodeEncoder().encode(Array("top left".utf8)).grayImage(scale: 4, margin: 4)
+        let second = try QRCodeEncoder().encode(Array("bottom right".utf8)).grayImage(scale: 4, margin: 4)
+        let side = first.width + second.width
+        var pixels = [UInt8](repeating: 255, count: side * side)
+        for y in 0..<first.height { for x in 0..<first.width { pixels[y * side + x] = first[x, y] } }
+        for y in 0..<second.height { for x in 0..<second.width { pixels[(y + first.height) * side + x + first.width] = second[x, y] } }
+        let symbols = BarcodeScanner().scan(try GrayImage(width: side, height: side, pixels: pixels))
+        #expect(symbols.map(\.text) == ["top left", "bottom right"])
+        let corners = try #require(symbols.first?.corners)
+        #expect(corners.count == 4)
+        // Clockwise from top left: x grows along the top edge, y down the right edge.
+        #expect(corners[0].x < corners[1].x && corners[1].y < corners[2].y && corners[3].x < corners[2].x)
+        #expect(abs(corners[0].x - 16) <= 2 && abs(corners[0].y - 16) <= 2)
+    }
+
+    @Test("an inverted (light on dark) code is read")
+    func inverted() throws {
+        var image = try QRCodeEncoder().encode(Array("inverted".utf8)).grayImage(scale: 4, margin: 4)
+        image = try GrayImage(width: image.width, height: image.height, pixels: image.pixels.map { 255 - $0 })
+        #expect(BarcodeScanner().scan(image).map(\.text) == ["inverted"])
+    }
+}
