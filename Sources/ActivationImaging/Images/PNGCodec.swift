@@ -73,3 +73,10 @@ enum PNGCodec {
         return ImagingError(.corruptImage, "\(name): PNG is damaged or truncated (\(message.isEmpty ? "libpng error" : message))")
     }
 }
+
+extension GrayImage {
+    /// The image as an 8-bit gray PNG file.
+    public func png() throws -> [UInt8] {
+        try PNGCodec.encode(self)
+    }
+}

@@ -29,7 +29,7 @@ extension QRMatrix {
 
     /// A PNG file (8-bit gray).
     public func png(scale: Int, margin: Int) throws -> [UInt8] {
-        try PNGCodec.encode(grayImage(scale: scale, margin: margin))
+        try grayImage(scale: scale, margin: margin).png()
     }
 
     /// An SVG document: one path of unit squares in a viewBox of modules, drawn `scale` px per module.

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Runs the built `activate` executable, as a user would.
+enum ActivateCLI {
+    struct Result {
+        var status: Int32
+        var stdout: [UInt8]
+        var stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// The `activate` binary beside the test bundle (SwiftPM builds it because the test target
+    /// depends on it); `ACTIVATE_BIN` overrides.
+    static let executable: String = {
+        if let path = ProcessInfo.processInfo.environment["ACTIVATE_BIN"] { return path }
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("activate").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        fatalError("activate executable not found near \(CommandLine.arguments[0]); set ACTIVATE_BIN")
+    }()
+
+    static func run(_ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil) throws -> Result {
+        try Tool.run(executable, arguments, stdin: stdin, in: directory)
+    }
+}
+
+/// Runs any program and captures its output.
+enum Tool {
+    static func run(_ program: String, _ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil) throws -> ActivateCLI.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let output = Pipe(), errors = Pipe(), input = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try process.run()
+        if let stdin {
+            try input.fileHandleForWriting.write(contentsOf: Data(stdin))
+            try input.fileHandleForWriting.close()
+        }
+        // Read stderr on another thread so neither pipe can fill up and block the child.
+        final class Collected: @unchecked Sendable { var data = Data() }
+        let errorData = Collected()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errorData.data = errors.fileHandleForReading.readDataToEndOfFile() }
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return .init(status: process.terminationStatus, stdout: Array(outputData), stderr: String(decoding: errorData.data, as: UTF8.self))
+    }
+
+    /// The absolute path of a program on PATH, or nil.
+    static func which(_ name: String) -> String? {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// A fresh directory under the system temporary directory, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "activate-cli-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        try Data(bytes).write(to: URL(fileURLWithPath: file(name)))
+        return file(name)
+    }
+}

@@ -1,0 +1,130 @@
+import ActivationImaging
+import Foundation
+import Testing
+
+@Suite("activate scan")
+struct ScanCommandTests {
+    let directory: TemporaryDirectory
+    let code: String
+    let other: String
+    let blank: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        code = try directory.write("code.png", QRCodeGenerator(scale: 4).generate(Array("Hello Zürich 日本".utf8), as: .png).data)
+        other = try directory.write("other.png", QRCodeGenerator(scale: 4).generate(Array("second".utf8), as: .png).data)
+        blank = try directory.write("blank.png", try GrayImage(width: 50, height: 50, pixels: [UInt8](repeating: 255, count: 2500)).png())
+    }
+
+    @Test("default output: type and text; file names when several files are given")
+    func readable() throws {
+        let one = try ActivateCLI.run(["scan", code])
+        #expect(one.status == 0)
+        #expect(one.text == "QR-Code: Hello Zürich 日本\n")
+        let two = try ActivateCLI.run(["scan", code, other])
+        #expect(two.text == "\(code): QR-Code: Hello Zürich 日本\n\(other): QR-Code: second\n")
+    }
+
+    @Test("--raw prints each payload and one newline, like zbarimg --raw")
+    func raw() throws {
+        #expect(try ActivateCLI.run(["scan", "--raw", code, other]).stdout == Array("Hello Zürich 日本\nsecond\n".utf8))
+    }
+
+    @Test("--raw --binary prints the exact bytes")
+    func binary() throws {
+        let latin1: [UInt8] = [0x43, 0x61, 0x66, 0xE9]
+        let file = try directory.write("latin1.png", QRCodeGenerator(scale: 4).generate(latin1, as: .png).data)
+        #expect(try ActivateCLI.run(["scan", "--raw", "--binary", file]).stdout == latin1 + [0x0A])
+        #expect(try ActivateCLI.run(["scan", "--raw", file]).stdout == Array("Café\n".utf8))
+    }
+
+    @Test("--json: one object per file with type, text, base64 bytes and four corners")
+    func json() throws {
+        let result = try ActivateCLI.run(["scan", "--json", code, blank])
+        #expect(result.status == 4)
+        let reports = try JSONDecoder().decode([ScanFileReport].self, from: Data(result.stdout))
+        #expect(reports.map(\.file) == [code, blank])
+        let symbol = try #require(reports.first?.symbols.first)
+        #expect(symbol.type == "qr")
+        #expect(symbol.text == "Hello Zürich 日本")
+        #expect(Data(base64Encoded: symbol.bytes) == Data("Hello Zürich 日本".utf8))
+        #expect(symbol.position.count == 4)
+        #expect(reports[1].symbols.isEmpty && reports[1].error == nil)
+    }
+
+    @Test("standard input with -")
+    func standardInput() throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: code)))
+        let result = try ActivateCLI.run(["scan", "--raw", "-"], stdin: bytes)
+        #expect(result.text == "Hello Zürich 日本\n")
+    }
+
+    @Test("exit 4 when an input has no code; the others are still printed")
+    func nothingFound() throws {
+        let result = try ActivateCLI.run(["scan", "--raw", blank, code])
+        #expect(result.status == 4)
+        #expect(result.text == "Hello Zürich 日本\n")
+        #expect(result.stderr.contains("\(blank): no QR code or barcode found"))
+    }
+
+    @Test("--symbology restricts the scan")
+    func symbology() throws {
+        #expect(try ActivateCLI.run(["scan", "--symbology", "ean13,code128", code]).status == 4)
+        #expect(try ActivateCLI.run(["scan", "--symbology", "qr", code]).status == 0)
+        #expect(try ActivateCLI.run(["scan", "--symbology", "nonsense", code]).status == 64)
+    }
+
+    @Test("hostile inputs: a clear error naming the file, exit 1, never a crash; other files still scanned")
+    func hostile() throws {
+        let png = Array(try Data(contentsOf: URL(fileURLWithPath: code)))
+        let cases: [(String, String)] = [
+            (try directory.write("empty.png", []), "the file is empty"),
+            (try directory.write("truncated.png", Array(png.prefix(png.count / 2))), "PNG is damaged or truncated"),
+            (try directory.write("truncated.jpg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xFF, 0xDB, 0x00]),
+             "JPEG is damaged or truncated"),
+            (try directory.write("huge.png", Self.pngHeader(width: 100_000, height: 100_000)), "100000×100000 pixels (10000 MP) exceeds the limit of 50 MP"),
+            (try directory.write("text.png", Array("just text\n".utf8)), "not an image (PNG, JPEG or PNM expected)"),
+            (directory.path, "is a directory, not a file"),
+            (directory.file("missing.png"), "no such file"),
+        ]
+        for (file, message) in cases {
+            let result = try ActivateCLI.run(["scan", file, code])
+            #expect(result.status == 1, "\(file)")
+            #expect(result.stderr.contains("activate: \(file): \(message)"), "\(file): \(result.stderr)")
+            #expect(result.text.hasSuffix("\(code): QR-Code: Hello Zürich 日本\n"), "\(file): the good file is still scanned")
+        }
+    }
+
+    @Test("--max-pixels refuses large images before decoding")
+    func maxPixels() throws {
+        let result = try ActivateCLI.run(["scan", "--max-pixels", "1000", code])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("exceeds the limit of"))
+    }
+
+    @Test("usage errors exit 64", arguments: [["scan"], ["scan", "--raw", "--json", "x.png"], ["scan", "--binary", "x.png"], ["scan", "-", "-"]])
+    func usage(arguments: [String]) throws {
+        #expect(try ActivateCLI.run(arguments).status == 64)
+    }
+
+    /// A PNG whose header declares a size and whose data is nonsense.
+    static func pngHeader(width: UInt32, height: UInt32) -> [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let body = Array(type.utf8) + data
+            return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
+        }
+        func bigEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
+        func crc32(_ bytes: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            }
+            return ~crc
+        }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + chunk("IHDR", bigEndian(width) + bigEndian(height) + [8, 0, 0, 0, 0])
+            + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])
+            + chunk("IEND", [])
+    }
+}
