@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages activate needs, only those missing; uses sudo when not root.
+#   scripts/setup.sh          libraries to build and run (zbar, qrencode, libpng, libjpeg-turbo)
+#   scripts/setup.sh --test   also the peer tools the tests and benchmarks compare against
+set -euo pipefail
+
+packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libturbojpeg0-dev)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(zxing-cpp-tools zbar-tools qrencode)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# A wrong pkg-config name only warns in SwiftPM; fail here instead, with the reason.
+pkg-config --exists zbar libqrencode libpng libturbojpeg || {
+  echo "setup: pkg-config cannot find zbar, libqrencode, libpng or libturbojpeg" >&2
+  exit 1
+}
+command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not on PATH; install Swift 6 first" >&2; exit 1; }
