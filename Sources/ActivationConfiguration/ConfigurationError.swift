@@ -22,6 +22,54 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         public static let fileExists = Code("file-exists")
         /// The output file could not be written.
         public static let fileUnwritable = Code("file-unwritable")
+
+        // Reading documents
+        /// The text is not valid JSON (the reason gives line and column).
+        public static let invalidJSON = Code("invalid-json")
+        /// The bytes are not valid UTF-8.
+        public static let invalidUTF8 = Code("invalid-utf8")
+        /// The bytes are not a valid property list.
+        public static let invalidPropertyList = Code("invalid-property-list")
+        /// Arrays and objects are nested deeper than the cap.
+        public static let tooDeep = Code("too-deep")
+        /// More auth items or clients than the cap.
+        public static let tooManyItems = Code("too-many-items")
+
+        // Document content (reasons name the key path)
+        /// A key holds the wrong kind of value.
+        public static let wrongType = Code("wrong-type")
+        /// A required key is missing.
+        public static let missingKey = Code("missing-key")
+        /// A value has the right type but is not acceptable (a port of 0, an unknown grant type).
+        public static let invalidValue = Code("invalid-value")
+        /// `host` holds a scheme or path, or a URL has no usable host.
+        public static let invalidHost = Code("invalid-host")
+        /// A URL is not valid.
+        public static let invalidURL = Code("invalid-url")
+        /// No auth item has a type this toolkit supports.
+        public static let unsupportedAuth = Code("unsupported-auth")
+
+        // Policy
+        /// A URL is not https (or has user info or an IP literal) and the policy does not allow it.
+        public static let insecureURL = Code("insecure-url")
+        /// A host is not on the policy's allow list.
+        public static let hostNotAllowed = Code("host-not-allowed")
+        /// The policy requires a signature and the payload has none.
+        public static let signatureRequired = Code("signature-required")
+        /// The policy forbids signed payloads and this one is signed.
+        public static let signatureForbidden = Code("signature-forbidden")
+        /// The signature does not verify with the given key.
+        public static let signatureInvalid = Code("signature-invalid")
+        /// The signature algorithm is `none` or not one this toolkit accepts.
+        public static let unsupportedAlgorithm = Code("unsupported-algorithm")
+        /// A JWS that is not three base64url parts with JSON header and payload.
+        public static let malformedSignedPayload = Code("malformed-signed-payload")
+        /// A key file is not a usable PEM public or private key.
+        public static let invalidKey = Code("invalid-key")
+
+        // Payloads
+        /// The text is something else (a URL, Wi-Fi settings, a product code), not a configuration.
+        public static let notConfiguration = Code("not-configuration")
     }
 
     /// What went wrong, for programs.

@@ -1,0 +1,126 @@
+/// A value of a configuration document as it was read from JSON or a property list, before it is
+/// given a meaning. Objects keep the order of their keys, so nothing is reordered on the way
+/// through.
+public enum ConfigurationValue: Sendable, Hashable {
+    case string(String)
+    case integer(Int)
+    case number(Double)
+    case bool(Bool)
+    case array([ConfigurationValue])
+    case object(ConfigurationObject)
+    /// Raw bytes (property lists only).
+    case data([UInt8])
+    case null
+
+    /// What the value is, for error messages: `a string "abc"`, `an array`, ….
+    public var kindDescription: String {
+        switch self {
+        case .string(let text):
+            let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+            return "a string \"\(shown)\""
+        case .integer(let value): return "the number \(value)"
+        case .number(let value): return "the number \(value)"
+        case .bool(let value): return "the boolean \(value)"
+        case .array: return "an array"
+        case .object: return "an object"
+        case .data: return "binary data"
+        case .null: return "null"
+        }
+    }
+
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    public var objectValue: ConfigurationObject? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    public var arrayValue: [ConfigurationValue]? {
+        if case .array(let items) = self { return items }
+        return nil
+    }
+}
+
+/// A configuration object: key–value pairs in their original order. Keys are unique.
+public struct ConfigurationObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    public private(set) var entries: [(key: String, value: ConfigurationValue)] = []
+
+    public init() {}
+
+    public init(dictionaryLiteral elements: (String, ConfigurationValue)...) {
+        for (key, value) in elements { self[key] = value }
+    }
+
+    public init(_ entries: [(String, ConfigurationValue)]) {
+        for (key, value) in entries { self[key] = value }
+    }
+
+    /// The value for `key`; setting `nil` removes the key, setting a new key appends it.
+    public subscript(key: String) -> ConfigurationValue? {
+        get { entries.first { $0.key == key }?.value }
+        set {
+            if let index = entries.firstIndex(where: { $0.key == key }) {
+                if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
+            } else if let newValue {
+                entries.append((key, newValue))
+            }
+        }
+    }
+
+    /// The first key that equals `key` ignoring case (`serviceURL` / `ServiceUrl`).
+    public func key(caseInsensitive key: String) -> String? {
+        let lowered = key.lowercased()
+        return entries.first { $0.key.lowercased() == lowered }?.key
+    }
+
+    public var keys: [String] { entries.map(\.key) }
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
+
+    public func makeIterator() -> IndexingIterator<[(key: String, value: ConfigurationValue)]> {
+        entries.makeIterator()
+    }
+
+    public static func == (lhs: ConfigurationObject, rhs: ConfigurationObject) -> Bool {
+        lhs.entries.count == rhs.entries.count && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for entry in entries {
+            hasher.combine(entry.key)
+            hasher.combine(entry.value)
+        }
+    }
+}
+
+/// Where a value sits in a document: `auth[0].config.oauth2.tokenEndpoint`.
+public struct ConfigurationPath: Sendable, Hashable, CustomStringConvertible {
+    public enum Component: Sendable, Hashable {
+        case key(String)
+        case index(Int)
+    }
+
+    public private(set) var components: [Component]
+
+    public init(_ components: [Component] = []) { self.components = components }
+
+    /// The document itself.
+    public static let root = ConfigurationPath()
+
+    public func appending(_ key: String) -> ConfigurationPath { ConfigurationPath(components + [.key(key)]) }
+    public func appending(_ index: Int) -> ConfigurationPath { ConfigurationPath(components + [.index(index)]) }
+
+    public var description: String {
+        var text = ""
+        for component in components {
+            switch component {
+            case .key(let key): text += text.isEmpty ? key : ".\(key)"
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text
+    }
+}
