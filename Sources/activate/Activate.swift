@@ -16,7 +16,7 @@ struct Activate: AsyncParsableCommand {
               64  usage error (unknown option, bad value)
             """,
         version: ActivateVersion.current,
-        subcommands: [ScanCommand.self, GenerateCommand.self]
+        subcommands: [ScanCommand.self, GenerateCommand.self, InspectCommand.self]
     )
 }
 

@@ -1,3 +1,4 @@
+import ActivationConfiguration
 import ActivationImaging
 import ArgumentParser
 import Foundation
@@ -10,6 +11,10 @@ struct ScanCommand: AsyncParsableCommand {
             Reads PNG (any bit depth, palette, alpha), JPEG (baseline and progressive) and PNM files,
             or standard input for `-`. Finds QR codes and the linear barcodes EAN-13/8, UPC-A/E,
             Code 128/39/93, ITF (interleaved 2 of 5), Codabar and GS1 DataBar, in reading order.
+
+            Codes that carry an onboarding configuration (JSON, a signed JWS, an activation link) are
+            checked against the security policy, and the confirmation is shown under the code: "Scan
+            succeeded. You will be connected to: <host>", or why it was rejected.
 
             Output, one line per code:
               default   `QR-Code: <text>`, prefixed with `<file>: ` when several files are given
@@ -49,6 +54,9 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Refuse images with more pixels than this (default: 50000000).", valueName: "pixels"))
     var maxPixels: Int = ImageDecoder.defaultMaxPixels
 
+    @OptionGroup(title: "Security policy (for codes that carry a configuration)")
+    var policy: PolicyOptions
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one image file, or `-` for standard input.") }
         if raw && json { throw ValidationError("--raw and --json cannot be combined; choose one output format.") }
@@ -61,7 +69,14 @@ struct ScanCommand: AsyncParsableCommand {
         let symbologies = symbology.isEmpty ? Set(Symbology.allCases) : Set(symbology.flatMap(\.values))
         let scanner = BarcodeScanner(symbologies: symbologies, decoder: ImageDecoder(maxPixels: maxPixels))
         let format: ScanOutput.Format = raw ? (binary ? .binary : .raw) : json ? .json : .readable
-        var output = ScanOutput(format: format, showFileNames: files.count > 1)
+        let recognizer: PayloadRecognizer
+        do {
+            recognizer = PayloadRecognizer(policy: try policy.policy())
+        } catch let error as ConfigurationError {
+            Console.report(error.reason)
+            throw ExitCode(ExitStatus.failure)
+        }
+        var output = ScanOutput(format: format, showFileNames: files.count > 1, recognizer: recognizer)
 
         for file in files {
             let result: Result<[ScannedSymbol], ImagingError>
@@ -108,13 +123,23 @@ struct ScanOutput {
 
     let format: Format
     let showFileNames: Bool
+    let recognizer: PayloadRecognizer
     private(set) var failedCount = 0
     private(set) var emptyCount = 0
     private var jsonFiles: [ScanReport.File] = []
 
-    init(format: Format, showFileNames: Bool) {
+    init(format: Format, showFileNames: Bool, recognizer: PayloadRecognizer) {
         self.format = format
         self.showFileNames = showFileNames
+        self.recognizer = recognizer
+    }
+
+    /// What a code's payload is: a checked configuration (with its report), something else, or a
+    /// configuration the policy rejected.
+    func activation(_ symbol: ScannedSymbol, file: String) -> Result<ActivationReport, ConfigurationError> {
+        Result {
+            try ActivationReport(payload: try recognizer.recognize(text: symbol.text, source: file), source: file)
+        }.mapError { $0 as? ConfigurationError ?? ConfigurationError(.invalidValue, "\(file): \($0)") }
     }
 
     mutating func emit(file: String, _ result: Result<[ScannedSymbol], ImagingError>) {
@@ -132,13 +157,24 @@ struct ScanOutput {
         switch format {
         case .readable:
             let prefix = showFileNames ? "\(file): " : ""
-            Console.out(symbols.map { "\(prefix)\($0.symbology.displayName): \(Self.printable($0.text))\n" }.joined())
+            for symbol in symbols {
+                var text = "\(prefix)\(symbol.symbology.displayName): \(Self.printable(symbol.text))\n"
+                switch activation(symbol, file: file) {
+                case .success(let report) where report.payload.document != nil:
+                    text += report.lines(headline: "Scan succeeded.").map { "  \($0)\n" }.joined()
+                case .failure(let error):
+                    text += "  Rejected: \(error.reason)\n"
+                case .success:
+                    break
+                }
+                Console.out(text)
+            }
         case .raw:
             Console.out(symbols.map { $0.text + "\n" }.joined())
         case .binary:
             Console.out(symbols.flatMap { $0.bytes + [0x0A] })
         case .json:
-            jsonFiles.append(ScanReport.File(file: file, result: result))
+            jsonFiles.append(ScanReport.File(file: file, result: result) { activation($0, file: file) })
         }
     }
 
@@ -170,11 +206,12 @@ enum ScanReport {
         var symbols: [Symbol]
         var error: String?
 
-        init(file: String, result: Result<[ScannedSymbol], ImagingError>) {
+        init(file: String, result: Result<[ScannedSymbol], ImagingError>,
+             activation: (ScannedSymbol) -> Result<ActivationReport, ConfigurationError>) {
             self.file = file
             switch result {
             case .success(let found):
-                symbols = found.map(Symbol.init)
+                symbols = found.map { Symbol($0, activation: activation($0)) }
             case .failure(let failure):
                 symbols = []
                 error = failure.reason
@@ -187,12 +224,17 @@ enum ScanReport {
         var text: String
         var bytes: String
         var position: [Point]
+        var activation: ConfigurationValue
 
-        init(_ symbol: ScannedSymbol) {
+        init(_ symbol: ScannedSymbol, activation result: Result<ActivationReport, ConfigurationError>) {
             type = symbol.symbology.rawValue
             text = symbol.text
             bytes = Data(symbol.bytes).base64EncodedString()
             position = symbol.corners
+            switch result {
+            case .success(let report): activation = report.value
+            case .failure(let error): activation = ActivationReport.rejection(error)
+            }
         }
     }
 }

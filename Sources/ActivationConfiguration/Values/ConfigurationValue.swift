@@ -124,3 +124,31 @@ public struct ConfigurationPath: Sendable, Hashable, CustomStringConvertible {
         return text
     }
 }
+
+extension ConfigurationValue: Encodable {
+    /// Encodes as the natural JSON value (data as base64 text).
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .string(let text): var container = encoder.singleValueContainer(); try container.encode(text)
+        case .integer(let number): var container = encoder.singleValueContainer(); try container.encode(number)
+        case .number(let number): var container = encoder.singleValueContainer(); try container.encode(number)
+        case .bool(let flag): var container = encoder.singleValueContainer(); try container.encode(flag)
+        case .data(let bytes): var container = encoder.singleValueContainer(); try container.encode(JSONWriter.base64(bytes))
+        case .null: var container = encoder.singleValueContainer(); try container.encodeNil()
+        case .array(let items):
+            var container = encoder.unkeyedContainer()
+            for item in items { try container.encode(item) }
+        case .object(let object):
+            var container = encoder.container(keyedBy: DynamicKey.self)
+            for (key, value) in object { try container.encode(value, forKey: DynamicKey(key)) }
+        }
+    }
+
+    private struct DynamicKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Activation links that carry a configuration in their query, mapped to a document.
+///
+/// - MDK: `<scheme>://?AppId=…&ClientId=…&ServerUrl=…&AuthorizationEndpointUrl=…&RedirectUrl=…&TokenUrl=…`
+/// - SAP Mobile Cards: `com.sap.content2go://configure?serverURL=…&oauthClientId=…&oauthEndpoint=…`
+///
+/// Decisions where the public record is silent: parameter names match ignoring case; a Mobile
+/// Cards link gets the app id `com.sap.content2go`, authorize and token endpoints
+/// `<oauthEndpoint>/authorize` and `<oauthEndpoint>/token`, and its server URL as redirect URL.
+public enum ActivationLink {
+    /// The link styles recognised.
+    public enum Style: String, Sendable, Hashable {
+        case mdk = "mdk-link"
+        case mobileCards = "mobile-cards-link"
+    }
+
+    /// The style of `text`, or `nil` when it is no activation link.
+    public static func style(of text: String) -> Style? {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+              scheme != "http", scheme != "https" else { return nil }
+        let names = Set((components.queryItems ?? []).map { $0.name.lowercased() })
+        if scheme == "com.sap.content2go" || (names.contains("serverurl") && names.contains("oauthclientid")) { return .mobileCards }
+        if names.contains("serverurl") && (names.contains("clientid") || names.contains("appid")) { return .mdk }
+        return nil
+    }
+
+    /// Maps a link to a configuration value (then read like any document).
+    ///
+    /// - Throws: ``ConfigurationError`` naming the missing or empty parameter.
+    public static func document(from text: String, style: Style, source: String) throws -> ConfigurationValue {
+        let items = URLComponents(string: text)?.queryItems ?? []
+        func parameter(_ name: String) throws -> String {
+            guard let value = items.first(where: { $0.name.lowercased() == name.lowercased() })?.value, !value.isEmpty else {
+                throw ConfigurationError(.missingKey, "\(source): link parameter \(name): missing")
+            }
+            return value
+        }
+        let server: String, appID: String, clientID: String, authorize: String, token: String, redirect: String
+        switch style {
+        case .mdk:
+            server = try parameter("ServerUrl")
+            appID = try parameter("AppId")
+            clientID = try parameter("ClientId")
+            authorize = try parameter("AuthorizationEndpointUrl")
+            token = try parameter("TokenUrl")
+            redirect = try parameter("RedirectUrl")
+        case .mobileCards:
+            server = try parameter("serverURL")
+            appID = "com.sap.content2go"
+            clientID = try parameter("oauthClientId")
+            var endpoint = try parameter("oauthEndpoint")
+            while endpoint.hasSuffix("/") { endpoint.removeLast() }
+            authorize = endpoint + "/authorize"
+            token = endpoint + "/token"
+            redirect = server
+        }
+        let client: ConfigurationObject = ["clientID": .string(clientID), "redirectURL": .string(redirect), "grantType": .string("authorization_code")]
+        let config: ConfigurationObject = [
+            "oauth2.authorizationEndpoint": .string(authorize), "oauth2.tokenEndpoint": .string(token),
+            "oauth2.clients": .array([.object(client)]),
+        ]
+        return .object([
+            "serviceURL": .string(server), "appID": .string(appID),
+            "auth": .array([.object(["type": .string("oauth2"), "requireOtp": .bool(false), "config": .object(config)])]),
+        ])
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+
+/// Whether and how a configuration was signed.
+public enum SignatureStatus: Sendable, Hashable {
+    /// No signature (plain JSON, a link, a file).
+    case unsigned
+    /// A signature that verified with a key the caller trusts.
+    case verified(algorithm: JWSAlgorithm, keyFingerprint: String, keyID: String?)
+
+    /// `unsigned` or `verified`.
+    public var name: String {
+        switch self {
+        case .unsigned: "unsigned"
+        case .verified: "verified"
+        }
+    }
+}
+
+/// What a payload (scanned text or a file's content) turned out to be.
+public struct RecognizedPayload: Sendable, Hashable {
+    /// The kinds of payload told apart. Only ``configuration`` carries a document.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// An onboarding configuration (plain or signed JSON, a property list, an activation link).
+        case configuration
+        /// `AppParameters.plist` of a generated iOS project: app id and destinations, no server.
+        case appParameters = "app-parameters"
+        /// A web address.
+        case url
+        /// Wi-Fi network settings (`WIFI:S:…;`).
+        case wifi
+        /// A one-time-password secret (`otpauth://`).
+        case otpauth
+        /// A contact card (vCard, MECARD).
+        case contact
+        /// A product code (GTIN/EAN/UPC digits).
+        case productCode = "product-code"
+        /// Any other text.
+        case text
+    }
+
+    /// The formats a configuration arrives in.
+    public enum Format: String, Sendable, Hashable {
+        case json
+        case jws
+        case xmlPropertyList = "xml-plist"
+        case binaryPropertyList = "binary-plist"
+        case mdkLink = "mdk-link"
+        case mobileCardsLink = "mobile-cards-link"
+        case mdmKeys = "mdm-keys"
+    }
+
+    public var kind: Kind
+    /// How a configuration was written; `nil` for other kinds.
+    public var format: Format?
+    /// The normalised, policy-checked document (``Kind/configuration`` only).
+    public var document: ConfigurationDocument?
+    /// The app parameters (``Kind/appParameters`` only).
+    public var appParameters: AppParameters?
+    public var signature: SignatureStatus
+    /// One line saying what the payload is, for people; never contains secrets.
+    public var summary: String
+}
+
+/// Tells what a payload is and, for configurations, checks it against a ``SecurityPolicy``.
+///
+/// ```swift
+/// let recognizer = PayloadRecognizer(policy: SecurityPolicy(allowedHosts: SecurityPolicy.sapCloudHosts))
+/// let payload = try recognizer.recognize(text: scannedText, source: "activation.png")
+/// if let document = payload.document { print("You will be connected to:", document.host) }
+/// ```
+public struct PayloadRecognizer: Sendable {
+    public var policy: SecurityPolicy
+
+    public init(policy: SecurityPolicy = SecurityPolicy()) {
+        self.policy = policy
+    }
+
+    /// Recognises the content of a file or a scanned code: property lists by their bytes,
+    /// everything else as UTF-8 text.
+    ///
+    /// - Throws: ``ConfigurationError`` when the bytes are a configuration that is broken or that
+    ///   the policy rejects, or not valid UTF-8 text.
+    public func recognize(bytes: [UInt8], source: String) throws -> RecognizedPayload {
+        try checkSize(bytes.count, source: source)
+        if PropertyListReader.looksLikePropertyList(bytes) {
+            let value = try PropertyListReader.parse(bytes, source: source, limits: policy.limits)
+            let format: RecognizedPayload.Format = bytes.starts(with: Array("bplist".utf8)) ? .binaryPropertyList : .xmlPropertyList
+            if let object = value.objectValue, let parameters = try AppParameters(object, source: source) {
+                return RecognizedPayload(kind: .appParameters, format: format, appParameters: parameters, signature: .unsigned,
+                                         summary: "AppParameters.plist for \(parameters.applicationID)")
+            }
+            return try configuration(value, format: format, signature: .unsigned, source: source)
+        }
+        var text = bytes
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text.removeFirst(3) }  // a BOM some editors write
+        guard let string = String(validating: text, as: UTF8.self) else {
+            let position = Self.firstInvalidUTF8(text)
+            throw ConfigurationError(.invalidUTF8, "\(source): not valid UTF-8 at byte \(position)")
+        }
+        return try recognize(text: string, source: source)
+    }
+
+    /// Recognises scanned or pasted text.
+    ///
+    /// - Throws: ``ConfigurationError`` when the text is a configuration that is broken or that the
+    ///   policy rejects. Text that is no configuration (a URL, Wi-Fi settings, a product code) is
+    ///   returned with its kind, not thrown.
+    public func recognize(text: String, source: String) throws -> RecognizedPayload {
+        try checkSize(text.utf8.count, source: source)
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        if trimmed.hasPrefix("{") {
+            let value = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth)
+                .parse(Array(trimmed.utf8), source: source)
+            let format: RecognizedPayload.Format = value.objectValue?.keys.contains { $0.contains("/") } == true ? .mdmKeys : .json
+            return try configuration(value, format: format, signature: .unsigned, source: source)
+        }
+        if CompactJWS.looksLikeJWS(trimmed) {
+            return try signedConfiguration(trimmed, source: source)
+        }
+        if trimmed.hasPrefix("AC1:") {
+            throw ConfigurationError(.unsupportedAlgorithm, "\(source): compact signed activation codes (AC1) are not supported by this version of activate")
+        }
+        if let style = ActivationLink.style(of: trimmed) {
+            let value = try ActivationLink.document(from: trimmed, style: style, source: source)
+            return try configuration(value, format: style == .mdk ? .mdkLink : .mobileCardsLink, signature: .unsigned, source: source)
+        }
+        return Self.other(trimmed)
+    }
+
+    // MARK: - Configurations
+
+    private func configuration(_ value: ConfigurationValue, format: RecognizedPayload.Format, signature: SignatureStatus,
+                               source: String) throws -> RecognizedPayload {
+        if signature == .unsigned && policy.signature == .required {
+            throw ConfigurationError(.signatureRequired, "\(source): the configuration is not signed, and the policy requires a signature")
+        }
+        let document = try ConfigurationDocument(from: value, source: source, limits: policy.limits)
+        try policy.check(document, source: source)
+        return RecognizedPayload(kind: .configuration, format: format, document: document, signature: signature,
+                                 summary: "onboarding configuration for \(document.host)")
+    }
+
+    private func signedConfiguration(_ text: String, source: String) throws -> RecognizedPayload {
+        let parts = try CompactJWS.parse(text, source: source)
+        if policy.signature == .forbidden {
+            throw ConfigurationError(.signatureForbidden, "\(source): the configuration is signed (\(parts.algorithm.rawValue)), and the policy forbids signed codes")
+        }
+        let key = try CompactJWS.verify(parts, with: policy.verificationKeys, source: source)
+        // Only now, with the signature holding, is the payload parsed.
+        let value = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth)
+            .parse(parts.payload, source: "\(source) (signed payload)")
+        let status = SignatureStatus.verified(algorithm: parts.algorithm, keyFingerprint: key.fingerprint, keyID: parts.keyID)
+        return try configuration(value, format: .jws, signature: status, source: source)
+    }
+
+    private func checkSize(_ count: Int, source: String) throws {
+        if count > policy.limits.maxDocumentBytes {
+            throw ConfigurationError(.inputTooLarge, "\(source): \(ByteCount(count)) exceeds the \(ByteCount(policy.limits.maxDocumentBytes)) limit for a configuration")
+        }
+    }
+
+    // MARK: - Everything else
+
+    static func other(_ text: String) -> RecognizedPayload {
+        let lowered = text.lowercased()
+        func result(_ kind: RecognizedPayload.Kind, _ summary: String) -> RecognizedPayload {
+            RecognizedPayload(kind: kind, signature: .unsigned, summary: summary)
+        }
+        if lowered.hasPrefix("wifi:") {
+            let ssid = text.components(separatedBy: ";").first { $0.uppercased().hasPrefix("WIFI:S:") || $0.uppercased().hasPrefix("S:") }
+                .map { String($0.split(separator: ":").last ?? "") } ?? ""
+            return result(.wifi, "Wi-Fi settings\(ssid.isEmpty ? "" : " for the network \"\(ssid)\"") (the password is not shown)")
+        }
+        if lowered.hasPrefix("otpauth://") {
+            return result(.otpauth, "a one-time-password secret (otpauth; not shown)")
+        }
+        if lowered.hasPrefix("begin:vcard") || lowered.hasPrefix("mecard:") {
+            return result(.contact, "a contact card")
+        }
+        if (lowered.hasPrefix("https://") || lowered.hasPrefix("http://")), let components = URLComponents(string: text), let host = components.host {
+            return result(.url, "a web address on \(host)")
+        }
+        if [8, 12, 13, 14].contains(text.count), text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {
+            return result(.productCode, "a product code (\(text))")
+        }
+        return result(.text, "plain text (\(text.count) characters)")
+    }
+
+    /// The offset of the first byte that does not start or continue a valid UTF-8 sequence.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
+        var index = 0
+        while index < bytes.count {
+            let length: Int = switch bytes[index] {
+            case 0x00...0x7F: 1
+            case 0xC2...0xDF: 2
+            case 0xE0...0xEF: 3
+            case 0xF0...0xF4: 4
+            default: 0
+            }
+            guard length > 0, index + length <= bytes.count,
+                  String(validating: bytes[index..<index + length], as: UTF8.self) != nil else { return index }
+            index += length
+        }
+        return index
+    }
+}
