@@ -51,6 +51,15 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "ActivationConfigurationTests",
+            dependencies: [
+                "ActivationConfiguration",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
             name: "ActivateCLITests",
             dependencies: ["activate", "ActivationImaging"]
         ),

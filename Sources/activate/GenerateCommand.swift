@@ -16,8 +16,14 @@ struct GenerateCommand: AsyncParsableCommand {
             files are written atomically. Before writing, the rendered image is scanned again and must
             give back the exact payload bytes.
 
+            With --config FILE the configuration document is read and checked first (the security-policy
+            options apply) and its canonical compact JSON is encoded; --sign KEY.pem (an EC P-256/384/521
+            or RSA private key) makes it a signed code (JWS) that `activate scan --public-key` verifies.
+
             Examples:
               activate generate 'https://mobile.example.com' --output code.png
+              activate generate --config SampleCodes/oauth-configuration.json --output activation.png
+              activate generate --config config.json --sign signer.pem --ec Q --output signed.png
               activate generate --input config.json --ec Q --output config.svg
               printf '%s' "$PAYLOAD" | activate generate            # show it on this terminal
             """
@@ -28,6 +34,18 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Read the payload from this file (`-`: standard input).", valueName: "file"))
     var input: String?
+
+    @Option(help: ArgumentHelp("Check this configuration document and encode its canonical JSON.", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("With --config: sign the code (JWS) with this PEM private key.", valueName: "pem"))
+    var sign: String?
+
+    @Flag(help: "With --config: allow a document that carries an OAuth passcode (a short-lived secret).")
+    var allowPasscode = false
+
+    @OptionGroup(title: "Security policy (with --config)")
+    var policy: PolicyOptions
 
     @Option(name: [.short, .long], help: ArgumentHelp("Write the code here (`-`: standard output).", valueName: "file"))
     var output: String?
@@ -57,11 +75,14 @@ struct GenerateCommand: AsyncParsableCommand {
     static let maxPayloadBytes = 64 << 10
 
     func validate() throws {
-        if payload != nil && input != nil { throw ValidationError("Give the payload as an argument or with --input, not both.") }
+        if [payload != nil, input != nil, config != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("Give the payload one way: as an argument, with --input, or with --config.")
+        }
+        if sign != nil && config == nil { throw ValidationError("--sign signs a configuration: add --config FILE.") }
         if scale < QRMatrix.minimumScale { throw ValidationError("--scale must be at least \(QRMatrix.minimumScale): scanners read 1 pixel per module badly.") }
         if !(0...100).contains(margin) { throw ValidationError("--margin must be between 0 and 100 modules.") }
         if !(1...40).contains(minVersion) { throw ValidationError("--min-version must be between 1 and 40.") }
-        if payload == nil && input == nil && Console.stdinIsTerminal {
+        if payload == nil && input == nil && config == nil && Console.stdinIsTerminal {
             throw ValidationError("Give a payload: as an argument, with --input FILE, or on standard input.")
         }
         _ = try resolvedFormat()
@@ -75,7 +96,7 @@ struct GenerateCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure)
         } catch let error as ConfigurationError {
             Console.report(error.reason)
-            throw ExitCode(ExitStatus.failure)
+            throw ExitCode(error.exitStatus)
         }
     }
 
@@ -101,6 +122,15 @@ struct GenerateCommand: AsyncParsableCommand {
 
     private func payloadBytes() throws -> [UInt8] {
         if let payload { return Array(payload.utf8) }
+        if let config {
+            let recognizer = PayloadRecognizer(policy: try policy.policy())
+            let signer = try sign.map { path in
+                try SigningKey(pem: String(decoding: try FileIO.read(path, limit: PolicyOptions.maxKeyBytes), as: UTF8.self), source: path)
+            }
+            return Array(try ConfigurationCode.make(
+                from: try FileIO.read(config, limit: recognizer.policy.limits.maxDocumentBytes), source: config,
+                recognizer: recognizer, signingKey: signer, allowPasscode: allowPasscode).utf8)
+        }
         return try FileIO.read(input ?? FileIO.standardStreamPath, limit: Self.maxPayloadBytes)
     }
 

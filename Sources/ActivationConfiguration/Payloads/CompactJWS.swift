@@ -69,8 +69,10 @@ public enum CompactJWS {
             throw ConfigurationError(.invalidKey, "\(source): the code is signed (\(parts.algorithm.rawValue)); give the public key to verify it (--public-key)")
         }
         guard let key = candidates.first(where: { $0.verify(parts.signature, for: parts.signingInput, algorithm: parts.algorithm) }) else {
-            let why = candidates.isEmpty ? "no given public key is of the kind \(parts.algorithm.rawValue) needs" : "the signature does not verify with the given public key"
-            throw ConfigurationError(.signatureInvalid, "\(source): \(why) (\(parts.algorithm.rawValue))")
+            let why = candidates.isEmpty
+                ? "none of the given public keys can verify \(parts.algorithm.rawValue) signatures"
+                : "the \(parts.algorithm.rawValue) signature does not verify with the given public key"
+            throw ConfigurationError(.signatureInvalid, "\(source): \(why)")
         }
         return key
     }

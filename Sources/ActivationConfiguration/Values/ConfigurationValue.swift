@@ -47,6 +47,8 @@ public enum ConfigurationValue: Sendable, Hashable {
 /// A configuration object: key–value pairs in their original order. Keys are unique.
 public struct ConfigurationObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var entries: [(key: String, value: ConfigurationValue)] = []
+    /// Key → position in `entries`, so lookups stay O(1) for hostile objects with many keys.
+    private var positions: [String: Int] = [:]
 
     public init() {}
 
@@ -60,11 +62,17 @@ public struct ConfigurationObject: Sendable, Hashable, Sequence, ExpressibleByDi
 
     /// The value for `key`; setting `nil` removes the key, setting a new key appends it.
     public subscript(key: String) -> ConfigurationValue? {
-        get { entries.first { $0.key == key }?.value }
+        get { positions[key].map { entries[$0].value } }
         set {
-            if let index = entries.firstIndex(where: { $0.key == key }) {
-                if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
+            if let index = positions[key] {
+                if let newValue {
+                    entries[index].value = newValue
+                } else {
+                    entries.remove(at: index)
+                    positions = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.key, $0) })
+                }
             } else if let newValue {
+                positions[key] = entries.count
                 entries.append((key, newValue))
             }
         }
