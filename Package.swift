@@ -61,7 +61,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ActivateCLITests",
-            dependencies: ["activate", "ActivationImaging"]
+            dependencies: ["activate", "ActivationImaging"],
+            exclude: ["Golden"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -30,8 +30,10 @@ public struct ActivationReport: Sendable {
         if let settings = info?[OnboardingInfo.settings] {
             lines.append("  App ID:     \(settings.applicationID) (version \(settings.applicationVersion))")
         }
-        let methods = document.auth.map(Self.describe)
-        lines.append("  Sign-in:    \(methods.joined(separator: "; or "))")
+        let supported = document.auth.filter { if case .unknown = $0.method { false } else { true } }
+        let unknown = document.auth.compactMap { if case .unknown(let type) = $0.method { "\"\(type)\"" } else { nil } }
+        let ignored = unknown.isEmpty ? "" : " (ignored, unknown: \(unknown.joined(separator: ", ")))"
+        lines.append("  Sign-in:    \(supported.map(Self.describe).joined(separator: "; or "))\(ignored)")
         switch payload.signature {
         case .unsigned:
             lines.append("  Signature:  not signed")
@@ -53,7 +55,7 @@ public struct ActivationReport: Sendable {
         case .basic: method = "user name and password (basic)"
         case .apiKey: method = "API key"
         case .certificate: method = "client certificate"
-        case .unknown(let type): method = "\"\(type)\" (unknown; ignored)"
+        case .unknown(let type): method = "\"\(type)\" (unknown)"
         }
         return item.requireOtp ? "\(method), then a one-time password" : method
     }
@@ -67,7 +69,8 @@ public struct ActivationReport: Sendable {
     /// and for configurations `document` (normalised, secrets redacted) and `configuration`
     /// (`baseURL`, `host`, `appID`, `appVersion`, `authenticationURL`, `auth`, `signature`).
     public var value: ConfigurationValue {
-        var object: ConfigurationObject = ["accepted": .bool(payload.document != nil), "kind": .string(payload.kind.rawValue)]
+        let accepted = payload.document != nil || payload.appParameters != nil
+        var object: ConfigurationObject = ["accepted": .bool(accepted), "kind": .string(payload.kind.rawValue)]
         if let format = payload.format { object["format"] = .string(format.rawValue) }
         object["summary"] = .string(payload.summary)
         if let parameters = payload.appParameters {
