@@ -2,20 +2,29 @@
 import PackageDescription
 
 // Layers (see README "Layout"):
-//   ActivationConfiguration  pure Swift: configuration documents, payloads, files. No C, no imaging.
-//   ActivationImaging        C-backed: image decoding, zbar scanning, qrencode encoding, rendering.
-//   activate                 the command-line tool; thin, all logic lives in the libraries.
+//   ActivationConfiguration    pure Swift: documents, payloads, policy, transformers, providers,
+//                              loader, store, files. No C imaging, no network stack.
+//   ActivationImaging          C-backed: image decoding, zbar scanning, qrencode encoding, rendering,
+//                              and the barcode configuration provider.
+//   ActivationDiscovery        the discovery-service provider (HTTP client).
+//   ActivationDiscoveryServer  a discovery service (`activate serve`).
+//   activate                   the command-line tool; thin, all logic lives in the libraries.
 let package = Package(
     name: "activate",
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "ActivationConfiguration", targets: ["ActivationConfiguration"]),
         .library(name: "ActivationImaging", targets: ["ActivationImaging"]),
+        .library(name: "ActivationDiscovery", targets: ["ActivationDiscovery"]),
+        .library(name: "ActivationDiscoveryServer", targets: ["ActivationDiscoveryServer"]),
         .executable(name: "activate", targets: ["activate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // System libraries. Each is a module map over one shim header; the C types never leave
@@ -36,11 +45,29 @@ let package = Package(
             name: "ActivationImaging",
             dependencies: ["ActivationConfiguration", "CZBar", "CQREncode", "CPNG", "CTurboJPEG"]
         ),
+        .target(
+            name: "ActivationDiscovery",
+            dependencies: [
+                "ActivationConfiguration",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .target(
+            name: "ActivationDiscoveryServer",
+            dependencies: [
+                "ActivationConfiguration",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "activate",
             dependencies: [
                 "ActivationConfiguration",
                 "ActivationImaging",
+                "ActivationDiscovery",
+                "ActivationDiscoveryServer",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -67,6 +67,16 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         /// A key file is not a usable PEM public or private key.
         public static let invalidKey = Code("invalid-key")
 
+        // Providers and the store
+        /// A provider found nothing (no file, no such e-mail domain or code).
+        public static let notFound = Code("not-found")
+        /// An onboarding code has expired.
+        public static let expired = Code("expired")
+        /// A discovery service could not be reached or answered with an error.
+        public static let serviceUnavailable = Code("service-unavailable")
+        /// The stored configuration is damaged.
+        public static let storeDamaged = Code("store-damaged")
+
         // Payloads
         /// The text is something else (a URL, Wi-Fi settings, a product code), not a configuration.
         public static let notConfiguration = Code("not-configuration")

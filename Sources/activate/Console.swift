@@ -44,8 +44,12 @@ enum ExitStatus {
     static let failure: Int32 = 1
     /// `inspect`/`onboard`: the input was read but rejected.
     static let rejected: Int32 = 2
+    /// `restore`: nothing is onboarded.
+    static let notOnboarded: Int32 = 3
     /// `scan`: some input held no code.
     static let nothingFound: Int32 = 4
+    /// `onboard`: the user declined the configuration.
+    static let cancelled: Int32 = 5
     /// Usage error (ArgumentParser's validation errors exit with the same code).
     static let usage: Int32 = 64
 }

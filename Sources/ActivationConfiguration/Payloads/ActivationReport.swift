@@ -15,6 +15,14 @@ public struct ActivationReport: Sendable {
         }
     }
 
+    /// The report for a configuration that came from a provider or the store.
+    public init(document: ConfigurationDocument, signature: SignatureStatus,
+                transformer: DiscoveryServiceTransformer = DiscoveryServiceTransformer(), source: String) throws {
+        let payload = RecognizedPayload(kind: .configuration, format: nil, document: document, signature: signature,
+                                        summary: "onboarding configuration for \(document.host)")
+        try self.init(payload: payload, transformer: transformer, source: source)
+    }
+
     /// The lines shown to a person; `headline` starts the first (`Scan succeeded.`).
     public func lines(headline: String) -> [String] {
         guard let document = payload.document else {

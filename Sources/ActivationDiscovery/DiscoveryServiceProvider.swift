@@ -1,0 +1,153 @@
+import ActivationConfiguration
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// Looks the configuration up in a discovery service, by e-mail address (the service answers for
+/// the address's domain) or by onboarding code (reference §7).
+///
+/// The default paths are the documented legacy lookup,
+/// `/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>')`
+/// and the same function with `OnboardingCode='<code>'`; both are templates, because the hosted
+/// service's paths are not public. A 404 or an empty answer means "not found", 410 an expired code.
+/// The service must be https; plain http is accepted only for a loopback host
+/// (`localhost`, `127.0.0.0/8`, `::1`) and only when ``allowInsecureLoopback`` is set.
+public struct DiscoveryServiceProvider: ConfigurationProvider {
+    public static let defaultIdentifier = "com.sap.configuration.provider.discoveryservice"
+    public static let emailPathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',EmailAddress='{emailAddress}')"
+    public static let codePathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',OnboardingCode='{onboardingCode}')"
+
+    public let identifier = DiscoveryServiceProvider.defaultIdentifier
+    /// The service's base URL, e.g. `https://discovery.example.com`.
+    public var serviceURL: String
+    public var applicationID: String
+    public var applicationVersion: String
+    /// Path templates; `{appConfigID}`, `{emailAddress}` and `{onboardingCode}` are replaced, percent-encoded.
+    public var emailPath: String
+    public var codePath: String
+    /// The whole request, connection included, must finish within this.
+    public var timeout: Duration
+    /// Answers larger than this are refused.
+    public var maxResponseBytes: Int
+    public var allowInsecureLoopback: Bool
+    /// Checks what the service returns.
+    public var recognizer: PayloadRecognizer
+    /// Input given up front (the CLI's `--email`/`--code`); without it the loader asks.
+    public var presetInput: ProviderInput?
+
+    public init(serviceURL: String, applicationID: String, applicationVersion: String = "1.0",
+                emailPath: String = DiscoveryServiceProvider.emailPathTemplate, codePath: String = DiscoveryServiceProvider.codePathTemplate,
+                timeout: Duration = .seconds(10), maxResponseBytes: Int = ConfigurationLimits.default.maxDocumentBytes,
+                allowInsecureLoopback: Bool = false, recognizer: PayloadRecognizer = PayloadRecognizer(), presetInput: ProviderInput? = nil) {
+        self.serviceURL = serviceURL
+        self.applicationID = applicationID
+        self.applicationVersion = applicationVersion
+        self.emailPath = emailPath
+        self.codePath = codePath
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+        self.allowInsecureLoopback = allowInsecureLoopback
+        self.recognizer = recognizer
+        self.presetInput = presetInput
+    }
+
+    public var inputKeys: [ProviderInputKey] { presetInput == nil ? [.emailAddress, .onboardingCode] : [] }
+
+    public func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
+        let answers = presetInput ?? input
+        let (url, what) = try lookupURL(answers)
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "Accept", value: "application/json")
+        let shown = Self.withoutLookup(url)
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: .init(timeout))
+        } catch {
+            throw ConfigurationError(.serviceUnavailable, "\(shown): the discovery service could not be reached (\(Self.describe(error)))")
+        }
+        let body: ByteBuffer
+        do {
+            body = try await response.body.collect(upTo: maxResponseBytes)
+        } catch is NIOTooManyBytesError {
+            throw ConfigurationError(.inputTooLarge, "\(shown): the answer exceeds the \(ByteCount(maxResponseBytes)) limit")
+        } catch {
+            throw ConfigurationError(.serviceUnavailable, "\(shown): the answer was cut off (\(Self.describe(error)))")
+        }
+        switch response.status.code {
+        case 200 where body.readableBytes > 0:
+            var provided = try recognizer.configuration(from: Array(buffer: body), source: shown)
+            provided.origin = shown
+            return provided
+        case 200, 204, 404:
+            throw ConfigurationError(.notFound, "\(shown): the discovery service has no configuration for \(what)")
+        case 410:
+            throw ConfigurationError(.expired, "\(shown): \(what) has expired; ask your administrator for a new one")
+        default:
+            throw ConfigurationError(.serviceUnavailable, "\(shown): the discovery service answered HTTP \(response.status.code)")
+        }
+    }
+
+    /// The request URL for the given input (e-mail preferred) and how to name the lookup in messages.
+    func lookupURL(_ input: ProviderInput) throws -> (url: String, what: String) {
+        guard let components = URLComponents(string: serviceURL), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty else {
+            throw ConfigurationError(.invalidURL, "discovery service: \"\(serviceURL)\" is not a URL")
+        }
+        if scheme != "https" {
+            guard scheme == "http", allowInsecureLoopback, Self.isLoopback(host) else {
+                throw ConfigurationError(.insecureURL, "discovery service: \(serviceURL) is not https (plain http is accepted only for a loopback address given explicitly)")
+            }
+        }
+        let appConfigID = "\(applicationID):\(applicationVersion)"
+        let base = serviceURL.hasSuffix("/") ? String(serviceURL.dropLast()) : serviceURL
+        if let email = input[.emailAddress]?.trimmingCharacters(in: .whitespaces), !email.isEmpty {
+            let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix(".") else {
+                throw ConfigurationError(.invalidValue, "e-mail address: \"\(email)\" does not look like local@domain")
+            }
+            let path = emailPath.replacingOccurrences(of: "{appConfigID}", with: Self.encode(appConfigID))
+                .replacingOccurrences(of: "{emailAddress}", with: Self.encode(email))
+            return (base + path, "the e-mail domain \(parts[1].lowercased())")
+        }
+        if let code = input[.onboardingCode]?.trimmingCharacters(in: .whitespaces), !code.isEmpty {
+            guard code.count <= 256 else { throw ConfigurationError(.invalidValue, "onboarding code: longer than 256 characters") }
+            let path = codePath.replacingOccurrences(of: "{appConfigID}", with: Self.encode(appConfigID))
+                .replacingOccurrences(of: "{onboardingCode}", with: Self.encode(code))
+            return (base + path, "this onboarding code")
+        }
+        throw ConfigurationError(.notFound, "discovery service: no e-mail address or onboarding code was given")
+    }
+
+    /// Percent-encodes everything but unreserved characters and `@` (the quotes of the template stay raw).
+    static func encode(_ value: String) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~@:")
+        allowed.remove(charactersIn: "")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+
+    /// The URL up to the lookup function's arguments, which hold the e-mail or code: messages and
+    /// logs name the service, not the person or the code.
+    static func withoutLookup(_ url: String) -> String {
+        guard let open = url.firstIndex(of: "(") else { return url }
+        return String(url[..<open]) + "(…)"
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.") && host.split(separator: ".").count == 4
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout: return "timed out"
+            case .remoteConnectionClosed: return "the connection was closed"
+            default: break
+            }
+        }
+        let text = String(describing: error)
+        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        return text.count > 120 ? String(text.prefix(120)) + "…" : text
+    }
+}

@@ -1,0 +1,125 @@
+import ActivationConfiguration
+import Foundation
+
+/// The content a discovery service serves, read from a folder and checked completely at start.
+///
+/// The folder holds configuration documents and a `discovery.json`:
+///
+/// ```json
+/// {"applications": {"com.example.app": {
+///     "domains": {"example.com": "example.json"},
+///     "codes": {"12345678": {"document": "example.json", "expires": "2030-01-01T00:00:00Z"}}}}}
+/// ```
+///
+/// E-mail lookups match the address's domain, then each parent domain (`eu.example.com`, then
+/// `example.com`). Codes match exactly; an expired code is answered with 410.
+public struct DiscoveryDirectory: Sendable {
+    public struct Entry: Sendable, Hashable {
+        /// The document as served: its canonical JSON.
+        public var json: String
+        public var host: String
+        public var expires: Date?
+    }
+
+    public struct Application: Sendable, Hashable {
+        public var domains: [String: Entry] = [:]
+        public var codes: [String: Entry] = [:]
+    }
+
+    public var applications: [String: Application]
+
+    public init(applications: [String: Application]) {
+        self.applications = applications
+    }
+
+    /// The most documents and lookups a folder may define.
+    public static let maxEntries = 10_000
+
+    /// Reads and validates `discovery.json` and every document it names.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the file (and key path) that is wrong, so the server
+    ///   refuses to start rather than serve a broken configuration.
+    public init(folder: String, recognizer: PayloadRecognizer = PayloadRecognizer()) throws {
+        let indexPath = "\(folder)/discovery.json"
+        let index = try JSONReader().parse(try FileIO.read(indexPath, limit: 4 << 20), source: indexPath)
+        func fail(_ path: String, _ message: String) -> ConfigurationError {
+            ConfigurationError(.wrongType, "\(indexPath): \(path): \(message)")
+        }
+        guard let apps = index.objectValue?["applications"]?.objectValue else {
+            throw fail("applications", "expected an object of application ids")
+        }
+        var documents: [String: Entry] = [:]
+        func document(_ value: ConfigurationValue, at path: String) throws -> Entry {
+            guard let name = value.stringValue, !name.isEmpty else { throw fail(path, "expected a document file name") }
+            guard !name.contains("/"), !name.hasPrefix(".") else { throw fail(path, "\"\(name)\" must be a file name in \(folder)") }
+            if let cached = documents[name] { return cached }
+            let file = "\(folder)/\(name)"
+            let provided = try recognizer.configuration(from: try FileIO.read(file, limit: recognizer.policy.limits.maxDocumentBytes), source: file)
+            let entry = Entry(json: provided.document.canonicalJSON(includeSecrets: true), host: provided.document.host)
+            documents[name] = entry
+            return entry
+        }
+        var applications: [String: Application] = [:]
+        var count = 0
+        for (appID, appValue) in apps {
+            guard let app = appValue.objectValue else { throw fail("applications.\(appID)", "expected an object") }
+            var application = Application()
+            if let domains = app["domains"] {
+                guard let object = domains.objectValue else { throw fail("applications.\(appID).domains", "expected an object of domains") }
+                for (domain, name) in object {
+                    application.domains[domain.lowercased()] = try document(name, at: "applications.\(appID).domains.\(domain)")
+                    count += 1
+                }
+            }
+            if let codes = app["codes"] {
+                guard let object = codes.objectValue else { throw fail("applications.\(appID).codes", "expected an object of codes") }
+                for (code, value) in object {
+                    let path = "applications.\(appID).codes.\(code)"
+                    guard let entry = value.objectValue, let name = entry["document"] else { throw fail(path, "expected {\"document\": …, \"expires\": …}") }
+                    var resolved = try document(name, at: "\(path).document")
+                    if let expires = entry["expires"] {
+                        guard let text = expires.stringValue, let date = try? Date(text, strategy: .iso8601) else {
+                            throw fail("\(path).expires", "expected an ISO 8601 time such as 2030-01-01T00:00:00Z")
+                        }
+                        resolved.expires = date
+                    }
+                    application.codes[code] = resolved
+                    count += 1
+                }
+            }
+            applications[appID] = application
+        }
+        if count > Self.maxEntries {
+            throw ConfigurationError(.tooManyItems, "\(indexPath): \(count) lookups exceed the limit of \(Self.maxEntries)")
+        }
+        self.applications = applications
+    }
+
+    /// The outcome of one lookup.
+    public enum Answer: Sendable, Equatable {
+        case found(Entry)
+        case notFound(String)
+        case expired
+    }
+
+    /// Finds the document for an e-mail address (by domain, then parent domains).
+    public func lookup(appID: String, email: String) -> Answer {
+        guard let application = applications[appID] else { return .notFound("unknown application \(appID)") }
+        guard let at = email.lastIndex(of: "@") else { return .notFound("not an e-mail address") }
+        var domain = email[email.index(after: at)...].lowercased()
+        while !domain.isEmpty {
+            if let entry = application.domains[domain] { return .found(entry) }
+            guard let dot = domain.firstIndex(of: ".") else { break }
+            domain = String(domain[domain.index(after: dot)...])
+        }
+        return .notFound("no configuration for the e-mail domain \(email[email.index(after: at)...].lowercased())")
+    }
+
+    /// Finds the document for an onboarding code.
+    public func lookup(appID: String, code: String, now: Date = Date()) -> Answer {
+        guard let application = applications[appID] else { return .notFound("unknown application \(appID)") }
+        guard let entry = application.codes[code] else { return .notFound("unknown onboarding code") }
+        if let expires = entry.expires, expires <= now { return .expired }
+        return .found(entry)
+    }
+}

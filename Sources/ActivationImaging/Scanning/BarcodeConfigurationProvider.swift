@@ -1,0 +1,37 @@
+import ActivationConfiguration
+
+/// Scans an image and takes the first code that carries an onboarding configuration (reference §2,
+/// "barcode"). Codes that are something else (a URL, a product code) are passed over; a
+/// configuration the policy rejects is an error, not skipped.
+public struct BarcodeConfigurationProvider: ConfigurationProvider {
+    public static let defaultIdentifier = "activate.provider.barcode"
+    public let identifier = BarcodeConfigurationProvider.defaultIdentifier
+    public var imagePath: String
+    public var scanner: BarcodeScanner
+    public var recognizer: PayloadRecognizer
+
+    public init(imagePath: String, scanner: BarcodeScanner = BarcodeScanner(symbologies: [.qr]), recognizer: PayloadRecognizer = PayloadRecognizer()) {
+        self.imagePath = imagePath
+        self.scanner = scanner
+        self.recognizer = recognizer
+    }
+
+    public func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
+        let symbols: [ScannedSymbol]
+        do {
+            symbols = try scanner.scanFile(imagePath)
+        } catch let error as ImagingError {
+            throw ConfigurationError(error.code == .unreadable ? .fileUnreadable : .notConfiguration, error.reason)
+        }
+        var seen: [String] = []
+        for symbol in symbols {
+            let payload = try recognizer.recognize(text: symbol.text, source: imagePath)
+            if let document = payload.document {
+                return ProvidedConfiguration(document: document, signature: payload.signature, origin: imagePath)
+            }
+            seen.append(payload.summary)
+        }
+        let found = seen.isEmpty ? "no code" : seen.joined(separator: "; ")
+        throw ConfigurationError(.notFound, "\(imagePath): no activation code found (found: \(found))")
+    }
+}

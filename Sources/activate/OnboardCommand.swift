@@ -1,0 +1,249 @@
+import ActivationConfiguration
+import ActivationDiscovery
+import ActivationImaging
+import ArgumentParser
+import Foundation
+
+struct OnboardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "onboard",
+        abstract: "Find the onboarding configuration, confirm it, and store it.",
+        discussion: """
+            The sources form a queue in the order given; the first that yields a valid configuration
+            wins, and every other source's reason is listed when none does:
+              --file F          a JSON or property-list file (repeatable)
+              --json-string S   configuration text: JSON, a signed JWS, an activation link (repeatable)
+              --managed         the file named by $ACTIVATE_MANAGED_CONFIG (MDM keys are inflated)
+              --email E         the discovery service, looked up by the e-mail address's domain
+              --code C          the discovery service, looked up by an onboarding code
+              --scan IMAGE      the first activation code in an image (repeatable)
+            With none: managed, then ./ConfigurationProvider.plist or .json, then (with --discovery
+            and a terminal) a prompt for an e-mail address or onboarding code.
+
+            The summary ("You will be connected to: …") is shown and, on a terminal, confirmed
+            (--yes skips the question). An existing configuration is replaced only with --force.
+            The store is one JSON file, mode 0600: $XDG_CONFIG_HOME/activate/configuration.json
+            (or ~/.config/activate/configuration.json), or --store PATH.
+
+            --discovery must be https; an explicitly given http URL is accepted only for a loopback
+            address (a local test server).
+
+            Examples:
+              activate onboard --file ConfigurationProvider.plist --yes
+              activate onboard --email someone@example.com --app-id com.example.app --discovery https://discovery.example.com
+              activate onboard --scan activation.png --public-key signer.pub.pem --signature required
+
+            Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is
+            listed); 5 you declined; 1 the store cannot be written or read; 64 usage error.
+            """
+    )
+
+    @Option(help: ArgumentHelp("A configuration file (JSON or property list).", valueName: "file")) var file: [String] = []
+    @Option(name: .customLong("json-string"), help: ArgumentHelp("Configuration text.", valueName: "text")) var jsonString: [String] = []
+    @Flag(help: "Read managed configuration ($ACTIVATE_MANAGED_CONFIG).") var managed = false
+    @Option(help: ArgumentHelp("Look up this e-mail address's domain in the discovery service.", valueName: "address")) var email: String?
+    @Option(help: ArgumentHelp("Look up this onboarding code in the discovery service.", valueName: "code")) var code: String?
+    @Option(help: ArgumentHelp("Scan this image for an activation code.", valueName: "image")) var scan: [String] = []
+    @Option(help: ArgumentHelp("The discovery service's base URL.", valueName: "url")) var discovery: String?
+    @Option(name: .customLong("app-id"), help: ArgumentHelp("The application id (for the discovery service, and when a document names none).", valueName: "id")) var appID: String?
+    @Option(name: .customLong("app-version"), help: ArgumentHelp("The application version for the discovery service.", valueName: "version")) var appVersion = "1.0"
+    @Option(help: ArgumentHelp("Where to store the configuration.", valueName: "path")) var store: String?
+    @Flag(help: "Do not ask for confirmation.") var yes = false
+    @Flag(help: "Replace a configuration that is already stored.") var force = false
+    @Flag(help: "Print the stored result as JSON.") var json = false
+    @OptionGroup(title: "Security policy") var policy: PolicyOptions
+
+    func validate() throws {
+        if (email != nil || code != nil) && (discovery == nil || appID == nil) {
+            throw ValidationError("--email and --code need --discovery URL and --app-id ID.")
+        }
+    }
+
+    func run() async throws {
+        let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())
+        let recognizer: PayloadRecognizer
+        do {
+            recognizer = PayloadRecognizer(policy: try policy.policy())
+            if !force, let existing = try store.load() {
+                Console.report("already onboarded to \(existing.document.host) (\(store.path)); pass --force to replace it, or run `activate reset` first")
+                throw ExitCode(ExitStatus.failure)
+            }
+        } catch let error as ConfigurationError {
+            Console.report(error.reason)
+            throw ExitCode(ExitStatus.failure)
+        }
+
+        let loader = ConfigurationLoader(providers: providers(recognizer: recognizer))
+        let interactive = Console.stdinIsTerminal
+        let result = await loader.load { keys in interactive ? Self.ask(for: keys) : [:] }
+        let providerID: String, found: ProvidedConfiguration
+        do {
+            var winner = try result.get()
+            // Store the app id that onboarding used, so restore needs nothing but the store.
+            if winner.configuration.document.appID == nil { winner.configuration.document.appID = appID }
+            (providerID, found) = winner
+        } catch let error as ConfigurationError {
+            Console.report(error.reason)
+            throw ExitCode(ExitStatus.rejected)
+        }
+
+        let report: ActivationReport
+        do {
+            report = try ActivationReport(document: found.document, signature: found.signature,
+                                          transformer: DiscoveryServiceTransformer(applicationID: appID), source: found.origin)
+        } catch let error as ConfigurationError {
+            Console.report(error.reason)
+            throw ExitCode(ExitStatus.rejected)
+        }
+        let summary = report.lines(headline: "Configuration found in \(found.origin).").joined(separator: "\n") + "\n"
+        if json { Console.error(summary) } else { Console.out(summary) }
+        if interactive && !yes && !Self.confirm("Connect to \(found.document.host) and store this configuration? [y/N] ") {
+            Console.report("not stored")
+            throw ExitCode(ExitStatus.cancelled)
+        }
+        let record = StoredConfiguration(document: found.document, providerID: providerID, origin: found.origin, signature: found.signature)
+        do {
+            try store.save(record)
+        } catch let error as ConfigurationError {
+            Console.report(error.reason)
+            throw ExitCode(ExitStatus.failure)
+        }
+        if json { Console.out(JSONOutput.encode(RestoreCommand.value(record, report: report)) + "\n") }
+        Console.error("stored in \(store.path)\n")
+    }
+
+    /// The provider queue, in the order the options were given on the command line.
+    func providers(recognizer: PayloadRecognizer) -> [any ConfigurationProvider] {
+        func discoveryProvider(_ input: ProviderInput?) -> DiscoveryServiceProvider? {
+            guard let discovery, let appID else { return nil }
+            return DiscoveryServiceProvider(serviceURL: discovery, applicationID: appID, applicationVersion: appVersion,
+                                            allowInsecureLoopback: true, recognizer: recognizer, presetInput: input)
+        }
+        var queue: [any ConfigurationProvider] = []
+        for (option, value) in Self.sourceOptions(in: Array(CommandLine.arguments.dropFirst())) {
+            switch option {
+            case "--file": queue.append(FileConfigurationProvider(path: value, recognizer: recognizer))
+            case "--json-string": queue.append(JSONStringConfigurationProvider(text: value, recognizer: recognizer))
+            case "--managed": queue.append(ManagedConfigurationProvider(recognizer: recognizer))
+            case "--email": discoveryProvider([.emailAddress: value]).map { queue.append($0) }
+            case "--code": discoveryProvider([.onboardingCode: value]).map { queue.append($0) }
+            case "--scan": queue.append(BarcodeConfigurationProvider(imagePath: value, recognizer: recognizer))
+            default: break
+            }
+        }
+        if queue.isEmpty {
+            queue.append(ManagedConfigurationProvider(recognizer: recognizer))
+            let json = "ConfigurationProvider.json"
+            queue.append(FileConfigurationProvider(path: FileIO.exists(json) ? json : "ConfigurationProvider.plist", recognizer: recognizer))
+            discoveryProvider(nil).map { queue.append($0) }
+        }
+        return queue
+    }
+
+    static let sourceFlags: Set<String> = ["--managed"]
+    static let sourceOptions: Set<String> = ["--file", "--json-string", "--email", "--code", "--scan"]
+
+    /// The provider options in command-line order (ArgumentParser keeps each option's values, but
+    /// not their order relative to other options).
+    static func sourceOptions(in arguments: [String]) -> [(String, String)] {
+        var result: [(String, String)] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" { break }
+            if sourceFlags.contains(argument) {
+                result.append((argument, ""))
+            } else if let equals = argument.firstIndex(of: "="), sourceOptions.contains(String(argument[..<equals])) {
+                result.append((String(argument[..<equals]), String(argument[argument.index(after: equals)...])))
+            } else if sourceOptions.contains(argument), index + 1 < arguments.count {
+                result.append((argument, arguments[index + 1]))
+                index += 1
+            }
+            index += 1
+        }
+        return result
+    }
+
+    /// Asks once for what the remaining providers can use.
+    static func ask(for keys: [ProviderInputKey]) -> ProviderInput {
+        let wantsEmail = keys.contains(.emailAddress), wantsCode = keys.contains(.onboardingCode)
+        guard wantsEmail || wantsCode else { return [:] }
+        let prompt = wantsEmail && wantsCode ? "E-mail address or onboarding code" : wantsEmail ? "E-mail address" : "Onboarding code"
+        Console.error("\(prompt): ")
+        guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else { return [:] }
+        return answer.contains("@") && wantsEmail ? [.emailAddress: answer] : [.onboardingCode: answer]
+    }
+
+    static func confirm(_ question: String) -> Bool {
+        Console.error(question)
+        return ["y", "yes"].contains(readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+    }
+}
+
+struct RestoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Show the stored configuration (no network).",
+        discussion: """
+            Exit codes: 0 shown; 3 nothing is onboarded; 1 the store cannot be read or is damaged
+            (the message suggests `activate reset`).
+            """
+    )
+
+    @Flag(help: "Print the stored configuration as JSON (README, \"restore --json\").") var json = false
+    @Option(help: ArgumentHelp("Where the configuration is stored.", valueName: "path")) var store: String?
+
+    func run() async throws {
+        let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())
+        let record: StoredConfiguration
+        let report: ActivationReport
+        do {
+            guard let stored = try store.load() else {
+                Console.report("nothing is onboarded (no configuration at \(store.path)); run `activate onboard`")
+                throw ExitCode(ExitStatus.notOnboarded)
+            }
+            record = stored
+            report = try ActivationReport(document: stored.document, signature: stored.signature,
+                                          transformer: DiscoveryServiceTransformer(applicationID: stored.document.appID), source: store.path)
+        } catch let error as ConfigurationError {
+            Console.report(error.reason)
+            throw ExitCode(ExitStatus.failure)
+        }
+        if json {
+            Console.out(JSONOutput.encode(Self.value(record, report: report)) + "\n")
+        } else {
+            let when = record.storedAt.formatted(.iso8601)
+            Console.out(report.lines(headline: "Onboarded from \(record.origin) (\(record.providerID)) at \(when).").joined(separator: "\n") + "\n")
+        }
+    }
+
+    /// `restore --json` and `onboard --json`: the store record with the report's `configuration`;
+    /// secrets redacted.
+    static func value(_ record: StoredConfiguration, report: ActivationReport) -> ConfigurationValue {
+        guard case .object(var object) = record.value else { return record.value }
+        object["document"] = record.document.value(includeSecrets: false)
+        object["configuration"] = report.value.objectValue?["configuration"]
+        return .object(object)
+    }
+}
+
+struct ResetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset",
+        abstract: "Remove the stored configuration, and nothing else.",
+        discussion: "Idempotent: exits 0 whether or not a configuration was stored; 1 if it cannot be removed."
+    )
+
+    @Option(help: ArgumentHelp("Where the configuration is stored.", valueName: "path")) var store: String?
+
+    func run() async throws {
+        let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())
+        do {
+            let removed = try store.remove()
+            Console.error(removed ? "removed \(store.path)\n" : "nothing to remove (\(store.path))\n")
+        } catch let error as ConfigurationError {
+            Console.report(error.reason)
+            throw ExitCode(ExitStatus.failure)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import ActivationConfiguration
+import ActivationDiscoveryServer
+import ArgumentParser
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run a discovery service that answers lookups by e-mail domain or onboarding code.",
+        discussion: """
+            DIR holds configuration documents and a discovery.json:
+              {"applications": {"<appID>": {
+                  "domains": {"<domain>": "<document file>"},
+                  "codes": {"<code>": {"document": "<file>", "expires": "<ISO 8601>"}}}}}
+            Every document is checked at start; the server refuses to start on an invalid one.
+
+            It answers GET /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(
+            AppConfigID='<appID>:<version>',EmailAddress='<email>') (or OnboardingCode='<code>'):
+            200 with the document, 404 unknown, 410 expired code, 400 malformed; GET /health.
+            The first line on stdout is "listening on http://HOST:PORT"; requests are logged on stderr
+            without e-mail addresses or codes. SIGINT or SIGTERM stops it cleanly.
+
+            Example:
+              activate serve --configs ./discovery --port 8080
+              activate onboard --email someone@example.com --app-id com.example.app --discovery http://127.0.0.1:8080
+
+            Exit codes: 0 stopped by a signal; 2 a document or discovery.json is invalid;
+            1 the folder cannot be read or the port cannot be bound.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The folder with discovery.json and the documents.", valueName: "dir")) var configs: String
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port (0: any free port).") var port = 8080
+    @Option(name: .customLong("log-level"), help: "trace, debug, info (each request), warning, error.") var logLevel: String = "info"
+    @OptionGroup(title: "Security policy (for the documents served)") var policy: PolicyOptions
+
+    func validate() throws {
+        if !(0...65535).contains(port) { throw ValidationError("--port must be 0-65535.") }
+        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.") }
+    }
+
+    func run() async throws {
+        let directory: DiscoveryDirectory
+        do {
+            directory = try DiscoveryDirectory(folder: configs, recognizer: PayloadRecognizer(policy: try policy.policy()))
+        } catch let error as ConfigurationError {
+            Console.report("not starting: \(error.reason)")
+            throw ExitCode(error.exitStatus)
+        }
+        var logger = Logger(label: "activate-serve") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let server = DiscoveryServer(directory: directory, host: host, port: port, logger: logger)
+        let host = self.host
+        do {
+            try await server.run { port in
+                Console.out("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n")
+            }
+        } catch {
+            Console.report("serve: \(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+    }
+}
