@@ -87,6 +87,13 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "ActivationDiscoveryTests",
+            dependencies: [
+                "ActivationDiscovery", "ActivationDiscoveryServer", "ActivationConfiguration",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(
             name: "ActivateCLITests",
             dependencies: ["activate", "ActivationImaging"],
             exclude: ["Golden"]

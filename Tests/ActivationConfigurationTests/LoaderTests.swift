@@ -1,0 +1,194 @@
+import ActivationConfiguration
+import Foundation
+import Synchronization
+import Testing
+
+/// A provider whose behaviour a test sets: the loader's own extension point, used the way an app would.
+struct ScriptedProvider: ConfigurationProvider {
+    let identifier: String
+    var inputKeys: [ProviderInputKey] = []
+    var host: String? = nil
+    var calls: CallLog? = nil
+
+    func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
+        calls?.record(identifier, input)
+        guard let host else { throw ConfigurationError(.notFound, "\(identifier): nothing here") }
+        let document = ConfigurationDocument(host: host, appID: "com.example.app")
+        return ProvidedConfiguration(document: document, origin: identifier)
+    }
+}
+
+final class CallLog: Sendable {
+    private let entries = Mutex<[(String, ProviderInput)]>([])
+    func record(_ id: String, _ input: ProviderInput) { entries.withLock { $0.append((id, input)) } }
+    var identifiers: [String] { entries.withLock { $0.map(\.0) } }
+    var inputs: [ProviderInput] { entries.withLock { $0.map(\.1) } }
+}
+
+@Suite("Loader semantics")
+struct LoaderTests {
+    @Test("providers run in order and the first success wins")
+    func firstSuccessWins() async throws {
+        let log = CallLog()
+        let loader = ConfigurationLoader(providers: [
+            ScriptedProvider(identifier: "a", calls: log),
+            ScriptedProvider(identifier: "b", host: "b.example.com", calls: log),
+            ScriptedProvider(identifier: "c", host: "c.example.com", calls: log),
+        ])
+        let result = await loader.load()
+        #expect(result.winner?.providerID == "b")
+        #expect(result.winner?.configuration.document.host == "b.example.com")
+        #expect(log.identifiers == ["a", "b"], "c is never asked")
+        #expect(result.failures.map(\.providerID) == ["a"])
+    }
+
+    @Test("input-needing providers are asked together, once, with the union of their keys")
+    func inputBatching() async throws {
+        let log = CallLog()
+        let asked = Mutex<[[ProviderInputKey]]>([])
+        let loader = ConfigurationLoader(providers: [
+            ScriptedProvider(identifier: "plain", calls: log),
+            ScriptedProvider(identifier: "email", inputKeys: [.emailAddress], calls: log),
+            ScriptedProvider(identifier: "code", inputKeys: [.onboardingCode, .emailAddress], calls: log),
+            ScriptedProvider(identifier: "json", inputKeys: [.jsonString], host: "json.example.com", calls: log),
+        ])
+        let result = await loader.load { keys in
+            asked.withLock { $0.append(keys) }
+            return [.emailAddress: "someone@example.com", .jsonString: "{}"]
+        }
+        #expect(asked.withLock { $0 } == [[.emailAddress, .onboardingCode, .jsonString]])
+        #expect(log.identifiers == ["plain", "email", "code", "json"])
+        #expect(log.inputs.last?[.emailAddress] == "someone@example.com")
+        #expect(result.winner?.providerID == "json")
+    }
+
+    @Test("input is not asked for when an earlier provider succeeds")
+    func noNeedlessQuestion() async {
+        let asked = Mutex(0)
+        let loader = ConfigurationLoader(providers: [
+            ScriptedProvider(identifier: "file", host: "file.example.com"),
+            ScriptedProvider(identifier: "email", inputKeys: [.emailAddress], host: "x.example.com"),
+        ])
+        let result = await loader.load { _ in asked.withLock { $0 += 1 }; return [:] }
+        #expect(result.winner?.providerID == "file")
+        #expect(asked.withLock { $0 } == 0)
+    }
+
+    @Test("with no input, input-needing providers are skipped and reported")
+    func skipped() async {
+        let log = CallLog()
+        let loader = ConfigurationLoader(providers: [
+            ScriptedProvider(identifier: "email", inputKeys: [.emailAddress], host: "x.example.com", calls: log),
+            ScriptedProvider(identifier: "last", calls: log),
+        ])
+        let result = await loader.load { _ in [:] }
+        #expect(result.winner == nil)
+        #expect(result.skipped == ["email"])
+        #expect(log.identifiers == ["last"])
+        let error = #expect(throws: ConfigurationError.self) { try result.get() }
+        #expect(error?.reason == "no configuration found:\n  last: last: nothing here\n  email: skipped, no input was given")
+    }
+
+    @Test("every failure is aggregated with provider id and reason; real providers")
+    func aggregation() async throws {
+        let directory = NSTemporaryDirectory() + "loader-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let bad = "\(directory)/bad.json"
+        try FileIO.write(Array(#"{"host":"https://x.example.com"}"#.utf8), to: bad, replace: false)
+        let loader = ConfigurationLoader(providers: [
+            ManagedConfigurationProvider(environment: [:]),
+            FileConfigurationProvider(path: "\(directory)/missing.json"),
+            FileConfigurationProvider(path: bad),
+            JSONStringConfigurationProvider(text: "https://example.com"),
+        ])
+        let result = await loader.load()
+        #expect(result.winner == nil)
+        #expect(result.failures.map(\.error.code) == [.notFound, .notFound, .invalidHost, .notConfiguration])
+        #expect(result.failures.map(\.providerID) == [
+            "com.sap.configuration.provider.managed", "com.sap.configuration.provider.fileconfiguration",
+            "com.sap.configuration.provider.fileconfiguration", "com.sap.configuration.provider.json",
+        ])
+        let error = #expect(throws: ConfigurationError.self) { try result.get() }
+        #expect(error?.reason.contains("managed configuration: ACTIVATE_MANAGED_CONFIG is not set") == true)
+        #expect(error?.reason.contains("\(bad): host: \"https://x.example.com\" must be a host name only") == true)
+        #expect(error?.reason.contains("JSON string: a web address on example.com, not an onboarding configuration") == true)
+    }
+
+    @Test("managed configuration: flattened MDM keys from the file named by the environment")
+    func managed() async throws {
+        let path = Fixture.path("documents/mdm-flattened.json")
+        let provided = try await ManagedConfigurationProvider(environment: ["ACTIVATE_MANAGED_CONFIG": path]).provide(input: [:])
+        #expect(provided.document.auth.first?.method.typeName == "oauth2")
+        #expect(provided.origin == "managed configuration (\(path))")
+    }
+
+    @Test("the JSON-string provider asks for JSONstring when it has no text")
+    func jsonStringInput() async throws {
+        let provider = JSONStringConfigurationProvider()
+        #expect(provider.inputKeys == [.jsonString])
+        let text = try Fixture.text("documents/android-basic.json")
+        let result = await ConfigurationLoader(providers: [provider]).load { _ in [.jsonString: text] }
+        #expect(result.winner?.configuration.document.host == "mobile-demo.example.hana.ondemand.com")
+    }
+}
+
+@Suite("Configuration store")
+struct StoreTests {
+    let directory: String
+    init() throws {
+        directory = NSTemporaryDirectory() + "store-\(UUID().uuidString)"
+    }
+
+    func record(_ host: String = "mobile.example.com") -> StoredConfiguration {
+        StoredConfiguration(document: ConfigurationDocument(host: host, appID: "com.example.app"), providerID: "p", origin: "o",
+                            storedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                            signature: .verified(algorithm: .ES256, keyFingerprint: "00112233aabbccdd", keyID: "k1"))
+    }
+
+    @Test("save and load round trip; the file is 0600 in a 0700 directory")
+    func roundTrip() throws {
+        let store = FileConfigurationStore(path: "\(directory)/activate/configuration.json")
+        #expect(try store.load() == nil)
+        try store.save(record())
+        #expect(try store.load() == record())
+        let file = try FileManager.default.attributesOfItem(atPath: store.path)
+        let folder = try FileManager.default.attributesOfItem(atPath: "\(directory)/activate")
+        #expect(file[.posixPermissions] as? Int == 0o600)
+        #expect(folder[.posixPermissions] as? Int == 0o700)
+        #expect(try store.remove())
+        #expect(try !store.remove())
+    }
+
+    @Test("a damaged store is a clear error that suggests activate reset", arguments: [
+        "{not json", #"{"format":2}"#, #"{"format":1,"provider":"p"}"#,
+        #"{"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":{"status":"unsigned"},"document":{"host":"https://x"}}"#,
+    ])
+    func damaged(content: String) throws {
+        let store = FileConfigurationStore(path: "\(directory)/configuration.json")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileIO.write(Array(content.utf8), to: store.path, replace: true)
+        let error = #expect(throws: ConfigurationError.self) { try store.load() }
+        #expect(error?.code == .storeDamaged)
+        #expect(error?.reason.hasPrefix("\(store.path): the stored configuration is damaged (") == true)
+        #expect(error?.reason.hasSuffix("run `activate reset` to remove it") == true)
+    }
+
+    @Test("a write that died before its rename leaves the previous configuration intact")
+    func interruptedWrite() throws {
+        let store = FileConfigurationStore(path: "\(directory)/configuration.json")
+        try store.save(record("old.example.com"))
+        // What a process killed mid-write leaves: a half-written temporary file beside the store.
+        let orphan = "\(directory)/.configuration.json.tmp-Ab12Cd"
+        try FileIO.write(Array(#"{"format":1,"provider":"p","ori"#.utf8), to: orphan, replace: false)
+        #expect(try store.load()?.document.host == "old.example.com")
+        try store.save(record("new.example.com"))
+        #expect(try store.load()?.document.host == "new.example.com")
+    }
+
+    @Test("the default path follows XDG")
+    func defaultPath() {
+        #expect(FileConfigurationStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/cfg", "HOME": "/home/u"]) == "/x/cfg/activate/configuration.json")
+        #expect(FileConfigurationStore.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.config/activate/configuration.json")
+        #expect(FileConfigurationStore.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.config/activate/configuration.json")
+    }
+}

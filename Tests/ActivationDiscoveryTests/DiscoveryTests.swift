@@ -1,0 +1,214 @@
+import ActivationConfiguration
+@testable import ActivationDiscovery
+@testable import ActivationDiscoveryServer
+import AsyncHTTPClient
+import Foundation
+import Logging
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The documents of the configuration tests, served from a temporary folder.
+struct ServedFolder {
+    static let documents = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("ActivationConfigurationTests/Fixtures/documents").path
+    let path: String
+
+    init(index: String, documents names: [String] = ["oauth-authorization-code.json", "android-basic.json"]) throws {
+        path = NSTemporaryDirectory() + "discovery-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        for name in names {
+            try FileManager.default.copyItem(atPath: "\(Self.documents)/\(name)", toPath: "\(path)/\(name)")
+        }
+        try FileIO.write(Array(index.utf8), to: "\(path)/discovery.json", replace: false)
+    }
+
+    static let standardIndex = """
+        {"applications": {"com.example.fieldservice": {
+          "domains": {"example.com": "oauth-authorization-code.json"},
+          "codes": {"12345678": {"document": "android-basic.json", "expires": "2099-01-01T00:00:00Z"},
+                    "87654321": {"document": "android-basic.json", "expires": "2020-01-01T00:00:00Z"}}}}}
+        """
+}
+
+/// A real discovery server on a loopback port, for the length of one test.
+func withServer(_ body: (String) async throws -> Void) async throws {
+    let folder = try ServedFolder(index: ServedFolder.standardIndex)
+    let directory = try DiscoveryDirectory(folder: folder.path)
+    var logger = Logger(label: "test")
+    logger.logLevel = .warning
+    let server = DiscoveryServer(directory: directory, host: "127.0.0.1", port: 0, logger: logger)
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let task = Task { try await server.run { continuation.yield($0) } }
+    defer { task.cancel() }
+    var iterator = ports.makeAsyncIterator()
+    let port = try #require(await iterator.next())
+    try await body("http://127.0.0.1:\(port)")
+}
+
+func provider(_ url: String, _ input: ProviderInput, configure: (inout DiscoveryServiceProvider) -> Void = { _ in }) -> DiscoveryServiceProvider {
+    var provider = DiscoveryServiceProvider(serviceURL: url, applicationID: "com.example.fieldservice", allowInsecureLoopback: true, presetInput: input)
+    configure(&provider)
+    return provider
+}
+
+@Suite("Discovery service: provider against a real server")
+struct DiscoveryTests {
+    @Test("lookup by e-mail domain (and parent domain) and by onboarding code")
+    func lookups() async throws {
+        try await withServer { url in
+            let byEmail = try await provider(url, [.emailAddress: "someone@example.com"]).provide(input: [:])
+            #expect(byEmail.document.auth.first?.method.typeName == "oauth2")
+            #expect(!byEmail.origin.contains("someone"), "the origin names the service, not the person")
+            let bySubdomain = try await provider(url, [.emailAddress: "someone@EU.Example.com"]).provide(input: [:])
+            #expect(bySubdomain.document == byEmail.document)
+            let byCode = try await provider(url, [.onboardingCode: "12345678"]).provide(input: [:])
+            #expect(byCode.document.auth.first?.method == .basic)
+        }
+    }
+
+    @Test("unknown, expired, malformed: each its own error")
+    func failures() async throws {
+        try await withServer { url in
+            let unknown = await #expect(throws: ConfigurationError.self) { try await provider(url, [.emailAddress: "a@unknown.org"]).provide(input: [:]) }
+            #expect(unknown?.code == .notFound)
+            #expect(unknown?.reason.hasSuffix("the discovery service has no configuration for the e-mail domain unknown.org") == true)
+            let expired = await #expect(throws: ConfigurationError.self) { try await provider(url, [.onboardingCode: "87654321"]).provide(input: [:]) }
+            #expect(expired?.code == .expired)
+            #expect(expired?.reason.contains("87654321") == false, "codes never appear in messages")
+            let badCode = await #expect(throws: ConfigurationError.self) { try await provider(url, [.onboardingCode: "00000000"]).provide(input: [:]) }
+            #expect(badCode?.code == .notFound)
+            let otherApp = await #expect(throws: ConfigurationError.self) {
+                try await provider(url, [.emailAddress: "a@example.com"]) { $0.applicationID = "com.example.other" }.provide(input: [:])
+            }
+            #expect(otherApp?.code == .notFound)
+        }
+    }
+
+    @Test("quotes may come raw or percent-encoded; the server answers the documented status codes")
+    func rawHTTP() async throws {
+        try await withServer { url in
+            let function = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration"
+            let cases: [(String, Int)] = [
+                ("\(function)(AppConfigID='com.example.fieldservice:1.0',EmailAddress='a@example.com')", 200),
+                ("\(function)(AppConfigID=%27com.example.fieldservice:1.0%27,EmailAddress=%27a%40example.com%27)", 200),
+                ("\(function)(AppConfigID='com.example.fieldservice:1.0',OnboardingCode='12345678')", 200),
+                ("\(function)(AppConfigID='com.example.fieldservice:1.0',OnboardingCode='87654321')", 410),
+                ("\(function)(AppConfigID='com.example.fieldservice:1.0',EmailAddress='a@nowhere.org')", 404),
+                ("\(function)(AppConfigID='com.example.fieldservice',EmailAddress='a@example.com')", 400),
+                ("\(function)(nonsense)", 400),
+                ("/config-api.svc/ApplicationConfigurations/" + String(repeating: "x", count: 5000), 414),
+                ("/health", 200),
+            ]
+            for (path, status) in cases {
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url + path), timeout: .seconds(5))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                #expect(Int(response.status.code) == status, "\(path.prefix(120))")
+                if status != 200 {
+                    #expect(String(buffer: body).hasPrefix(#"{"error":{"code":"#), "\(path.prefix(80)): JSON error body")
+                }
+            }
+        }
+    }
+
+    @Test("answers larger than the cap are refused")
+    func responseCap() async throws {
+        try await withServer { url in
+            let error = await #expect(throws: ConfigurationError.self) {
+                try await provider(url, [.emailAddress: "a@example.com"]) { $0.maxResponseBytes = 100 }.provide(input: [:])
+            }
+            #expect(error?.code == .inputTooLarge)
+        }
+    }
+
+    @Test("a service that never answers times out; a closed port is unreachable")
+    func timeoutAndRefused() async throws {
+        // A socket that listens but never accepts: the kernel completes the handshake, nobody answers.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        listen(fd, 8)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let slow = await #expect(throws: ConfigurationError.self) {
+            try await provider("http://127.0.0.1:\(port)", [.emailAddress: "a@example.com"]) { $0.timeout = .milliseconds(500) }.provide(input: [:])
+        }
+        #expect(slow?.code == .serviceUnavailable)
+        #expect(slow?.reason.contains("timed out") == true, "\(slow?.reason ?? "")")
+        #expect(clock.now - start < .seconds(5))
+
+        close(fd)
+        let refused = await #expect(throws: ConfigurationError.self) {
+            try await provider("http://127.0.0.1:\(port)", [.emailAddress: "a@example.com"]).provide(input: [:])
+        }
+        #expect(refused?.code == .serviceUnavailable)
+    }
+
+    @Test("https is required; plain http only for an explicitly allowed loopback address")
+    func transportPolicy() async throws {
+        let remote = await #expect(throws: ConfigurationError.self) {
+            try await provider("http://discovery.example.com", [.emailAddress: "a@example.com"]).provide(input: [:])
+        }
+        #expect(remote?.code == .insecureURL)
+        let notAllowed = await #expect(throws: ConfigurationError.self) {
+            try await provider("http://127.0.0.1:1", [.emailAddress: "a@example.com"]) { $0.allowInsecureLoopback = false }.provide(input: [:])
+        }
+        #expect(notAllowed?.code == .insecureURL)
+    }
+
+    @Test("an e-mail address must look like local@domain", arguments: ["nobody", "a@b", "@example.com", "a@.example.com", "a@example.com."])
+    func emailShape(address: String) async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await provider("https://discovery.example.com", [.emailAddress: address]).provide(input: [:])
+        }
+        #expect(error?.code == .invalidValue)
+    }
+
+    @Test("lookup values are percent-encoded into the path template")
+    func urlBuilding() throws {
+        let url = try provider("https://d.example.com/", [:]).lookupURL([.emailAddress: "o'neil+x@example.com"]).url
+        #expect(url == "https://d.example.com/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.fieldservice:1.0',EmailAddress='o%27neil%2Bx@example.com')")
+    }
+}
+
+@Suite("Discovery directory")
+struct DirectoryTests {
+    @Test("an invalid document stops the server from starting, named")
+    func invalidDocument() throws {
+        let folder = try ServedFolder(index: #"{"applications":{"a":{"domains":{"example.com":"bad.json"}}}}"#, documents: [])
+        try FileIO.write(Array(#"{"host":"x.example.com","auth":[{"type":"oauth2","config":{}}]}"#.utf8), to: "\(folder.path)/bad.json", replace: false)
+        let error = #expect(throws: ConfigurationError.self) { try DiscoveryDirectory(folder: folder.path) }
+        #expect(error?.reason.hasPrefix("\(folder.path)/bad.json: auth[0].config.oauth2.authorizationEndpoint: missing") == true, "\(error?.reason ?? "")")
+    }
+
+    @Test("a malformed index names the key", arguments: [
+        (#"{"apps":{}}"#, "applications: expected an object of application ids"),
+        (#"{"applications":{"a":{"codes":{"1":{"document":"android-basic.json","expires":"soon"}}}}}"#, "applications.a.codes.1.expires: expected an ISO 8601 time"),
+        (#"{"applications":{"a":{"domains":{"x.com":"../etc/passwd"}}}}"#, #"applications.a.domains.x.com: "../etc/passwd" must be a file name"#),
+        (#"{"applications":{"a":{"domains":{"x.com":"missing.json"}}}}"#, "missing.json: no such file"),
+    ])
+    func malformedIndex(index: String, message: String) throws {
+        let folder = try ServedFolder(index: index)
+        let error = #expect(throws: ConfigurationError.self) { try DiscoveryDirectory(folder: folder.path) }
+        #expect(error?.reason.contains(message) == true, "\(error?.reason ?? "")")
+    }
+
+    @Test("lookup calls parse with raw or encoded quotes, and refuse the rest")
+    func lookupCall() {
+        let prefix = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration"
+        #expect(LookupCall(path: "\(prefix)(AppConfigID='a.b:1.0',EmailAddress='x@y.com')") == LookupCall(path: "\(prefix)(AppConfigID=%27a.b:1.0%27,EmailAddress=%27x%40y.com%27)"))
+        #expect(LookupCall(path: "\(prefix)(AppConfigID='a.b:1.0',OnboardingCode='1,2')")?.lookup == .code("1,2"))
+        #expect(LookupCall(path: "\(prefix)(AppConfigID='a.b:1.0')") == nil)
+        #expect(LookupCall(path: "\(prefix)(AppConfigID=a.b:1.0,EmailAddress=x@y.com)") == nil)
+    }
+}
