@@ -1,10 +1,12 @@
 # The two commands of the README:
 #   make run    set up, build, and scan the sample activation code
-#   make test   set up and run the test suite
+#   make test   set up, run the test suite, then the sample programs in SampleCodes/
 SWIFT ?= swift
 ACTIVATE = .build/debug/activate
 
-.PHONY: run test setup setup-test build release clean
+SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer
+
+.PHONY: run test samples setup setup-test setup-bench build release bench-serve clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -12,6 +14,12 @@ run: setup
 
 test: setup-test
 	$(SWIFT) test
+	$(MAKE) samples
+
+samples:
+	@for sample in $(SAMPLES); do \
+		echo "== $$sample"; $(SWIFT) run --quiet $$sample || exit 1; \
+	done
 
 setup:
 	@scripts/setup.sh
@@ -19,11 +27,18 @@ setup:
 setup-test:
 	@scripts/setup.sh --test
 
+setup-bench:
+	@scripts/setup.sh --bench
+
 build: setup
 	$(SWIFT) build
 
 release: setup
 	$(SWIFT) build -c release --product activate
+
+# Load test of `activate serve` with wrk (30 s); prints requests/s and latency percentiles.
+bench-serve: setup-bench
+	benchmarks/serve-load.sh
 
 clean:
 	rm -rf .build

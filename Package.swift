@@ -72,6 +72,13 @@ let package = Package(
             ]
         ),
 
+        // Runnable examples of library use (README "Samples"); CI runs them.
+        .executableTarget(name: "sample-custom-provider", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomProvider"),
+        .executableTarget(
+            name: "sample-scan-to-configuration", dependencies: ["ActivationConfiguration", "ActivationImaging"],
+            path: "SampleCodes/ScanToConfiguration"),
+        .executableTarget(name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomTransformer"),
+
         .testTarget(
             name: "ActivationImagingTests",
             dependencies: ["ActivationImaging", "ActivationConfiguration"],

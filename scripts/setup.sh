@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages activate needs, only those missing; uses sudo when not root.
 #   scripts/setup.sh          libraries to build and run (zbar, qrencode, libpng, libjpeg-turbo)
-#   scripts/setup.sh --test   also the peer tools the tests and benchmarks compare against
+#   scripts/setup.sh --test   also the peer tools the tests compare against
+#   scripts/setup.sh --bench  also the benchmark tools (hyperfine, wrk, ImageMagick)
 set -euo pipefail
 
 packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libturbojpeg0-dev)
-if [ "${1:-}" = "--test" ]; then
-  packages+=(zxing-cpp-tools zbar-tools qrencode)
-fi
+case "${1:-}" in
+  --test) packages+=(zxing-cpp-tools zbar-tools qrencode) ;;
+  --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl) ;;
+esac
 
 missing=()
 for package in "${packages[@]}"; do
