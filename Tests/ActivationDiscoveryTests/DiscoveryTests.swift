@@ -144,8 +144,10 @@ struct DiscoveryTests {
             try await provider("http://127.0.0.1:\(port)", [.emailAddress: "a@example.com"]) { $0.timeout = .milliseconds(500) }.provide(input: [:])
         }
         #expect(slow?.code == .serviceUnavailable)
+        // "timed out" proves the deadline fired. The wall-clock bound only guards against a hang: tests
+        // that wait on subprocesses can hold the cooperative threads on a 2-core machine for seconds.
         #expect(slow?.reason.contains("timed out") == true, "\(slow?.reason ?? "")")
-        #expect(clock.now - start < .seconds(5))
+        #expect(clock.now - start < .seconds(60))
 
         close(fd)
         let refused = await #expect(throws: ConfigurationError.self) {
