@@ -22,14 +22,24 @@ enum ActivateCLI {
         fatalError("activate executable not found near \(CommandLine.arguments[0]); set ACTIVATE_BIN")
     }()
 
-    static func run(_ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil) throws -> Result {
-        try Tool.run(executable, arguments, stdin: stdin, in: directory)
+    static func run(_ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil) async throws -> Result {
+        try await Tool.run(executable, arguments, stdin: stdin, in: directory)
     }
 }
 
 /// Runs any program and captures its output.
 enum Tool {
-    static func run(_ program: String, _ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil) throws -> ActivateCLI.Result {
+    /// Runs the program on a Dispatch thread: waiting for a child must not hold one of the few
+    /// cooperative threads that every async test shares (two on a 2-core machine).
+    static func run(_ program: String, _ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil) async throws -> ActivateCLI.Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result { try runBlocking(program, arguments, stdin: stdin, in: directory) })
+            }
+        }
+    }
+
+    static func runBlocking(_ program: String, _ arguments: [String], stdin: [UInt8]?, in directory: String?) throws -> ActivateCLI.Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments

@@ -34,17 +34,17 @@ struct ConfigurationCommandTests {
     init() throws { directory = try TemporaryDirectory() }
 
     @Test("inspect --json, golden", arguments: ["oauth-authorization-code.json", "cross-context-sso.json", "saml.json", "mdk-link.txt", "AppParameters.plist"])
-    func inspectJSON(file: String) throws {
-        let result = try ActivateCLI.run(["inspect", "--json", file], in: SourceTree.documents)
+    func inspectJSON(file: String) async throws {
+        let result = try await ActivateCLI.run(["inspect", "--json", file], in: SourceTree.documents)
         #expect(result.status == 0, "\(result.stderr)")
         try expectGolden(result.text, "inspect-\(file).json")
     }
 
     @Test("inspect text summary, golden")
-    func inspectText() throws {
+    func inspectText() async throws {
         var text = ""
         for file in ["oauth-authorization-code.json", "saml.json", "apikey-and-unknown.json", "cross-context-sso.json"] {
-            let result = try ActivateCLI.run(["inspect", file], in: SourceTree.documents)
+            let result = try await ActivateCLI.run(["inspect", file], in: SourceTree.documents)
             #expect(result.status == 0)
             text += "$ activate inspect \(file)\n" + result.text
         }
@@ -53,50 +53,50 @@ struct ConfigurationCommandTests {
     }
 
     @Test("rejections: exit 2, the reason names the key path; --json gives the error object")
-    func rejected() throws {
+    func rejected() async throws {
         let file = try directory.write("bad.json", Array(#"{"host":"x.example.com","appID":"a","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://x.example.com/a","oauth2.tokenEndpoint":"http://x.example.com/t","oauth2.clients":[{"clientID":"c","redirectURL":"https://x.example.com"}]}}]}"#.utf8))
-        let result = try ActivateCLI.run(["inspect", file])
+        let result = try await ActivateCLI.run(["inspect", file])
         #expect(result.status == 2)
         #expect(result.stderr == "activate: \(file): auth[0].config.oauth2.tokenEndpoint: not an https URL (http://x.example.com/t)\n")
-        let json = try ActivateCLI.run(["inspect", "--json", "bad.json"], in: directory.path)
+        let json = try await ActivateCLI.run(["inspect", "--json", "bad.json"], in: directory.path)
         #expect(json.status == 2)
         try expectGolden(json.text, "inspect-rejected.json")
     }
 
     @Test("inspect exit codes: 1 unreadable, 2 not a configuration, 64 usage")
-    func exitCodes() throws {
-        #expect(try ActivateCLI.run(["inspect", directory.file("missing.json")]).status == 1)
-        #expect(try ActivateCLI.run(["inspect", "-"], stdin: Array("https://example.com".utf8)).status == 2)
-        #expect(try ActivateCLI.run(["inspect", "-"], stdin: Array("https://example.com".utf8)).stderr.contains("a web address on example.com, not an onboarding configuration"))
-        #expect(try ActivateCLI.run(["inspect"]).status == 64)
-        #expect(try ActivateCLI.run(["inspect", "x", "--signature", "sometimes"]).status == 64)
-        #expect(try ActivateCLI.run(["inspect", "-", "--public-key", directory.file("nokey.pem")], stdin: []).status == 1)
+    func exitCodes() async throws {
+        #expect(try await ActivateCLI.run(["inspect", directory.file("missing.json")]).status == 1)
+        #expect(try await ActivateCLI.run(["inspect", "-"], stdin: Array("https://example.com".utf8)).status == 2)
+        #expect(try await ActivateCLI.run(["inspect", "-"], stdin: Array("https://example.com".utf8)).stderr.contains("a web address on example.com, not an onboarding configuration"))
+        #expect(try await ActivateCLI.run(["inspect"]).status == 64)
+        #expect(try await ActivateCLI.run(["inspect", "x", "--signature", "sometimes"]).status == 64)
+        #expect(try await ActivateCLI.run(["inspect", "-", "--public-key", directory.file("nokey.pem")], stdin: []).status == 1)
     }
 
     @Test("policy options: --allow-host and --allow-http")
-    func policyOptions() throws {
-        let allowed = try ActivateCLI.run(["inspect", "oauth-authorization-code.json", "--allow-host", "hana.ondemand.com"], in: SourceTree.documents)
+    func policyOptions() async throws {
+        let allowed = try await ActivateCLI.run(["inspect", "oauth-authorization-code.json", "--allow-host", "hana.ondemand.com"], in: SourceTree.documents)
         #expect(allowed.status == 0)
-        let refused = try ActivateCLI.run(["inspect", "oauth-authorization-code.json", "--allow-host", "example.org"], in: SourceTree.documents)
+        let refused = try await ActivateCLI.run(["inspect", "oauth-authorization-code.json", "--allow-host", "example.org"], in: SourceTree.documents)
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("host: the host mobile-demo.example.hana.ondemand.com is not on the allowed list (example.org)"))
         let http = Array(#"{"host":"localhost","protocol":"http","port":8080,"appID":"a"}"#.utf8)
-        #expect(try ActivateCLI.run(["inspect", "-"], stdin: http).status == 2)
-        #expect(try ActivateCLI.run(["inspect", "-", "--allow-http"], stdin: http).status == 0)
+        #expect(try await ActivateCLI.run(["inspect", "-"], stdin: http).status == 2)
+        #expect(try await ActivateCLI.run(["inspect", "-", "--allow-http"], stdin: http).status == 0)
     }
 
     @Test("scan --json carries the activation object under each symbol, golden")
-    func scanJSON() throws {
-        let result = try ActivateCLI.run(["scan", "--json", "SampleCodes/oauth-activation.png", "SampleCodes/basic-activation.png"], in: SourceTree.root)
+    func scanJSON() async throws {
+        let result = try await ActivateCLI.run(["scan", "--json", "SampleCodes/oauth-activation.png", "SampleCodes/basic-activation.png"], in: SourceTree.root)
         #expect(result.status == 0)
         try expectGolden(result.text, "scan-samples.json")
-        let text = try ActivateCLI.run(["scan", "SampleCodes/basic-activation.png"], in: SourceTree.root)
+        let text = try await ActivateCLI.run(["scan", "SampleCodes/basic-activation.png"], in: SourceTree.root)
         try expectGolden(text.text, "scan-basic.txt")
     }
 
     @Test("scan --raw stays byte-exact for configuration codes")
-    func scanRaw() throws {
-        let raw = try ActivateCLI.run(["scan", "--raw", "SampleCodes/oauth-activation.png"], in: SourceTree.root)
+    func scanRaw() async throws {
+        let raw = try await ActivateCLI.run(["scan", "--raw", "SampleCodes/oauth-activation.png"], in: SourceTree.root)
         let expected = try Data(contentsOf: URL(fileURLWithPath: SourceTree.path("SampleCodes/oauth-configuration.json")))
         #expect(raw.stdout == Array(expected) + [0x0A])
     }
@@ -105,13 +105,13 @@ struct ConfigurationCommandTests {
           arguments: ["oauth-authorization-code.json", "android-basic.json", "cross-context-sso.json", "saml.json", "saml-custom.json",
                       "legacy-flat-oauth2.json", "legacy-no-auth.json", "apikey-and-unknown.json", "mdm-flattened.json",
                       "oauth-authorization-code.plist", "oauth-authorization-code.bplist", "mdk-link.txt", "mobile-cards-link.txt"])
-    func configurationRoundTrip(file: String) throws {
+    func configurationRoundTrip(file: String) async throws {
         let input = "\(SourceTree.documents)/\(file)"
         let image = directory.file("\(file).png")
-        let generated = try ActivateCLI.run(["generate", "--config", input, "-o", image, "--allow-passcode"])
+        let generated = try await ActivateCLI.run(["generate", "--config", input, "-o", image, "--allow-passcode"])
         #expect(generated.status == 0, "\(generated.stderr)")
-        let inspected = try JSONSerialization.jsonObject(with: Data(try ActivateCLI.run(["inspect", "--json", input]).stdout)) as? [String: Any]
-        let scanned = try JSONSerialization.jsonObject(with: Data(try ActivateCLI.run(["scan", "--json", image]).stdout)) as? [[String: Any]]
+        let inspected = try JSONSerialization.jsonObject(with: Data(try await ActivateCLI.run(["inspect", "--json", input]).stdout)) as? [String: Any]
+        let scanned = try JSONSerialization.jsonObject(with: Data(try await ActivateCLI.run(["scan", "--json", image]).stdout)) as? [[String: Any]]
         let symbols = try #require(scanned?.first?["symbols"] as? [[String: Any]])
         let activation = try #require(symbols.first?["activation"] as? [String: Any])
         #expect(activation["accepted"] as? Bool == true)
@@ -120,29 +120,29 @@ struct ConfigurationCommandTests {
     }
 
     @Test("generate --config refuses a passcode without --allow-passcode, and an invalid document")
-    func generateRefusals() throws {
-        let sso = try ActivateCLI.run(["generate", "--config", "cross-context-sso.json", "-o", directory.file("sso.png")], in: SourceTree.documents)
+    func generateRefusals() async throws {
+        let sso = try await ActivateCLI.run(["generate", "--config", "cross-context-sso.json", "-o", directory.file("sso.png")], in: SourceTree.documents)
         #expect(sso.status == 2)
         #expect(sso.stderr.contains("carries an OAuth passcode"))
         let bad = try directory.write("bad.json", Array(#"{"host":"https://x.example.com"}"#.utf8))
-        #expect(try ActivateCLI.run(["generate", "--config", bad, "-o", directory.file("bad.png")]).status == 2)
+        #expect(try await ActivateCLI.run(["generate", "--config", bad, "-o", directory.file("bad.png")]).status == 2)
         #expect(!FileManager.default.fileExists(atPath: directory.file("bad.png")))
-        #expect(try ActivateCLI.run(["generate", "x", "--sign", "k.pem"]).status == 64)
+        #expect(try await ActivateCLI.run(["generate", "x", "--sign", "k.pem"]).status == 64)
     }
 
     @Test("generate --sign: ES256 and RS256 codes verify with the matching key, and only with it", arguments: ["ec256", "rsa"])
-    func signed(key: String) throws {
+    func signed(key: String) async throws {
         let image = directory.file("signed-\(key).png")
-        let generated = try ActivateCLI.run(["generate", "--config", "\(SourceTree.documents)/android-basic.json",
+        let generated = try await ActivateCLI.run(["generate", "--config", "\(SourceTree.documents)/android-basic.json",
                                              "--sign", "\(SourceTree.keys)/\(key).pem", "--ec", "L", "-o", image])
         #expect(generated.status == 0, "\(generated.stderr)")
-        let verified = try ActivateCLI.run(["scan", image, "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--signature", "required"])
+        let verified = try await ActivateCLI.run(["scan", image, "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--signature", "required"])
         #expect(verified.text.contains("Scan succeeded. You will be connected to: mobile-demo.example.hana.ondemand.com"))
         #expect(verified.text.contains("Signature:  verified (\(key == "rsa" ? "RS256" : "ES256")"))
-        let wrong = try ActivateCLI.run(["scan", image, "--public-key", "\(SourceTree.keys)/other-\(key == "rsa" ? "rsa" : "ec256").pub.pem"])
+        let wrong = try await ActivateCLI.run(["scan", image, "--public-key", "\(SourceTree.keys)/other-\(key == "rsa" ? "rsa" : "ec256").pub.pem"])
         #expect(wrong.text.contains("Rejected: \(image): the \(key == "rsa" ? "RS256" : "ES256") signature does not verify with the given public key"))
-        let raw = try ActivateCLI.run(["scan", "--raw", image])
-        let inspect = try ActivateCLI.run(["inspect", "-", "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--json"], stdin: raw.stdout)
+        let raw = try await ActivateCLI.run(["scan", "--raw", image])
+        let inspect = try await ActivateCLI.run(["inspect", "-", "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--json"], stdin: raw.stdout)
         #expect(inspect.status == 0)
         #expect(inspect.text.contains(#""format" : "jws""#))
     }

@@ -9,17 +9,17 @@ struct GenerateCommandTests {
     init() throws { directory = try TemporaryDirectory() }
 
     @Test("payload from the argument, --input and stdin; format from the extension", arguments: QRRenderFormat.allCases)
-    func sources(format: QRRenderFormat) throws {
+    func sources(format: QRRenderFormat) async throws {
         let payloadFile = try directory.write("payload.bin", Array("from a file\n".utf8))
         let name = format == .terminal ? "out-\(format).term" : "out-\(format).\(format == .text ? "txt" : format.rawValue)"
         let output = directory.file(name)
         let formatArguments = format == .terminal ? ["--format", "terminal"] : []
-        let result = try ActivateCLI.run(["generate", "--input", payloadFile, "--output", output] + formatArguments)
+        let result = try await ActivateCLI.run(["generate", "--input", payloadFile, "--output", output] + formatArguments)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("read back and verified"))
         let written = Array(try Data(contentsOf: URL(fileURLWithPath: output)))
         switch format {
-        case .png: #expect(try ActivateCLI.run(["scan", "--raw", output]).stdout == Array("from a file\n\n".utf8))
+        case .png: #expect(try await ActivateCLI.run(["scan", "--raw", output]).stdout == Array("from a file\n\n".utf8))
         case .svg: #expect(String(decoding: written, as: UTF8.self).hasPrefix("<?xml"))
         case .text: #expect(written.starts(with: Array("        ".utf8)))
         case .terminal: #expect(String(decoding: written, as: UTF8.self).contains("█"))
@@ -27,45 +27,45 @@ struct GenerateCommandTests {
     }
 
     @Test("argument and stdin payloads are encoded exactly")
-    func exactPayload() throws {
+    func exactPayload() async throws {
         let fromArgument = directory.file("argument.png")
-        #expect(try ActivateCLI.run(["generate", "Grüße", "-o", fromArgument]).status == 0)
-        #expect(try ActivateCLI.run(["scan", "--raw", "--binary", fromArgument]).stdout == Array("Grüße\n".utf8))
+        #expect(try await ActivateCLI.run(["generate", "Grüße", "-o", fromArgument]).status == 0)
+        #expect(try await ActivateCLI.run(["scan", "--raw", "--binary", fromArgument]).stdout == Array("Grüße\n".utf8))
         let fromStdin = directory.file("stdin.png")
-        #expect(try ActivateCLI.run(["generate", "-o", fromStdin], stdin: [0, 1, 2, 0xFF]).status == 0)
-        #expect(try ActivateCLI.run(["scan", "--raw", "--binary", fromStdin]).stdout == [0, 1, 2, 0xFF, 0x0A])
+        #expect(try await ActivateCLI.run(["generate", "-o", fromStdin], stdin: [0, 1, 2, 0xFF]).status == 0)
+        #expect(try await ActivateCLI.run(["scan", "--raw", "--binary", fromStdin]).stdout == [0, 1, 2, 0xFF, 0x0A])
     }
 
     @Test("without --output the code is drawn on standard output")
-    func terminal() throws {
-        let result = try ActivateCLI.run(["generate", "HELLO"])
+    func terminal() async throws {
+        let result = try await ActivateCLI.run(["generate", "HELLO"])
         #expect(result.status == 0)
         #expect(result.text.contains("▀") || result.text.contains("▄"))
         #expect(result.stderr.contains("alphanumeric mode"))
     }
 
     @Test("an existing file is kept unless --force")
-    func noClobber() throws {
+    func noClobber() async throws {
         let output = try directory.write("exists.png", Array("precious".utf8))
-        let refused = try ActivateCLI.run(["generate", "new", "-o", output])
+        let refused = try await ActivateCLI.run(["generate", "new", "-o", output])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("\(output): already exists; pass --force to replace it"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == Data("precious".utf8))
-        #expect(try ActivateCLI.run(["generate", "new", "-o", output, "--force"]).status == 0)
-        #expect(try ActivateCLI.run(["scan", "--raw", output]).text == "new\n")
+        #expect(try await ActivateCLI.run(["generate", "new", "-o", output, "--force"]).status == 0)
+        #expect(try await ActivateCLI.run(["scan", "--raw", output]).text == "new\n")
     }
 
     @Test("a payload too large: its size and the largest that fits")
-    func tooLarge() throws {
-        let result = try ActivateCLI.run(["generate", "--ec", "H", "-o", directory.file("big.png")], stdin: [UInt8](repeating: 0x61, count: 1300))
+    func tooLarge() async throws {
+        let result = try await ActivateCLI.run(["generate", "--ec", "H", "-o", directory.file("big.png")], stdin: [UInt8](repeating: 0x61, count: 1300))
         #expect(result.status == 1)
         #expect(result.stderr.contains("payload: 1300 bytes do not fit in a QR code; at error-correction level H the largest byte payload is 1273"))
         #expect(!FileManager.default.fileExists(atPath: directory.file("big.png")))
     }
 
     @Test("an unwritable output path is a clear error")
-    func unwritable() throws {
-        let result = try ActivateCLI.run(["generate", "x", "-o", "/nonexistent-directory/code.png"])
+    func unwritable() async throws {
+        let result = try await ActivateCLI.run(["generate", "x", "-o", "/nonexistent-directory/code.png"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("/nonexistent-directory/code.png: cannot write"))
     }
@@ -74,14 +74,14 @@ struct GenerateCommandTests {
         ["generate", "x", "--scale", "1"], ["generate", "x", "--ec", "X"], ["generate", "x", "--min-version", "41"],
         ["generate", "x", "-o", "code.jpg"], ["generate", "x", "--input", "f"], ["generate", "x", "--margin", "-1"],
     ])
-    func usage(arguments: [String]) throws {
-        #expect(try ActivateCLI.run(arguments, in: directory.path).status == 64)
+    func usage(arguments: [String]) async throws {
+        #expect(try await ActivateCLI.run(arguments, in: directory.path).status == 64)
     }
 
     @Test("--ec, --scale, --margin and --min-version shape the image")
-    func shape() throws {
+    func shape() async throws {
         let output = directory.file("shaped.png")
-        let result = try ActivateCLI.run(["generate", "abc", "-o", output, "--ec", "q", "--scale", "3", "--margin", "2", "--min-version", "5"])
+        let result = try await ActivateCLI.run(["generate", "abc", "-o", output, "--ec", "q", "--scale", "3", "--margin", "2", "--min-version", "5"])
         #expect(result.status == 0)
         #expect(result.stderr.contains("QR version 5-Q"))
         let image = try ImageDecoder().decodeFile(output)

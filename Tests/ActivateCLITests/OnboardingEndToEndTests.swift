@@ -64,22 +64,22 @@ struct OnboardingEndToEndTests {
             """.utf8).write(to: URL(fileURLWithPath: "\(configs)/discovery.json"))
     }
 
-    func onboard(_ arguments: [String], server: ServeProcess) throws -> ActivateCLI.Result {
-        try ActivateCLI.run(["onboard"] + arguments + ["--app-id", Self.appID, "--discovery", server.url, "--yes", "--store", store])
+    func onboard(_ arguments: [String], server: ServeProcess) async throws -> ActivateCLI.Result {
+        try await ActivateCLI.run(["onboard"] + arguments + ["--app-id", Self.appID, "--discovery", server.url, "--yes", "--store", store])
     }
 
     @Test("the whole lifecycle against a real discovery service")
-    func lifecycle() throws {
+    func lifecycle() async throws {
         let server = try ServeProcess(configs: configs)
 
         // Onboard by e-mail; restore gives the same document the service holds.
-        let byEmail = try onboard(["--email", "someone@example.com"], server: server)
+        let byEmail = try await onboard(["--email", "someone@example.com"], server: server)
         #expect(byEmail.status == 0, "\(byEmail.stderr)")
         #expect(byEmail.text.contains("You will be connected to: mobile-demo.example.hana.ondemand.com"))
-        let restored = try ActivateCLI.run(["restore", "--json", "--store", store])
+        let restored = try await ActivateCLI.run(["restore", "--json", "--store", store])
         #expect(restored.status == 0)
         let stored = try #require(try JSONSerialization.jsonObject(with: Data(restored.stdout)) as? [String: Any])
-        let inspected = try #require(try JSONSerialization.jsonObject(with: Data(try ActivateCLI.run(
+        let inspected = try #require(try JSONSerialization.jsonObject(with: Data(try await ActivateCLI.run(
             ["inspect", "--json", "\(configs)/oauth-authorization-code.json"]).stdout)) as? [String: Any])
         #expect((stored["document"] as? NSDictionary) == (inspected["document"] as? NSDictionary))
         #expect(stored["provider"] as? String == "com.sap.configuration.provider.discoveryservice")
@@ -87,34 +87,34 @@ struct OnboardingEndToEndTests {
         #expect(mode == 0o600)
 
         // A second onboarding does not silently replace the first.
-        let again = try onboard(["--code", "12345678"], server: server)
+        let again = try await onboard(["--code", "12345678"], server: server)
         #expect(again.status == 1)
         #expect(again.stderr.contains("already onboarded to mobile-demo.example.hana.ondemand.com"))
 
         // By onboarding code, replacing the stored configuration.
-        let byCode = try onboard(["--code", "12345678", "--force"], server: server)
+        let byCode = try await onboard(["--code", "12345678", "--force"], server: server)
         #expect(byCode.status == 0, "\(byCode.stderr)")
         #expect(byCode.text.contains("Sign-in:    user name and password (basic)"))
-        #expect(try ActivateCLI.run(["restore", "--store", store]).text.contains("user name and password (basic)"))
+        #expect(try await ActivateCLI.run(["restore", "--store", store]).text.contains("user name and password (basic)"))
 
         // An expired code and an unknown domain: clear errors, the stored configuration untouched.
-        let expired = try onboard(["--code", "99999999", "--force"], server: server)
+        let expired = try await onboard(["--code", "99999999", "--force"], server: server)
         #expect(expired.status == 2)
         #expect(expired.stderr.contains("this onboarding code has expired; ask your administrator for a new one"))
         #expect(!expired.stderr.contains("99999999"))
-        let unknown = try onboard(["--email", "someone@unknown.example.net", "--force"], server: server)
+        let unknown = try await onboard(["--email", "someone@unknown.example.net", "--force"], server: server)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("the discovery service has no configuration for the e-mail domain unknown.example.net"))
-        #expect(try ActivateCLI.run(["restore", "--store", store]).text.contains("user name and password (basic)"))
+        #expect(try await ActivateCLI.run(["restore", "--store", store]).text.contains("user name and password (basic)"))
 
         // Reset, then restore has nothing; reset again is fine.
-        let reset = try ActivateCLI.run(["reset", "--store", store])
+        let reset = try await ActivateCLI.run(["reset", "--store", store])
         #expect(reset.status == 0)
         #expect(!FileManager.default.fileExists(atPath: store))
-        let nothing = try ActivateCLI.run(["restore", "--store", store])
+        let nothing = try await ActivateCLI.run(["restore", "--store", store])
         #expect(nothing.status == 3)
         #expect(nothing.stderr.contains("nothing is onboarded"))
-        #expect(try ActivateCLI.run(["reset", "--store", store]).status == 0)
+        #expect(try await ActivateCLI.run(["reset", "--store", store]).status == 0)
 
         let (status, log) = server.stop()
         #expect(status == 0, "serve stops cleanly on SIGTERM")
@@ -123,48 +123,48 @@ struct OnboardingEndToEndTests {
     }
 
     @Test("the provider queue follows the command line; every failure is listed")
-    func queueOrder() throws {
+    func queueOrder() async throws {
         let image = directory.file("code.png")
-        #expect(try ActivateCLI.run(["generate", "--config", "\(SourceTree.documents)/saml.json", "-o", image]).status == 0)
-        let result = try ActivateCLI.run(["onboard", "--file", directory.file("missing.json"), "--json-string", "https://example.com",
+        #expect(try await ActivateCLI.run(["generate", "--config", "\(SourceTree.documents)/saml.json", "-o", image]).status == 0)
+        let result = try await ActivateCLI.run(["onboard", "--file", directory.file("missing.json"), "--json-string", "https://example.com",
                                           "--scan", image, "--file", "\(SourceTree.documents)/android-basic.json", "--yes", "--store", store])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text.contains("Sign-in:    SAML 2.0"), "the scanned code came before the second file")
-        let failing = try ActivateCLI.run(["onboard", "--json-string", "{}", "--managed", "--yes", "--store", directory.file("other.json")])
+        let failing = try await ActivateCLI.run(["onboard", "--json-string", "{}", "--managed", "--yes", "--store", directory.file("other.json")])
         #expect(failing.status == 2)
         #expect(failing.stderr.contains("com.sap.configuration.provider.json: JSON string: host: missing"))
         #expect(failing.stderr.contains("com.sap.configuration.provider.managed: managed configuration: ACTIVATE_MANAGED_CONFIG is not set"))
     }
 
     @Test("serve refuses to start on an invalid document, naming it")
-    func serveRefuses() throws {
+    func serveRefuses() async throws {
         try Data(#"{"host":"https://bad.example.com"}"#.utf8).write(to: URL(fileURLWithPath: "\(configs)/android-basic.json"))
-        let result = try ActivateCLI.run(["serve", "--configs", configs, "--port", "0"])
+        let result = try await ActivateCLI.run(["serve", "--configs", configs, "--port", "0"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("not starting: \(configs)/android-basic.json: host:"))
-        #expect(try ActivateCLI.run(["serve", "--configs", directory.file("nowhere")]).status == 1)
+        #expect(try await ActivateCLI.run(["serve", "--configs", directory.file("nowhere")]).status == 1)
     }
 
     @Test("a damaged store: restore says so and suggests reset; reset clears it")
-    func damagedStore() throws {
+    func damagedStore() async throws {
         try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
         try Data("{\"format\":1,\"prov".utf8).write(to: URL(fileURLWithPath: store))
-        let result = try ActivateCLI.run(["restore", "--store", store])
+        let result = try await ActivateCLI.run(["restore", "--store", store])
         #expect(result.status == 1)
         #expect(result.stderr.contains("the stored configuration is damaged"))
         #expect(result.stderr.contains("run `activate reset` to remove it"))
-        #expect(try ActivateCLI.run(["reset", "--store", store]).status == 0)
-        #expect(try ActivateCLI.run(["restore", "--store", store]).status == 3)
+        #expect(try await ActivateCLI.run(["reset", "--store", store]).status == 0)
+        #expect(try await ActivateCLI.run(["restore", "--store", store]).status == 3)
     }
 
     @Test("killing onboard at any moment leaves the previous or the new configuration, never a damaged one")
-    func crashDuringWrite() throws {
+    func crashDuringWrite() async throws {
         let small = "\(SourceTree.documents)/android-basic.json"
         // A large document widens the write window.
         var document = try String(contentsOfFile: "\(SourceTree.documents)/saml.json", encoding: .utf8)
         document = document.replacingOccurrences(of: "\"__comment\":\"SAML with defaults\"", with: "\"__comment\":\"\(String(repeating: "x", count: 200_000))\"")
         let big = try directory.write("big.json", Array(document.utf8))
-        func onboard(_ file: String) throws -> Process {
+        func launch(_ file: String) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: ActivateCLI.executable)
             process.arguments = ["onboard", "--file", file, "--yes", "--force", "--store", store]
@@ -176,19 +176,19 @@ struct OnboardingEndToEndTests {
         // How long a whole run takes here; the kills are spread from 0 to 1.5 times that.
         let clock = ContinuousClock()
         let started = clock.now
-        let full = try onboard(big)
+        let full = try launch(big)
         full.waitUntilExit()
         let duration = clock.now - started
         var outcomes: [String: Int] = [:]
         let attempts = 40
         for attempt in 0..<attempts {
-            #expect(try ActivateCLI.run(["onboard", "--file", small, "--yes", "--force", "--store", store]).status == 0)
-            let process = try onboard(big)
+            #expect(try await ActivateCLI.run(["onboard", "--file", small, "--yes", "--force", "--store", store]).status == 0)
+            let process = try launch(big)
             let delay = duration * 1.5 * (Double(attempt) / Double(attempts))
             usleep(UInt32(Double(delay.components.seconds) * 1e6 + Double(delay.components.attoseconds) / 1e12))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            let restore = try ActivateCLI.run(["restore", "--store", store])
+            let restore = try await ActivateCLI.run(["restore", "--store", store])
             #expect(restore.status == 0, "attempt \(attempt): \(restore.stderr)")
             let outcome = restore.text.contains("SAML 2.0") ? "new" : restore.text.contains("(basic)") ? "old" : "other"
             outcomes[outcome, default: 0] += 1

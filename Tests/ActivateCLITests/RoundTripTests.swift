@@ -76,7 +76,7 @@ struct RoundTripTests {
     }
 
     @Test("200+ generated payloads come back byte-exact through activate scan and ZXingReader")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         #expect(Self.cases.count >= 200)
         #expect(Set(Self.cases.map(\.level)) == Set(ErrorCorrection.allCases))
         #expect(Self.cases.contains { $0.payload.count >= 2000 && $0.name.hasPrefix("json") })
@@ -87,7 +87,7 @@ struct RoundTripTests {
             let path = directory.file(String(format: "%03d.png", index))
             if index % 10 == 0 {
                 // Every tenth through the CLI, payload on stdin: the whole user path.
-                let result = try ActivateCLI.run(
+                let result = try await ActivateCLI.run(
                     ["generate", "--output", path, "--ec", testCase.level.rawValue, "--scale", "\(testCase.scale)"],
                     stdin: testCase.payload)
                 #expect(result.status == 0, "\(testCase.testDescription): \(result.stderr)")
@@ -99,7 +99,7 @@ struct RoundTripTests {
         }
 
         // One activate process scans them all.
-        let scan = try ActivateCLI.run(["scan", "--json"] + files)
+        let scan = try await ActivateCLI.run(["scan", "--json"] + files)
         #expect(scan.status == 0, "\(scan.stderr)")
         let reports = try JSONDecoder().decode([ScanFileReport].self, from: Data(scan.stdout))
         #expect(reports.count == files.count)
@@ -112,7 +112,7 @@ struct RoundTripTests {
         // ZXingReader reads each PNG to the same bytes.
         let zxing = try #require(Tool.which("ZXingReader"), "ZXingReader is needed (apt-get install zxing-cpp-tools)")
         for (testCase, file) in zip(Self.cases, files) {
-            let result = try Tool.run(zxing, ["-bytes", file])
+            let result = try await Tool.run(zxing, ["-bytes", file])
             #expect(result.stdout == testCase.payload, "ZXingReader: \(testCase.testDescription)")
         }
     }

@@ -17,30 +17,30 @@ struct ScanCommandTests {
     }
 
     @Test("default output: type and text; file names when several files are given")
-    func readable() throws {
-        let one = try ActivateCLI.run(["scan", code])
+    func readable() async throws {
+        let one = try await ActivateCLI.run(["scan", code])
         #expect(one.status == 0)
         #expect(one.text == "QR-Code: Hello Zürich 日本\n")
-        let two = try ActivateCLI.run(["scan", code, other])
+        let two = try await ActivateCLI.run(["scan", code, other])
         #expect(two.text == "\(code): QR-Code: Hello Zürich 日本\n\(other): QR-Code: second\n")
     }
 
     @Test("--raw prints each payload and one newline, like zbarimg --raw")
-    func raw() throws {
-        #expect(try ActivateCLI.run(["scan", "--raw", code, other]).stdout == Array("Hello Zürich 日本\nsecond\n".utf8))
+    func raw() async throws {
+        #expect(try await ActivateCLI.run(["scan", "--raw", code, other]).stdout == Array("Hello Zürich 日本\nsecond\n".utf8))
     }
 
     @Test("--raw --binary prints the exact bytes")
-    func binary() throws {
+    func binary() async throws {
         let latin1: [UInt8] = [0x43, 0x61, 0x66, 0xE9]
         let file = try directory.write("latin1.png", QRCodeGenerator(scale: 4).generate(latin1, as: .png).data)
-        #expect(try ActivateCLI.run(["scan", "--raw", "--binary", file]).stdout == latin1 + [0x0A])
-        #expect(try ActivateCLI.run(["scan", "--raw", file]).stdout == Array("Café\n".utf8))
+        #expect(try await ActivateCLI.run(["scan", "--raw", "--binary", file]).stdout == latin1 + [0x0A])
+        #expect(try await ActivateCLI.run(["scan", "--raw", file]).stdout == Array("Café\n".utf8))
     }
 
     @Test("--json: one object per file with type, text, base64 bytes and four corners")
-    func json() throws {
-        let result = try ActivateCLI.run(["scan", "--json", code, blank])
+    func json() async throws {
+        let result = try await ActivateCLI.run(["scan", "--json", code, blank])
         #expect(result.status == 4)
         let reports = try JSONDecoder().decode([ScanFileReport].self, from: Data(result.stdout))
         #expect(reports.map(\.file) == [code, blank])
@@ -53,29 +53,29 @@ struct ScanCommandTests {
     }
 
     @Test("standard input with -")
-    func standardInput() throws {
+    func standardInput() async throws {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: code)))
-        let result = try ActivateCLI.run(["scan", "--raw", "-"], stdin: bytes)
+        let result = try await ActivateCLI.run(["scan", "--raw", "-"], stdin: bytes)
         #expect(result.text == "Hello Zürich 日本\n")
     }
 
     @Test("exit 4 when an input has no code; the others are still printed")
-    func nothingFound() throws {
-        let result = try ActivateCLI.run(["scan", "--raw", blank, code])
+    func nothingFound() async throws {
+        let result = try await ActivateCLI.run(["scan", "--raw", blank, code])
         #expect(result.status == 4)
         #expect(result.text == "Hello Zürich 日本\n")
         #expect(result.stderr.contains("\(blank): no QR code or barcode found"))
     }
 
     @Test("--symbology restricts the scan")
-    func symbology() throws {
-        #expect(try ActivateCLI.run(["scan", "--symbology", "ean13,code128", code]).status == 4)
-        #expect(try ActivateCLI.run(["scan", "--symbology", "qr", code]).status == 0)
-        #expect(try ActivateCLI.run(["scan", "--symbology", "nonsense", code]).status == 64)
+    func symbology() async throws {
+        #expect(try await ActivateCLI.run(["scan", "--symbology", "ean13,code128", code]).status == 4)
+        #expect(try await ActivateCLI.run(["scan", "--symbology", "qr", code]).status == 0)
+        #expect(try await ActivateCLI.run(["scan", "--symbology", "nonsense", code]).status == 64)
     }
 
     @Test("hostile inputs: a clear error naming the file, exit 1, never a crash; other files still scanned")
-    func hostile() throws {
+    func hostile() async throws {
         let png = Array(try Data(contentsOf: URL(fileURLWithPath: code)))
         let cases: [(String, String)] = [
             (try directory.write("empty.png", []), "the file is empty"),
@@ -88,7 +88,7 @@ struct ScanCommandTests {
             (directory.file("missing.png"), "no such file"),
         ]
         for (file, message) in cases {
-            let result = try ActivateCLI.run(["scan", file, code])
+            let result = try await ActivateCLI.run(["scan", file, code])
             #expect(result.status == 1, "\(file)")
             #expect(result.stderr.contains("activate: \(file): \(message)"), "\(file): \(result.stderr)")
             #expect(result.text.hasSuffix("\(code): QR-Code: Hello Zürich 日本\n"), "\(file): the good file is still scanned")
@@ -96,15 +96,15 @@ struct ScanCommandTests {
     }
 
     @Test("--max-pixels refuses large images before decoding")
-    func maxPixels() throws {
-        let result = try ActivateCLI.run(["scan", "--max-pixels", "1000", code])
+    func maxPixels() async throws {
+        let result = try await ActivateCLI.run(["scan", "--max-pixels", "1000", code])
         #expect(result.status == 1)
         #expect(result.stderr.contains("exceeds the limit of"))
     }
 
     @Test("usage errors exit 64", arguments: [["scan"], ["scan", "--raw", "--json", "x.png"], ["scan", "--binary", "x.png"], ["scan", "-", "-"]])
-    func usage(arguments: [String]) throws {
-        #expect(try ActivateCLI.run(arguments).status == 64)
+    func usage(arguments: [String]) async throws {
+        #expect(try await ActivateCLI.run(arguments).status == 64)
     }
 
     /// A PNG whose header declares a size and whose data is nonsense.
