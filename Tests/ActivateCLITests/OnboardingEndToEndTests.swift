@@ -122,6 +122,32 @@ struct OnboardingEndToEndTests {
         #expect(!log.contains("someone@") && !log.contains("12345678"), "the log carries no e-mail addresses or codes")
     }
 
+    /// Runs `activate` on a pseudo-terminal (util-linux `script`), typing `keys`, as a person would.
+    func onTerminal(_ arguments: [String], typing keys: String, in folder: String) async throws -> ActivateCLI.Result {
+        let command = ([ActivateCLI.executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        return try await Tool.run("/usr/bin/script", ["-qec", command, "/dev/null"], stdin: Array(keys.utf8), in: folder)
+    }
+
+    @Test("on a terminal: the default queue prompts once for an e-mail or code, and the summary is confirmed")
+    func interactive() async throws {
+        let server = try ServeProcess(configs: configs)
+        defer { _ = server.stop() }
+        let folder = directory.file("empty")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let arguments = ["onboard", "--app-id", Self.appID, "--discovery", server.url, "--store", store]
+
+        let declined = try await onTerminal(arguments, typing: "someone@example.com\nn\n", in: folder)
+        #expect(declined.status == 5)
+        #expect(declined.text.contains("E-mail address or onboarding code: "))
+        #expect(declined.text.contains("You will be connected to: mobile-demo.example.hana.ondemand.com"))
+        #expect(declined.text.contains("store this configuration? [y/N]"))
+        #expect(!FileManager.default.fileExists(atPath: store))
+
+        let accepted = try await onTerminal(arguments, typing: "12345678\ny\n", in: folder)
+        #expect(accepted.status == 0, "\(accepted.text)")
+        #expect(try await ActivateCLI.run(["restore", "--store", store]).text.contains("user name and password (basic)"))
+    }
+
     @Test("the provider queue follows the command line; every failure is listed")
     func queueOrder() async throws {
         let image = directory.file("code.png")
