@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ActivationDiscovery", targets: ["ActivationDiscovery"]),
         .library(name: "ActivationDiscoveryServer", targets: ["ActivationDiscoveryServer"]),
         .executable(name: "activate", targets: ["activate"]),
+        .executable(name: "activate-zxing-helper", targets: ["ZXingHelper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -45,6 +46,12 @@ let package = Package(
             name: "ActivationImaging",
             dependencies: ["ActivationConfiguration", "CZBar", "CQREncode", "CPNG", "CTurboJPEG"]
         ),
+        // The second decoding engine, zxing-cpp (Debian's libzxing-dev), in a process of its own:
+        // ActivationImaging starts it and survives its crashes (see ZXingEngine.swift).
+        .executableTarget(
+            name: "ZXingHelper",
+            linkerSettings: [.linkedLibrary("ZXing")]
+        ),
         .target(
             name: "ActivationDiscovery",
             dependencies: [
@@ -67,6 +74,7 @@ let package = Package(
                 "ActivationImaging",
                 "ActivationDiscovery",
                 "ActivationDiscoveryServer",
+                "ZXingHelper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

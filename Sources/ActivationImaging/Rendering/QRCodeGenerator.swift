@@ -82,7 +82,7 @@ public struct QRCodeGenerator: Sendable, Hashable {
     ///
     /// - Throws: ``ImagingError`` (`verificationFailed`) saying what was read instead.
     public static func verify(_ image: GrayImage, reads payload: [UInt8]) throws {
-        let found = BarcodeScanner(symbologies: [.qr]).scan(image)
+        let found = BarcodeScanner(symbologies: [.qr], effort: .fast).scan(image)
         guard found.count == 1, found[0].bytes == payload else {
             let what = found.isEmpty ? "no code" : found.count > 1 ? "\(found.count) codes" : "different bytes"
             throw ImagingError(.verificationFailed, "rendered code: reading it back gave \(what); try a larger scale or another error-correction level")

@@ -11,21 +11,47 @@ import ActivationConfiguration
 ///
 /// Results come in reading order (top to bottom, then left to right), one per distinct code.
 /// A scanner is a value: copy it freely and use it from any task.
+///
+/// Decoding is a pipeline (``ScanEffort``): one zbar pass first, and only when it finds nothing,
+/// harder passes: zxing-cpp (in a helper process, see `activate-zxing-helper`), then zbar on
+/// contrast-stretched, thresholded and rescaled copies; `thorough` adds rotations and more. The
+/// first pass that finds a code ends the scan, so easy images cost one pass.
 public struct BarcodeScanner: Sendable, Hashable {
     /// Which symbologies to look for (default: all).
     public var symbologies: Set<Symbology>
     /// How images are read from bytes and files, and their size caps.
     public var decoder: ImageDecoder
+    /// How hard to try (default `normal`).
+    public var effort: ScanEffort
 
-    public init(symbologies: Set<Symbology> = Set(Symbology.allCases), decoder: ImageDecoder = ImageDecoder()) {
+    public init(symbologies: Set<Symbology> = Set(Symbology.allCases), decoder: ImageDecoder = ImageDecoder(), effort: ScanEffort = .normal) {
         self.symbologies = symbologies
         self.decoder = decoder
+        self.effort = effort
     }
+
+    /// Whether the second engine (zxing-cpp) is installed; without it the pipeline uses zbar alone.
+    public static var hasSecondEngine: Bool { ZXingEngine.shared != nil }
 
     /// Scans a decoded image.
     public func scan(_ image: GrayImage) -> [ScannedSymbol] {
-        let engine = ZBarEngine(symbologies: symbologies)
-        return Self.ordered(Self.merging([], engine.scan(image)))
+        for pass in ScanPass.passes(for: effort) {
+            guard let prepared = pass.prepare(image) else { continue }
+            var found: [ScannedSymbol]
+            switch pass.engine {
+            case .zbar:
+                found = ZBarEngine(symbologies: symbologies).scan(prepared)
+            case .zxing:
+                guard let engine = ZXingEngine.shared else { continue }
+                found = engine.scan(prepared, options: .init(symbologies: symbologies))
+            }
+            if found.isEmpty { continue }
+            for index in found.indices {
+                found[index].corners = found[index].corners.map { pass.mapBack($0, image) }
+            }
+            return Self.ordered(Self.merging([], found))
+        }
+        return []
     }
 
     /// Decodes and scans an image held in memory (PNG, JPEG or PNM).

@@ -4,6 +4,8 @@ internal import CZBar
 /// `--symbology` and in JSON output.
 public enum Symbology: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
     case qr
+    /// Micro QR (read by the zxing engine only).
+    case microqr
     case ean13
     case ean8
     case upca
@@ -20,6 +22,7 @@ public enum Symbology: String, Sendable, Hashable, CaseIterable, Codable, Compar
     public var displayName: String {
         switch self {
         case .qr: "QR-Code"
+        case .microqr: "MicroQR-Code"
         case .ean13: "EAN-13"
         case .ean8: "EAN-8"
         case .upca: "UPC-A"
@@ -35,15 +38,17 @@ public enum Symbology: String, Sendable, Hashable, CaseIterable, Codable, Compar
     }
 
     /// Whether this is a one-dimensional (linear) barcode.
-    public var isLinear: Bool { self != .qr }
+    public var isLinear: Bool { self != .qr && self != .microqr }
 
     public static func < (lhs: Symbology, rhs: Symbology) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 
-    var zbarType: zbar_symbol_type_t {
+    /// zbar's type, or `nil` when zbar does not read this symbology.
+    var zbarType: zbar_symbol_type_t? {
         switch self {
         case .qr: ZBAR_QRCODE
+        case .microqr: nil
         case .ean13: ZBAR_EAN13
         case .ean8: ZBAR_EAN8
         case .upca: ZBAR_UPCA

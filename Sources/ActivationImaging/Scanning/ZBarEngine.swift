@@ -37,8 +37,8 @@ struct ZBarEngine: Sendable {
 
     private func configure(_ scanner: OpaquePointer) {
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        for symbology in symbologies {
-            zbar_image_scanner_set_config(scanner, symbology.zbarType, ZBAR_CFG_ENABLE, 1)
+        for type in symbologies.compactMap(\.zbarType) {
+            zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1)
         }
         // Raw bytes, not zbar's charset guess (which turns UTF-8 "Zürich" into mojibake).
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)

@@ -1,0 +1,152 @@
+import Foundation
+
+/// The image operations the decoding pipeline tries when a plain pass finds nothing. Each returns
+/// a new image; all are single passes over the pixels (the threshold uses an integral image).
+extension GrayImage {
+    /// Scaled by `factor`: area averaging when shrinking (keeps thin modules from vanishing),
+    /// bilinear when enlarging.
+    public func scaled(by factor: Double) -> GrayImage {
+        let newWidth = max(1, Int((Double(width) * factor).rounded()))
+        let newHeight = max(1, Int((Double(height) * factor).rounded()))
+        var output = [UInt8](repeating: 255, count: newWidth * newHeight)
+        pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                if factor < 1 {
+                    let step = 1 / factor
+                    for y in 0..<newHeight {
+                        let y0 = Int(Double(y) * step), y1 = max(y0 + 1, min(height, Int(Double(y + 1) * step)))
+                        for x in 0..<newWidth {
+                            let x0 = Int(Double(x) * step), x1 = max(x0 + 1, min(width, Int(Double(x + 1) * step)))
+                            var sum = 0
+                            for row in y0..<y1 { for column in x0..<x1 { sum += Int(source[row * width + column]) } }
+                            target[y * newWidth + x] = UInt8(sum / ((y1 - y0) * (x1 - x0)))
+                        }
+                    }
+                } else {
+                    for y in 0..<newHeight {
+                        let sourceY = max(0, (Double(y) + 0.5) / factor - 0.5)
+                        let y0 = min(height - 1, Int(sourceY)), y1 = min(height - 1, y0 + 1), fy = sourceY - Double(y0)
+                        for x in 0..<newWidth {
+                            let sourceX = max(0, (Double(x) + 0.5) / factor - 0.5)
+                            let x0 = min(width - 1, Int(sourceX)), x1 = min(width - 1, x0 + 1), fx = sourceX - Double(x0)
+                            let top = Double(source[y0 * width + x0]) * (1 - fx) + Double(source[y0 * width + x1]) * fx
+                            let bottom = Double(source[y1 * width + x0]) * (1 - fx) + Double(source[y1 * width + x1]) * fx
+                            target[y * newWidth + x] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+                        }
+                    }
+                }
+            }
+        }
+        return GrayImage(unchecked: newWidth, newHeight, output)
+    }
+
+    /// Contrast stretched so the darkest 1% become black and the lightest 1% white: rescues faint
+    /// prints and over-exposed photos.
+    public func stretchedContrast() -> GrayImage {
+        var histogram = [Int](repeating: 0, count: 256)
+        for value in pixels { histogram[Int(value)] += 1 }
+        let cut = pixels.count / 100
+        var low = 0, high = 255, seen = 0
+        while low < 255 && seen + histogram[low] <= cut { seen += histogram[low]; low += 1 }
+        seen = 0
+        while high > 0 && seen + histogram[high] <= cut { seen += histogram[high]; high -= 1 }
+        guard high > low else { return self }
+        let table = (0..<256).map { UInt8(max(0, min(255, ($0 - low) * 255 / (high - low)))) }
+        return GrayImage(unchecked: width, height, pixels.map { table[Int($0)] })
+    }
+
+    /// Black and white by comparing each pixel with the mean of its `window`×`window` neighbourhood
+    /// (minus `offset`): handles shadows and uneven light that defeat a global threshold.
+    public func adaptiveThreshold(window: Int, offset: Int = 5) -> GrayImage {
+        let radius = max(1, window / 2)
+        // Integral image, one row and column of zeros in front.
+        let stride = width + 1
+        var integral = [Int](repeating: 0, count: stride * (height + 1))
+        pixels.withUnsafeBufferPointer { source in
+            for y in 0..<height {
+                var rowSum = 0
+                for x in 0..<width {
+                    rowSum += Int(source[y * width + x])
+                    integral[(y + 1) * stride + x + 1] = integral[y * stride + x + 1] + rowSum
+                }
+            }
+        }
+        var output = [UInt8](repeating: 255, count: pixels.count)
+        pixels.withUnsafeBufferPointer { source in
+            integral.withUnsafeBufferPointer { sums in
+                for y in 0..<height {
+                    let top = max(0, y - radius), bottom = min(height, y + radius + 1)
+                    for x in 0..<width {
+                        let left = max(0, x - radius), right = min(width, x + radius + 1)
+                        let area = (bottom - top) * (right - left)
+                        let sum = sums[bottom * stride + right] - sums[top * stride + right] - sums[bottom * stride + left] + sums[top * stride + left]
+                        output[y * width + x] = Int(source[y * width + x]) * area < sum - offset * area ? 0 : 255
+                    }
+                }
+            }
+        }
+        return GrayImage(unchecked: width, height, output)
+    }
+
+    /// Rotated by `degrees` (counter-clockwise) about the centre, on a white canvas large enough
+    /// for the whole image. Turns a code tilted by that much back to upright.
+    public func rotated(degrees: Double) -> GrayImage {
+        let radians = degrees * .pi / 180
+        let cosine = cos(radians), sine = sin(radians)
+        let newWidth = Int((Double(width) * abs(cosine) + Double(height) * abs(sine)).rounded(.up))
+        let newHeight = Int((Double(width) * abs(sine) + Double(height) * abs(cosine)).rounded(.up))
+        var output = [UInt8](repeating: 255, count: newWidth * newHeight)
+        let centreX = Double(width) / 2, centreY = Double(height) / 2
+        let newCentreX = Double(newWidth) / 2, newCentreY = Double(newHeight) / 2
+        pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                for y in 0..<newHeight {
+                    let dy = Double(y) + 0.5 - newCentreY
+                    for x in 0..<newWidth {
+                        let dx = Double(x) + 0.5 - newCentreX
+                        // Inverse mapping: where in the source this target pixel comes from.
+                        let sourceX = cosine * dx - sine * dy + centreX - 0.5
+                        let sourceY = sine * dx + cosine * dy + centreY - 0.5
+                        let x0 = Int(sourceX.rounded(.down)), y0 = Int(sourceY.rounded(.down))
+                        guard x0 >= 0, y0 >= 0, x0 + 1 < width, y0 + 1 < height else { continue }
+                        let fx = sourceX - Double(x0), fy = sourceY - Double(y0)
+                        let base = y0 * width + x0
+                        let top = Double(source[base]) * (1 - fx) + Double(source[base + 1]) * fx
+                        let bottom = Double(source[base + width]) * (1 - fx) + Double(source[base + width + 1]) * fx
+                        target[y * newWidth + x] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+                    }
+                }
+            }
+        }
+        return GrayImage(unchecked: newWidth, newHeight, output)
+    }
+
+    /// A 3×3 box blur: smooths JPEG blocking and sensor noise.
+    public func boxBlurred() -> GrayImage {
+        var output = pixels
+        pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                for y in 1..<max(1, height - 1) {
+                    for x in 1..<max(1, width - 1) {
+                        var sum = 0
+                        for row in y - 1...y + 1 { for column in x - 1...x + 1 { sum += Int(source[row * width + column]) } }
+                        target[y * width + x] = UInt8(sum / 9)
+                    }
+                }
+            }
+        }
+        return GrayImage(unchecked: width, height, output)
+    }
+
+    /// Unsharp masking (the image plus its difference from a 3×3 blur): restores module edges
+    /// softened by focus blur.
+    public func sharpened(amount: Double = 1.5) -> GrayImage {
+        let blurred = boxBlurred()
+        var output = pixels
+        for index in pixels.indices {
+            let value = Double(pixels[index]) + amount * (Double(pixels[index]) - Double(blurred.pixels[index]))
+            output[index] = UInt8(max(0, min(255, value.rounded())))
+        }
+        return GrayImage(unchecked: width, height, output)
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The second decoding engine: zxing-cpp, run in `activate-zxing-helper` processes.
+///
+/// zxing-cpp reads codes zbar does not (Micro QR, strongly rotated or perspective-distorted QR
+/// codes), but Debian's 1.4.0 aborts on some images. It therefore runs in a helper process that
+/// this type starts, feeds over a socket pair, and restarts when it dies or overruns its time; a
+/// crash costs that one attempt, never the scanning process. Helpers are pooled, one per
+/// concurrent caller, and reused across images.
+final class ZXingEngine: Sendable {
+    /// The helper program: `$ACTIVATE_ZXING_HELPER`, else `activate-zxing-helper` beside the
+    /// running executable. `nil` when there is none: scanning then uses zbar alone.
+    static let helperPath: String? = {
+        if let path = ProcessInfo.processInfo.environment["ACTIVATE_ZXING_HELPER"], !path.isEmpty {
+            return access(path, X_OK) == 0 ? path : nil
+        }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let candidate = (executable as NSString).deletingLastPathComponent + "/activate-zxing-helper"
+        return access(candidate, X_OK) == 0 ? candidate : nil
+    }()
+
+    /// The shared engine, or `nil` when the helper is not installed.
+    static let shared: ZXingEngine? = helperPath.map { ZXingEngine(helperPath: $0) }
+
+    /// One attempt may take this long before the helper is killed and the attempt counts as a miss.
+    static let timeoutMilliseconds: Int32 = 10_000
+
+    private let helperPath: String
+    private let idle = Mutex<[Helper]>([])
+
+    init(helperPath: String) {
+        self.helperPath = helperPath
+    }
+
+    struct Options: Sendable {
+        var symbologies: Set<Symbology>
+        var tryHarder = true
+        var tryRotate = true
+        var tryDownscale = true
+    }
+
+    /// Decodes `image`; an empty result when zxing finds nothing, crashes or times out.
+    func scan(_ image: GrayImage, options: Options) -> [ScannedSymbol] {
+        let formats = options.symbologies.reduce(UInt32(0)) { $0 | $1.zxingFormat }
+        guard formats != 0 else { return [] }
+        var request = [UInt8]()
+        request.reserveCapacity(20 + image.pixels.count)
+        request += Array("AZX1".utf8)
+        let flags = (options.tryHarder ? 1 : 0) | (options.tryRotate ? 2 : 0) | (options.tryDownscale ? 4 : 0)
+        for value in [UInt32(image.width), UInt32(image.height), formats, UInt32(flags)] { request += Self.littleEndian(value) }
+        request += image.pixels
+
+        guard let helper = checkOut() else { return [] }
+        guard let response = helper.exchange(request, timeoutMilliseconds: Self.timeoutMilliseconds) else {
+            helper.terminate()  // crashed, hung or garbled: start a fresh one next time
+            return []
+        }
+        checkIn(helper)
+        return Self.parse(response)
+    }
+
+    private func checkOut() -> Helper? {
+        if let helper = idle.withLock({ $0.popLast() }) { return helper }
+        return Helper(path: helperPath)
+    }
+
+    private func checkIn(_ helper: Helper) {
+        idle.withLock { $0.append(helper) }
+    }
+
+    static func littleEndian(_ value: UInt32) -> [UInt8] {
+        (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    }
+
+    /// Parses a response; symbols of formats activate does not report are dropped.
+    static func parse(_ data: [UInt8]) -> [ScannedSymbol] {
+        var reader = ByteReader(data: data)
+        guard let count = reader.u32() else { return [] }
+        var symbols: [ScannedSymbol] = []
+        for _ in 0..<count {
+            guard let format = reader.u32(), let hasECI = reader.u32(), let bytes = reader.block(), let text = reader.block() else { return symbols }
+            var corners: [Point] = []
+            for _ in 0..<4 {
+                guard let x = reader.u32(), let y = reader.u32() else { return symbols }
+                corners.append(Point(x: Int(Int32(bitPattern: x)), y: Int(Int32(bitPattern: y))))
+            }
+            guard let symbology = Symbology(zxingFormat: format) else { continue }
+            // zbar hands over ECI-declared text converted to UTF-8; do the same here so that both
+            // engines give the same bytes for the same code.
+            let payload = hasECI == 1 ? text : bytes
+            let decoded = symbology.isLinear ? (PayloadText.decode(payload, as: .isoLatin1) ?? "") : PayloadText.decode(payload).text
+            symbols.append(ScannedSymbol(symbology: symbology, bytes: payload, text: decoded, corners: corners))
+        }
+        return symbols
+    }
+
+    private struct ByteReader {
+        let data: [UInt8]
+        var offset = 0
+        mutating func u32() -> UInt32? {
+            guard offset + 4 <= data.count else { return nil }
+            defer { offset += 4 }
+            return (0..<4).reduce(UInt32(0)) { $0 | UInt32(data[offset + $1]) << (8 * UInt32($1)) }
+        }
+        mutating func block() -> [UInt8]? {
+            guard let length = u32().map(Int.init), offset + length <= data.count else { return nil }
+            defer { offset += length }
+            return Array(data[offset..<offset + length])
+        }
+    }
+}
+
+/// One helper process, connected by a Unix socket pair (sends use MSG_NOSIGNAL, so a dead helper
+/// gives an error instead of SIGPIPE).
+private final class Helper: @unchecked Sendable {
+    private var pid: pid_t = 0
+    private var socket: Int32 = -1
+
+    init?(path: String) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pair[1], STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, pair[1], STDOUT_FILENO)
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        var child: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+        defer { argv.forEach { free($0) } }
+        let status = posix_spawn(&child, path, &actions, nil, argv, environ)
+        close(pair[1])
+        guard status == 0 else {
+            close(pair[0])
+            return nil
+        }
+        pid = child
+        socket = pair[0]
+    }
+
+    deinit { terminate() }
+
+    /// Sends a request and reads the whole response, or returns `nil` on any failure or timeout.
+    func exchange(_ request: [UInt8], timeoutMilliseconds: Int32) -> [UInt8]? {
+        guard socket >= 0 else { return nil }
+        var offset = 0
+        while offset < request.count {
+            let sent = request.withUnsafeBytes { send(socket, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            offset += sent
+        }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeoutMilliseconds))
+        func read(_ count: Int) -> [UInt8]? {
+            var buffer = [UInt8](repeating: 0, count: count)
+            var filled = 0
+            while filled < count {
+                let left = deadline - ContinuousClock.now
+                let milliseconds = Int32(max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                guard milliseconds > 0, poll(&descriptor, 1, milliseconds) > 0 else { return nil }
+                let received = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress! + filled, count - filled, 0) }
+                if received < 0 && errno == EINTR { continue }
+                guard received > 0 else { return nil }
+                filled += received
+            }
+            return buffer
+        }
+        // The response is a count and then self-describing records; read it record by record.
+        guard let head = read(4) else { return nil }
+        var response = head
+        let count = head.enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        guard count < 1000 else { return nil }
+        for _ in 0..<count {
+            guard let fixed = read(8) else { return nil }
+            response += fixed
+            for _ in 0..<2 {
+                guard let lengthBytes = read(4) else { return nil }
+                let length = lengthBytes.enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+                guard length < 1 << 20, let block = read(length) else { return nil }
+                response += lengthBytes + block
+            }
+            guard let corners = read(32) else { return nil }
+            response += corners
+        }
+        return response
+    }
+
+    func terminate() {
+        if socket >= 0 {
+            close(socket)
+            socket = -1
+        }
+        if pid > 0 {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            pid = 0
+        }
+    }
+}
+
+extension Symbology {
+    /// zxing-cpp's BarcodeFormat bit for this symbology.
+    var zxingFormat: UInt32 {
+        switch self {
+        case .qr: 1 << 13
+        case .microqr: 1 << 16
+        case .ean13: 1 << 9
+        case .ean8: 1 << 8
+        case .upca: 1 << 14
+        case .upce: 1 << 15
+        case .code128: 1 << 4
+        case .code39: 1 << 2
+        case .code93: 1 << 3
+        case .itf: 1 << 10
+        case .codabar: 1 << 1
+        case .databar: 1 << 5
+        case .databarExpanded: 1 << 6
+        }
+    }
+
+    init?(zxingFormat: UInt32) {
+        guard let match = Symbology.allCases.first(where: { $0.zxingFormat == zxingFormat }) else { return nil }
+        self = match
+    }
+}

@@ -1,0 +1,94 @@
+// activate-zxing-helper: runs zxing-cpp (Debian's libzxing) for activate in a separate process, so
+// that a crash or abort inside the library (zxing-cpp 1.4.0 aborts on some images) cannot take the
+// scanning process down. activate starts it and talks to it over its standard input and output.
+//
+// Request  (repeated until EOF): "AZX1", u32 width, u32 height, u32 formats (zxing BarcodeFormat
+//          bits), u32 flags (1 tryHarder, 2 tryRotate, 4 tryDownscale, 8 pure, 16 local-average
+//          binarizer off), then width*height 8-bit gray pixels.
+// Response: u32 count, then per symbol: u32 format, u32 hasECI, u32 n + n raw bytes,
+//          u32 m + m bytes of UTF-8 text, 8 x i32 corners (top left, top right, bottom right,
+//          bottom left). All integers little-endian.
+#define ZX_USE_UTF8 1
+#include <ZXing/ReadBarcode.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+static bool readAll(void* buffer, size_t size) {
+    auto* out = static_cast<uint8_t*>(buffer);
+    while (size > 0) {
+        ssize_t n = read(STDIN_FILENO, out, size);
+        if (n <= 0) return false;
+        out += n;
+        size -= size_t(n);
+    }
+    return true;
+}
+
+static void put32(std::string& out, uint32_t value) {
+    for (int i = 0; i < 4; ++i) out.push_back(char((value >> (8 * i)) & 0xFF));
+}
+
+static bool writeAll(const std::string& data) {
+    const char* p = data.data();
+    size_t left = data.size();
+    while (left > 0) {
+        ssize_t n = write(STDOUT_FILENO, p, left);
+        if (n <= 0) return false;
+        p += n;
+        left -= size_t(n);
+    }
+    return true;
+}
+
+int main() {
+    const uint32_t maxPixels = 100u * 1000u * 1000u;
+    for (;;) {
+        uint8_t header[20];
+        if (!readAll(header, sizeof header)) return 0;
+        if (std::memcmp(header, "AZX1", 4) != 0) return 2;
+        auto get = [&](int at) { return uint32_t(header[at]) | uint32_t(header[at + 1]) << 8 | uint32_t(header[at + 2]) << 16 | uint32_t(header[at + 3]) << 24; };
+        uint32_t width = get(4), height = get(8), formats = get(12), flags = get(16);
+        if (width == 0 || height == 0 || uint64_t(width) * height > maxPixels) return 3;
+        std::vector<uint8_t> pixels(size_t(width) * height);
+        if (!readAll(pixels.data(), pixels.size())) return 0;
+
+        ZXing::DecodeHints hints;
+        hints.setFormats(ZXing::BarcodeFormats(ZXing::BarcodeFormat(formats)));
+        hints.setTryHarder(flags & 1);
+        hints.setTryRotate(flags & 2);
+        hints.setTryDownscale(flags & 4);
+        hints.setIsPure(flags & 8);
+        if (flags & 16) hints.setBinarizer(ZXing::Binarizer::GlobalHistogram);
+        ZXing::ImageView image(pixels.data(), int(width), int(height), ZXing::ImageFormat::Lum);
+        auto results = ZXing::ReadBarcodes(image, hints);
+
+        std::string out;
+        uint32_t count = 0;
+        std::string body;
+        for (const auto& result : results) {
+            if (!result.isValid()) continue;
+            ++count;
+            put32(body, uint32_t(result.format()));
+            put32(body, result.hasECI() ? 1 : 0);
+            const auto& bytes = result.bytes();
+            put32(body, uint32_t(bytes.size()));
+            body.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+            std::string text = result.text();
+            put32(body, uint32_t(text.size()));
+            body.append(text);
+            const auto& position = result.position();
+            for (const auto& point : {position.topLeft(), position.topRight(), position.bottomRight(), position.bottomLeft()}) {
+                put32(body, uint32_t(point.x));
+                put32(body, uint32_t(point.y));
+            }
+        }
+        put32(out, count);
+        out += body;
+        if (!writeAll(out)) return 0;
+    }
+}
