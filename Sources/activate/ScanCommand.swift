@@ -9,8 +9,16 @@ struct ScanCommand: AsyncParsableCommand {
         abstract: "Find every QR code and barcode in images.",
         discussion: """
             Reads PNG (any bit depth, palette, alpha), JPEG (baseline and progressive) and PNM files,
-            or standard input for `-`. Finds QR codes and the linear barcodes EAN-13/8, UPC-A/E,
-            Code 128/39/93, ITF (interleaved 2 of 5), Codabar and GS1 DataBar, in reading order.
+            folders (recursively: .png .jpg .jpeg .pgm .ppm .pbm .pnm), or standard input for `-`.
+            Finds QR and Micro QR codes and the linear barcodes EAN-13/8, UPC-A/E, Code 128/39/93,
+            ITF (interleaved 2 of 5), Codabar and GS1 DataBar, in reading order. Many files are
+            decoded in parallel (--jobs) and reported in the order given, with a progress bar on a
+            terminal.
+
+            Decoding starts with one zbar pass; only when it finds nothing do harder passes run:
+            zxing-cpp (rotated, distorted, Micro QR), then zbar on contrast-stretched, thresholded
+            and rescaled copies. --effort fast stops after the first pass; thorough adds rotations,
+            sharpening and more.
 
             Codes that carry an onboarding configuration (JSON, a signed JWS, an activation link) are
             checked against the security policy, and the confirmation is shown under the code: "Scan
@@ -21,11 +29,13 @@ struct ScanCommand: AsyncParsableCommand {
               --raw     each payload followed by a newline and nothing else (zbarimg's --raw);
                         add --binary for the exact bytes instead of text
               --json    a JSON array with one object per file (see the README, "scan --json")
+              --json-lines  the same objects, one per line, written as each file is done
 
             Examples:
               activate scan SampleCodes/oauth-activation.png
               activate scan --raw photo.jpg
               activate scan --symbology qr,ean13 --json shelf.jpg
+              activate scan --json-lines --effort thorough photos/ > results.jsonl
               cat code.png | activate scan -
 
             Exit codes: 0 every input had a code; 4 some input had none; 1 an input could not be
@@ -33,7 +43,7 @@ struct ScanCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Image files to scan; `-` reads standard input.", valueName: "file"))
+    @Argument(help: ArgumentHelp("Image files or folders to scan; `-` reads standard input.", valueName: "file"))
     var files: [String]
 
     @Flag(help: "Print only the payloads, each followed by a newline.")
@@ -44,6 +54,18 @@ struct ScanCommand: AsyncParsableCommand {
 
     @Flag(help: "Print a JSON array with one object per file.")
     var json = false
+
+    @Flag(name: .customLong("json-lines"), help: "Print one JSON object per file and line, as each file is done.")
+    var jsonLines = false
+
+    @Option(help: "How hard to try: fast (one zbar pass), normal, or thorough.")
+    var effort: ScanEffort = .normal
+
+    @Option(help: ArgumentHelp("Files decoded at the same time (default: the number of cores).", valueName: "n"))
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(help: "Say on stderr, per file, which decoding pass found the codes and how long it took.")
+    var verbose = false
 
     @Option(
         help: ArgumentHelp(
@@ -59,7 +81,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one image file, or `-` for standard input.") }
-        if raw && json { throw ValidationError("--raw and --json cannot be combined; choose one output format.") }
+        if [raw, json, jsonLines].filter({ $0 }).count > 1 { throw ValidationError("--raw, --json and --json-lines cannot be combined; choose one output format.") }
+        if jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
         if binary && !raw { throw ValidationError("--binary only applies to --raw output.") }
         if maxPixels < 1 { throw ValidationError("--max-pixels must be positive.") }
         if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (`-`) can be read only once.") }
@@ -67,8 +90,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         let symbologies = symbology.isEmpty ? Set(Symbology.allCases) : Set(symbology.flatMap(\.values))
-        let scanner = BarcodeScanner(symbologies: symbologies, decoder: ImageDecoder(maxPixels: maxPixels))
-        let format: ScanOutput.Format = raw ? (binary ? .binary : .raw) : json ? .json : .readable
+        let scanner = BarcodeScanner(symbologies: symbologies, decoder: ImageDecoder(maxPixels: maxPixels), effort: effort)
+        let format: ScanOutput.Format = raw ? (binary ? .binary : .raw) : json ? .json : jsonLines ? .jsonLines : .readable
         let recognizer: PayloadRecognizer
         do {
             recognizer = PayloadRecognizer(policy: try policy.policy())
@@ -76,22 +99,72 @@ struct ScanCommand: AsyncParsableCommand {
             Console.report(error.reason)
             throw ExitCode(ExitStatus.failure)
         }
-        var output = ScanOutput(format: format, showFileNames: files.count > 1, recognizer: recognizer)
-
-        for file in files {
-            let result: Result<[ScannedSymbol], ImagingError>
-            do {
-                result = .success(try scanner.scanFile(file))
-            } catch let error as ImagingError {
-                result = .failure(error)
-            }
-            output.emit(file: file, result)
+        let paths = BarcodeScanner.collectFiles(files)
+        if paths.isEmpty {
+            Console.report("no image files found in \(files.joined(separator: ", "))")
+            throw ExitCode(ExitStatus.nothingFound)
         }
+        var output = ScanOutput(format: format, showFileNames: paths.count > 1, recognizer: recognizer)
+        var progress = Progress(total: paths.count, enabled: paths.count > 1 && Console.stderrIsTerminal && !verbose)
+        scanner.scanFiles(paths, concurrency: jobs) { result in
+            progress.clear()
+            if verbose { Console.error(Self.describe(result)) }
+            output.emit(file: result.path, result.outcome.map(\.symbols))
+            progress.advance(failed: output.failedCount)
+        }
+        progress.clear()
         output.finish()
         if output.failedCount > 0 { throw ExitCode(ExitStatus.failure) }
         if output.emptyCount > 0 { throw ExitCode(ExitStatus.nothingFound) }
     }
+
+    static func describe(_ result: BarcodeScanner.FileResult) -> String {
+        let milliseconds = Double(result.duration.components.seconds) * 1000 + Double(result.duration.components.attoseconds) / 1e15
+        let time = String(format: "%.1f ms", milliseconds)
+        switch result.outcome {
+        case .success(let trace) where trace.pass != nil:
+            return "\(result.path): \(trace.symbols.count) found by \(trace.pass!) (pass \(trace.attempts)), \(time)\n"
+        case .success(let trace):
+            return "\(result.path): nothing after \(trace.attempts) passes, \(time)\n"
+        case .failure:
+            return "\(result.path): not read, \(time)\n"
+        }
+    }
 }
+
+/// A one-line progress bar on stderr (only on a terminal), redrawn at most ten times a second.
+struct Progress {
+    let total: Int
+    let enabled: Bool
+    private var done = 0
+    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private var drawn = false
+
+    init(total: Int, enabled: Bool) {
+        self.total = total
+        self.enabled = enabled
+    }
+
+    mutating func advance(failed: Int) {
+        done += 1
+        guard enabled, ContinuousClock.now - lastDraw > .milliseconds(100) || done == total else { return }
+        lastDraw = .now
+        let width = 30
+        let filled = width * done / max(1, total)
+        let bar = String(repeating: "=", count: filled) + String(repeating: " ", count: width - filled)
+        Console.error("\r[\(bar)] \(done)/\(total) files\(failed > 0 ? ", \(failed) unreadable" : "")")
+        drawn = true
+    }
+
+    /// Removes the bar so that other output starts on a clean line.
+    mutating func clear() {
+        guard drawn else { return }
+        Console.error("\r\u{1B}[K")
+        drawn = false
+    }
+}
+
+extension ScanEffort: ExpressibleByArgument {}
 
 /// A comma-separated `--symbology` value.
 struct SymbologyList: ExpressibleByArgument {
@@ -119,7 +192,7 @@ struct SymbologyList: ExpressibleByArgument {
 
 /// Writes scan results in one of the output formats and counts outcomes for the exit code.
 struct ScanOutput {
-    enum Format { case readable, raw, binary, json }
+    enum Format { case readable, raw, binary, json, jsonLines }
 
     let format: Format
     let showFileNames: Bool
@@ -175,6 +248,8 @@ struct ScanOutput {
             Console.out(symbols.flatMap { $0.bytes + [0x0A] })
         case .json:
             jsonFiles.append(ScanReport.File(file: file, result: result) { activation($0, file: file) })
+        case .jsonLines:
+            Console.out(JSONOutput.encodeLine(ScanReport.File(file: file, result: result) { activation($0, file: file) }) + "\n")
         }
     }
 
@@ -240,6 +315,14 @@ enum ScanReport {
 }
 
 enum JSONOutput {
+    /// Compact, sorted keys: one object per line.
+    static func encodeLine(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
     /// Pretty, sorted keys, slashes unescaped: stable output that diffs well.
     static func encode(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()

@@ -35,8 +35,24 @@ public struct BarcodeScanner: Sendable, Hashable {
 
     /// Scans a decoded image.
     public func scan(_ image: GrayImage) -> [ScannedSymbol] {
+        trace(image).symbols
+    }
+
+    /// What one scan did: the codes, and which pass of the pipeline found them.
+    public struct Trace: Sendable, Hashable {
+        public var symbols: [ScannedSymbol]
+        /// The pass that found the codes (`zbar`, `zxing`, `zbar-threshold`, …); `nil` when none did.
+        public var pass: String?
+        /// How many passes ran.
+        public var attempts: Int
+    }
+
+    /// Scans a decoded image and says which pass found the codes (`activate scan --verbose`).
+    public func trace(_ image: GrayImage) -> Trace {
+        var attempts = 0
         for pass in ScanPass.passes(for: effort) {
             guard let prepared = pass.prepare(image) else { continue }
+            attempts += 1
             var found: [ScannedSymbol]
             switch pass.engine {
             case .zbar:
@@ -49,9 +65,9 @@ public struct BarcodeScanner: Sendable, Hashable {
             for index in found.indices {
                 found[index].corners = found[index].corners.map { pass.mapBack($0, image) }
             }
-            return Self.ordered(Self.merging([], found))
+            return Trace(symbols: Self.ordered(Self.merging([], found)), pass: pass.name, attempts: attempts)
         }
-        return []
+        return Trace(symbols: [], pass: nil, attempts: attempts)
     }
 
     /// Decodes and scans an image held in memory (PNG, JPEG or PNM).

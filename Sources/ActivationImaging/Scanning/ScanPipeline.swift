@@ -58,14 +58,17 @@ struct ScanPass: Sendable {
             .scaled(.zbar, by: 2, when: small),
             .scaled(.zbar, by: 0.5, when: large),
             .zbar("zbar-smooth", { $0.boxBlurred() }),
+            // zxing's detector needs a few pixels per module; small photos get them by enlarging.
+            .scaled(.zxing, by: 2, when: small),
+            ScanPass(name: "zxing-threshold", engine: .zxing, prepare: { $0.adaptiveThreshold(window: max(15, min($0.width, $0.height) / 12)) }),
         ]
         guard effort == .thorough else { return passes }
         passes += [
             .zbar("zbar-sharpen", { $0.sharpened() }),
             .rotated(.zbar, by: 45), .rotated(.zbar, by: 22.5), .rotated(.zbar, by: -22.5),
-            ScanPass(name: "zxing-threshold", engine: .zxing, prepare: { $0.adaptiveThreshold(window: max(15, min($0.width, $0.height) / 12)) }),
-            .scaled(.zxing, by: 2, when: small),
             ScanPass(name: "zxing-contrast", engine: .zxing, prepare: { $0.stretchedContrast() }),
+            ScanPass(name: "zxing-sharpen", engine: .zxing, prepare: { $0.sharpened() }),
+            .scaled(.zxing, by: 0.5, when: large),
         ]
         return passes
     }
