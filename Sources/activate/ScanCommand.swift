@@ -99,12 +99,15 @@ struct ScanCommand: AsyncParsableCommand {
             Console.report(error.reason)
             throw ExitCode(ExitStatus.failure)
         }
-        let paths = BarcodeScanner.collectFiles(files)
-        if paths.isEmpty {
-            Console.report("no image files found in \(files.joined(separator: ", "))")
-            throw ExitCode(ExitStatus.nothingFound)
+        // A folder without images is reported like an image without a code.
+        let emptyFolders = files.filter { file in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) && isDirectory.boolValue
+                && BarcodeScanner.collectFiles([file]).isEmpty
         }
-        var output = ScanOutput(format: format, showFileNames: paths.count > 1, recognizer: recognizer)
+        for folder in emptyFolders { Console.report("\(folder): no image files in this folder") }
+        let paths = BarcodeScanner.collectFiles(files)
+        var output = ScanOutput(format: format, showFileNames: paths.count > 1 || paths.count < files.count, recognizer: recognizer)
         var progress = Progress(total: paths.count, enabled: paths.count > 1 && Console.stderrIsTerminal && !verbose)
         scanner.scanFiles(paths, concurrency: jobs) { result in
             progress.clear()
@@ -115,7 +118,7 @@ struct ScanCommand: AsyncParsableCommand {
         progress.clear()
         output.finish()
         if output.failedCount > 0 { throw ExitCode(ExitStatus.failure) }
-        if output.emptyCount > 0 { throw ExitCode(ExitStatus.nothingFound) }
+        if output.emptyCount > 0 || !emptyFolders.isEmpty { throw ExitCode(ExitStatus.nothingFound) }
     }
 
     static func describe(_ result: BarcodeScanner.FileResult) -> String {

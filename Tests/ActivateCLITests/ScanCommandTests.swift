@@ -84,7 +84,6 @@ struct ScanCommandTests {
              "JPEG is damaged or truncated"),
             (try directory.write("huge.png", Self.pngHeader(width: 100_000, height: 100_000)), "100000×100000 pixels (10000 MP) exceeds the limit of 50 MP"),
             (try directory.write("text.png", Array("just text\n".utf8)), "not an image (PNG, JPEG or PNM expected)"),
-            (directory.path, "is a directory, not a file"),
             (directory.file("missing.png"), "no such file"),
         ]
         for (file, message) in cases {
@@ -93,6 +92,16 @@ struct ScanCommandTests {
             #expect(result.stderr.contains("activate: \(file): \(message)"), "\(file): \(result.stderr)")
             #expect(result.text.hasSuffix("\(code): QR-Code: Hello Zürich 日本\n"), "\(file): the good file is still scanned")
         }
+    }
+
+    @Test("a folder without images is named, exit 4")
+    func emptyFolder() async throws {
+        let empty = directory.file("empty-folder")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let result = try await ActivateCLI.run(["scan", empty, code])
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("activate: \(empty): no image files in this folder"))
+        #expect(result.text.contains("QR-Code: Hello Zürich 日本"))
     }
 
     @Test("--max-pixels refuses large images before decoding")
@@ -105,6 +114,56 @@ struct ScanCommandTests {
     @Test("usage errors exit 64", arguments: [["scan"], ["scan", "--raw", "--json", "x.png"], ["scan", "--binary", "x.png"], ["scan", "-", "-"]])
     func usage(arguments: [String]) async throws {
         #expect(try await ActivateCLI.run(arguments).status == 64)
+    }
+
+    @Test("a folder is scanned recursively, in parallel, reported in order; --json-lines streams one object per file")
+    func folders() async throws {
+        let folder = directory.file("batch")
+        for index in 0..<12 {
+            let sub = "\(folder)/\(index % 3)"
+            try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+            try Data(try QRCodeGenerator(scale: 3).generate(Array("code \(index)".utf8), as: .png).data)
+                .write(to: URL(fileURLWithPath: "\(sub)/\(String(format: "%02d", index)).png"))
+        }
+        try Data("not scanned".utf8).write(to: URL(fileURLWithPath: "\(folder)/readme.txt"))
+        let lines = try await ActivateCLI.run(["scan", "--json-lines", "--jobs", "2", folder])
+        #expect(lines.status == 0, "\(lines.stderr)")
+        let objects = try lines.text.split(separator: "\n").map { try JSONDecoder().decode(ScanFileReport.self, from: Data($0.utf8)) }
+        let expectedOrder = (0..<3).flatMap { sub in stride(from: sub, to: 12, by: 3).map { "\(folder)/\(sub)/\(String(format: "%02d", $0)).png" } }
+        #expect(objects.map(\.file) == expectedOrder)
+        #expect(objects.map { $0.symbols.first?.text } == expectedOrder.map { "code \(Int(($0 as NSString).lastPathComponent.prefix(2))!)" })
+        // One job or two: the same output.
+        let serial = try await ActivateCLI.run(["scan", "--json-lines", "--jobs", "1", folder])
+        #expect(serial.stdout == lines.stdout)
+    }
+
+    @Test("--effort fast is one zbar pass; --verbose says which pass found the code")
+    func effort() async throws {
+        let micro = SourceTree.path("Tests/ActivationImagingTests/Fixtures/corpus/microqrcode-1/M2-Alpha.png")
+        let fast = try await ActivateCLI.run(["scan", "--effort", "fast", micro])
+        #expect(fast.status == 4)
+        let normal = try await ActivateCLI.run(["scan", "--verbose", micro])
+        #expect(normal.status == 0)
+        #expect(normal.text == "MicroQR-Code: ABC\n")
+        #expect(normal.stderr.contains("1 found by zxing (pass 2)"))
+        #expect(try await ActivateCLI.run(["scan", "--effort", "hard", micro]).status == 64)
+    }
+
+    @Test("without the zxing helper the scan still works, with zbar alone")
+    func withoutHelper() async throws {
+        let micro = SourceTree.path("Tests/ActivationImagingTests/Fixtures/corpus/microqrcode-1/M2-Alpha.png")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ActivateCLI.executable)
+        process.arguments = ["scan", code, micro]
+        process.environment = ["ACTIVATE_ZXING_HELPER": "/nonexistent/helper", "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 4)
+        #expect(text == "\(code): QR-Code: Hello Zürich 日本\n")
     }
 
     /// A PNG whose header declares a size and whose data is nonsense.

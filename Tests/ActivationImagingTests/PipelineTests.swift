@@ -1,0 +1,151 @@
+@testable import ActivationImaging
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("Decoding pipeline and engines")
+struct PipelineTests {
+    @Test("the zxing helper is installed next to the build products")
+    func secondEngine() {
+        #expect(BarcodeScanner.hasSecondEngine, "activate-zxing-helper must be built (swift build) for the pipeline's second engine")
+    }
+
+    @Test("fast is one zbar pass; normal goes on to zxing, which reads Micro QR")
+    func efforts() throws {
+        let image = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
+        let fast = BarcodeScanner(effort: .fast).trace(image)
+        #expect(fast.symbols.isEmpty && fast.attempts == 1)
+        let normal = BarcodeScanner().trace(image)
+        #expect(normal.symbols.map(\.text) == ["ABC"])
+        #expect(normal.symbols.first?.symbology == .microqr)
+        #expect(normal.pass == "zxing" && normal.attempts == 2)
+    }
+
+    @Test("an easy image stops after the first pass")
+    func firstPass() throws {
+        let image = try ImageDecoder().decodeFile(Fixture.path("base.png"))
+        let trace = BarcodeScanner().trace(image)
+        #expect(trace.pass == "zbar" && trace.attempts == 1)
+    }
+
+    @Test("a code tilted 30 degrees is read, and its corners are in the original's coordinates")
+    func tilted() throws {
+        let upright = try QRCodeEncoder().encode(Array("tilted".utf8)).grayImage(scale: 6, margin: 4)
+        let tilted = upright.rotated(degrees: 30)
+        let trace = BarcodeScanner(symbologies: [.qr]).trace(tilted)
+        #expect(trace.symbols.map(\.text) == ["tilted"])
+        for corner in try #require(trace.symbols.first).corners {
+            #expect((0...tilted.width).contains(corner.x) && (0...tilted.height).contains(corner.y))
+        }
+    }
+
+    @Test("points found in a rotated copy map back to where they are in the original")
+    func rotationMapping() throws {
+        let original = try GrayImage(width: 300, height: 200, pixels: [UInt8](repeating: 255, count: 60_000))
+        for degrees in [45.0, 22.5, -22.5] {
+            let pass = ScanPass.rotated(.zbar, by: degrees)
+            let rotated = original.rotated(degrees: degrees)
+            // Forward: where a point of the original lands in the rotated canvas.
+            let radians = degrees * .pi / 180
+            for point in [Point(x: 10, y: 20), Point(x: 150, y: 100), Point(x: 290, y: 190)] {
+                let dx = Double(point.x) - 150, dy = Double(point.y) - 100
+                let x = cos(radians) * dx + sin(radians) * dy + Double(rotated.width) / 2
+                let y = -sin(radians) * dx + cos(radians) * dy + Double(rotated.height) / 2
+                let back = pass.mapBack(Point(x: Int(x.rounded()), y: Int(y.rounded())), original)
+                #expect(abs(back.x - point.x) <= 1 && abs(back.y - point.y) <= 1, "\(degrees)°: \(point) → \(back)")
+            }
+        }
+    }
+
+    @Test("a crash inside zxing-cpp costs one attempt, never the process; the next scan works")
+    func crashIsolation() throws {
+        let engine = try #require(ZXingEngine.shared)
+        // Debian's zxing-cpp 1.4.0 aborts on this image (Code 128, try-harder hints).
+        let crashing = try ImageDecoder().decodeFile(Fixture.path("corpus/code128-1/4.png"))
+        #expect(engine.scan(crashing, options: .init(symbologies: [.code128])).isEmpty)
+        let micro = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
+        #expect(engine.scan(micro, options: .init(symbologies: [.microqr])).map(\.text) == ["ABC"])
+        // zbar still reads the crashing image, so the pipeline as a whole does.
+        #expect(BarcodeScanner().scan(crashing).map(\.text) == ["123456"])
+    }
+
+    @Test("a helper that is not a helper (exits, garbles) gives no result and no crash")
+    func brokenHelper() throws {
+        let directory = NSTemporaryDirectory() + "helper-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let micro = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
+        for (name, script) in [("exits", "#!/bin/sh\nexit 3\n"), ("garbles", "#!/bin/sh\nhead -c 20 >/dev/null; printf 'xxxxxxxxxxxxxxxx'; sleep 1\n"),
+                               ("aborts", "#!/bin/sh\nkill -ABRT $$\n")] {
+            let path = "\(directory)/\(name)"
+            try Data(script.utf8).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+            let engine = ZXingEngine(helperPath: path)
+            #expect(engine.scan(micro, options: .init(symbologies: [.microqr])).isEmpty, "\(name)")
+        }
+    }
+
+    @Test("image operations keep size or scale it as asked")
+    func operations() throws {
+        let image = try ImageDecoder().decodeFile(Fixture.path("base.png"))
+        #expect(image.scaled(by: 2).width == image.width * 2)
+        #expect(image.scaled(by: 0.5).width == image.width / 2)
+        let threshold = image.adaptiveThreshold(window: 15)
+        #expect(Set(threshold.pixels).isSubset(of: [0, 255]))
+        let faint = try GrayImage(width: image.width, height: image.height, pixels: image.pixels.map { 100 + $0 / 5 })
+        #expect(faint.stretchedContrast().pixels.min() == 0 && faint.stretchedContrast().pixels.max() == 255)
+        for variant in [image.stretchedContrast(), threshold, image.boxBlurred(), image.sharpened(), image.scaled(by: 2)] {
+            #expect(BarcodeScanner(effort: .fast).scan(variant).map(\.text) == ["https://mobile.example.com/activate?id=42"])
+        }
+    }
+}
+
+@Suite("Batch scanning")
+struct BatchTests {
+    @Test("results come in input order, whatever order the work finishes in, with bounded look-ahead")
+    func orderedParallel() {
+        let inFlight = Mutex((current: 0, highest: 0))
+        var emitted: [Int] = []
+        let emittedSoFar = Mutex(0)
+        OrderedParallel.run(count: 200, concurrency: 4, lookahead: 8) { index in
+            inFlight.withLock { state in
+                state.current += 1
+                state.highest = max(state.highest, state.current)
+            }
+            // Work running ahead of what has been reported stays within the look-ahead window
+            // (plus the one result being handed over at that moment).
+            #expect(index <= emittedSoFar.withLock { $0 } + 8)
+            usleep(UInt32((index * 7919) % 5) * 1000)
+            inFlight.withLock { $0.current -= 1 }
+            return index * 2
+        } emit: { index, value in
+            #expect(value == index * 2)
+            emitted.append(index)
+            emittedSoFar.withLock { $0 = index + 1 }
+        }
+        #expect(emitted == Array(0..<200))
+        #expect(inFlight.withLock { $0.highest } <= 4)
+    }
+
+    @Test("folders are expanded recursively, sorted, images only, hidden entries skipped")
+    func collect() throws {
+        let root = NSTemporaryDirectory() + "collect-\(UUID().uuidString)"
+        for path in ["b/2.png", "b/1.JPG", "a.pgm", "notes.txt", ".hidden/x.png", "b/.y.png", "c/d/e.jpeg"] {
+            let file = "\(root)/\(path)"
+            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data([0]).write(to: URL(fileURLWithPath: file))
+        }
+        let files = BarcodeScanner.collectFiles([root, "\(root)/notes.txt", "-"])
+        #expect(files == ["\(root)/a.pgm", "\(root)/b/1.JPG", "\(root)/b/2.png", "\(root)/c/d/e.jpeg", "\(root)/notes.txt", "-"])
+    }
+
+    @Test("scanFiles reports every file, errors included, in order")
+    func scanFiles() throws {
+        let paths = [Fixture.path("base.png"), Fixture.path("empty.png"), Fixture.path("corpus/ean8-1/1.png"), Fixture.path("baseline.jpg")]
+        var seen: [(String, Bool)] = []
+        BarcodeScanner().scanFiles(paths, concurrency: 2) { result in
+            seen.append((result.path, (try? result.outcome.get().symbols.isEmpty == false) ?? false))
+        }
+        #expect(seen.map(\.0) == paths)
+        #expect(seen.map(\.1) == [true, false, true, true])
+    }
+}
