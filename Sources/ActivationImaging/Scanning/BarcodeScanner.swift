@@ -44,30 +44,43 @@ public struct BarcodeScanner: Sendable, Hashable {
         /// The pass that found the codes (`zbar`, `zxing`, `zbar-threshold`, …); `nil` when none did.
         public var pass: String?
         /// How many passes ran.
-        public var attempts: Int
+        public var attempts: Int { timings.count }
+        /// Each pass that ran, in order, with the time it took (preparing the image and decoding).
+        public var timings: [(pass: String, duration: Duration)]
+
+        public static func == (lhs: Trace, rhs: Trace) -> Bool {
+            lhs.symbols == rhs.symbols && lhs.pass == rhs.pass && lhs.timings.map(\.pass) == rhs.timings.map(\.pass)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(symbols)
+            hasher.combine(pass)
+        }
     }
 
     /// Scans a decoded image and says which pass found the codes (`activate scan --verbose`).
     public func trace(_ image: GrayImage) -> Trace {
-        var attempts = 0
+        var timings: [(pass: String, duration: Duration)] = []
+        let clock = ContinuousClock()
         for pass in ScanPass.passes(for: effort) {
+            let start = clock.now
             guard let prepared = pass.prepare(image) else { continue }
-            attempts += 1
             var found: [ScannedSymbol]
             switch pass.engine {
             case .zbar:
-                found = ZBarEngine(symbologies: symbologies).scan(prepared)
+                found = ZBarEngine(symbologies: symbologies, testInverted: pass.invertedRetry).scan(prepared)
             case .zxing:
                 guard let engine = ZXingEngine.shared else { continue }
                 found = engine.scan(prepared, options: .init(symbologies: symbologies))
             }
+            timings.append((pass.name, clock.now - start))
             if found.isEmpty { continue }
             for index in found.indices {
                 found[index].corners = found[index].corners.map { pass.mapBack($0, image) }
             }
-            return Trace(symbols: Self.ordered(Self.merging([], found)), pass: pass.name, attempts: attempts)
+            return Trace(symbols: Self.ordered(Self.merging([], found)), pass: pass.name, timings: timings)
         }
-        return Trace(symbols: [], pass: nil, attempts: attempts)
+        return Trace(symbols: [], pass: nil, timings: timings)
     }
 
     /// Decodes and scans an image held in memory (PNG, JPEG or PNM).
