@@ -6,7 +6,7 @@ ACTIVATE = .build/debug/activate
 
 SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer
 
-.PHONY: run test samples setup setup-test setup-bench build release bench-serve clean
+.PHONY: run test samples setup setup-test setup-bench build release bench-decode bench-serve clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -35,6 +35,15 @@ build: setup
 
 release: setup
 	$(SWIFT) build -c release --product activate
+
+# Decoders side by side on a corpus (CORPUS=../shared/corpus/public by default): decode counts per
+# category and wall-time ratios; then the pipeline against a single zbar pass; then peak memory.
+CORPUS ?= ../shared/corpus/public
+bench-decode: setup-bench
+	$(SWIFT) build -c release --product activate --product decode-benchmark
+	benchmarks/compare-decoders.py $(CORPUS)
+	.build/release/decode-benchmark $(CORPUS)
+	benchmarks/memory-12mp.sh
 
 # Load test of `activate serve` with wrk (30 s); prints requests/s and latency percentiles.
 bench-serve: setup-bench

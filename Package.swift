@@ -86,6 +86,8 @@ let package = Package(
             name: "sample-scan-to-configuration", dependencies: ["ActivationConfiguration", "ActivationImaging"],
             path: "SampleCodes/ScanToConfiguration"),
         .executableTarget(name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomTransformer"),
+        // `swift run -c release decode-benchmark CORPUS_DIR` (README "Benchmarks").
+        .executableTarget(name: "decode-benchmark", dependencies: ["ActivationImaging"], path: "benchmarks/DecodeBenchmark"),
 
         .testTarget(
             name: "ActivationImagingTests",

@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libturbojpeg0-dev libzxing-dev)
 case "${1:-}" in
   --test) packages+=(zxing-cpp-tools zbar-tools qrencode) ;;
-  --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl) ;;
+  --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
 esac
 
 missing=()

@@ -57,30 +57,32 @@ extension GrayImage {
 
     /// Black and white by comparing each pixel with the mean of its `window`×`window` neighbourhood
     /// (minus `offset`): handles shadows and uneven light that defeat a global threshold.
+    ///
+    /// The box sums slide: one running sum per column over the window's rows, and one running sum
+    /// along each row over those, so memory is one row of sums whatever the image size.
     public func adaptiveThreshold(window: Int, offset: Int = 5) -> GrayImage {
         let radius = max(1, window / 2)
-        // Integral image, one row and column of zeros in front.
-        let stride = width + 1
-        var integral = [Int](repeating: 0, count: stride * (height + 1))
-        pixels.withUnsafeBufferPointer { source in
-            for y in 0..<height {
-                var rowSum = 0
-                for x in 0..<width {
-                    rowSum += Int(source[y * width + x])
-                    integral[(y + 1) * stride + x + 1] = integral[y * stride + x + 1] + rowSum
-                }
-            }
-        }
         var output = [UInt8](repeating: 255, count: pixels.count)
+        var columnSums = [Int](repeating: 0, count: width)
         pixels.withUnsafeBufferPointer { source in
-            integral.withUnsafeBufferPointer { sums in
+            output.withUnsafeMutableBufferPointer { target in
+                // Rows 0...radius-1 start the column sums; each output row then adds one row below
+                // the window and drops one above it.
+                for row in 0..<min(radius, height) {
+                    for x in 0..<width { columnSums[x] += Int(source[row * width + x]) }
+                }
                 for y in 0..<height {
-                    let top = max(0, y - radius), bottom = min(height, y + radius + 1)
+                    let entering = y + radius, leaving = y - radius - 1
+                    if entering < height { for x in 0..<width { columnSums[x] += Int(source[entering * width + x]) } }
+                    if leaving >= 0 { for x in 0..<width { columnSums[x] -= Int(source[leaving * width + x]) } }
+                    let rows = min(height, y + radius + 1) - max(0, y - radius)
+                    var sum = 0
+                    for x in 0..<min(radius, width) { sum += columnSums[x] }
                     for x in 0..<width {
-                        let left = max(0, x - radius), right = min(width, x + radius + 1)
-                        let area = (bottom - top) * (right - left)
-                        let sum = sums[bottom * stride + right] - sums[top * stride + right] - sums[bottom * stride + left] + sums[top * stride + left]
-                        output[y * width + x] = Int(source[y * width + x]) * area < sum - offset * area ? 0 : 255
+                        if x + radius < width { sum += columnSums[x + radius] }
+                        if x - radius - 1 >= 0 { sum -= columnSums[x - radius - 1] }
+                        let area = rows * (min(width, x + radius + 1) - max(0, x - radius))
+                        target[y * width + x] = Int(source[y * width + x]) * area < sum - offset * area ? 0 : 255
                     }
                 }
             }

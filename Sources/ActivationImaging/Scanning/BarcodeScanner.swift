@@ -30,6 +30,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         self.effort = effort
     }
 
+    /// Images with more pixels than this are read at half size after the first two passes.
+    static let reduceAbovePixels = 4_000_000
+
     /// Whether the second engine (zxing-cpp) is installed; without it the pipeline uses zbar alone.
     public static var hasSecondEngine: Bool { ZXingEngine.shared != nil }
 
@@ -62,9 +65,15 @@ public struct BarcodeScanner: Sendable, Hashable {
     public func trace(_ image: GrayImage) -> Trace {
         var timings: [(pass: String, duration: Duration)] = []
         let clock = ContinuousClock()
-        for pass in ScanPass.passes(for: effort) {
+        // Past the first two passes, a large photo is read at half size: codes in such photos are
+        // big enough, and every later pass gets four times cheaper.
+        var reduced: GrayImage?
+        for (index, pass) in ScanPass.passes(for: effort).enumerated() {
             let start = clock.now
-            guard let prepared = pass.prepare(image) else { continue }
+            let useReduced = index >= 2 && image.width * image.height > Self.reduceAbovePixels
+            if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
+            let source = useReduced ? reduced! : image
+            guard let prepared = pass.prepare(source) else { continue }
             var found: [ScannedSymbol]
             switch pass.engine {
             case .zbar:
@@ -73,10 +82,13 @@ public struct BarcodeScanner: Sendable, Hashable {
                 guard let engine = ZXingEngine.shared else { continue }
                 found = engine.scan(prepared, options: .init(symbologies: symbologies))
             }
-            timings.append((pass.name, clock.now - start))
+            timings.append((pass.name + (useReduced ? "@half" : ""), clock.now - start))
             if found.isEmpty { continue }
             for index in found.indices {
-                found[index].corners = found[index].corners.map { pass.mapBack($0, image) }
+                found[index].corners = found[index].corners.map { point in
+                    let mapped = pass.mapBack(point, source)
+                    return useReduced ? Point(x: mapped.x * 2, y: mapped.y * 2) : mapped
+                }
             }
             return Trace(symbols: Self.ordered(Self.merging([], found)), pass: pass.name, timings: timings)
         }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Peak memory (maximum resident set size) for scanning a 12-megapixel JPEG (4000x3000, a phone
+# photo's size): activate (each effort) beside zbarimg and ZXingReader, measured by GNU time.
+#   benchmarks/memory-12mp.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --product activate >&2
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+convert -size 4000x3000 plasma:wheat-tan \( SampleCodes/oauth-activation.png -resize 200% \) -gravity center -composite -quality 90 "$work/photo-12mp.jpg"
+convert -size 4000x3000 plasma:wheat-tan -quality 90 "$work/nocode-12mp.jpg"
+echo "images: 4000x3000 JPEG with a code ($(du -h "$work/photo-12mp.jpg" | cut -f1)), and one without (every pass runs)"
+measure() {
+  local name="$1"; shift
+  /usr/bin/time -f "%M %e" -o "$work/time" "$@" > /dev/null 2>&1 || true
+  read -r kib seconds < "$work/time"
+  printf '%-28s peak RSS %7.1f MiB   %6.2f s\n' "$name" "$(echo "$kib / 1024" | bc -l)" "$seconds"
+}
+measure "activate scan (fast)" .build/release/activate scan --effort fast "$work/photo-12mp.jpg"
+measure "activate scan (normal)" .build/release/activate scan "$work/photo-12mp.jpg"
+measure "activate scan (thorough)" .build/release/activate scan --effort thorough "$work/photo-12mp.jpg"
+measure "zbarimg" zbarimg -q --raw --nodbus -Supca.enable -Supce.enable -Stest-inverted "$work/photo-12mp.jpg"
+measure "ZXingReader" ZXingReader "$work/photo-12mp.jpg"
+measure "no code: activate (normal)" .build/release/activate scan "$work/nocode-12mp.jpg"
+measure "no code: activate (thorough)" .build/release/activate scan --effort thorough "$work/nocode-12mp.jpg"
+measure "no code: zbarimg" zbarimg -q --raw --nodbus -Supca.enable -Supce.enable -Stest-inverted "$work/nocode-12mp.jpg"
+measure "no code: ZXingReader" ZXingReader "$work/nocode-12mp.jpg"
