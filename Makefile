@@ -40,7 +40,8 @@ release: setup
 # category and wall-time ratios; then the pipeline against a single zbar pass; then peak memory.
 CORPUS ?= ../shared/corpus/public
 bench-decode: setup-bench
-	$(SWIFT) build -c release --product activate --product decode-benchmark
+	$(SWIFT) build -c release --product activate
+	$(SWIFT) build -c release --product decode-benchmark
 	benchmarks/compare-decoders.py $(CORPUS)
 	.build/release/decode-benchmark $(CORPUS)
 	benchmarks/memory-12mp.sh
