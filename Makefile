@@ -6,7 +6,9 @@ ACTIVATE = .build/debug/activate
 
 SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer
 
-.PHONY: run test samples setup setup-test setup-bench build release bench-decode bench-serve clean
+PREFIX ?= /usr/local
+
+.PHONY: run test samples setup setup-test setup-bench build release install bench-decode bench-serve clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -35,6 +37,12 @@ build: setup
 
 release: setup
 	$(SWIFT) build -c release --product activate
+	$(SWIFT) build -c release --product activate-zxing-helper
+
+# activate finds its zxing helper beside itself, so both go to the same folder.
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 .build/release/activate .build/release/activate-zxing-helper $(DESTDIR)$(PREFIX)/bin/
 
 # Decoders side by side on a corpus (CORPUS=../shared/corpus/public by default): decode counts per
 # category and wall-time ratios; then the pipeline against a single zbar pass; then peak memory.

@@ -42,7 +42,7 @@ public struct BarcodeScanner: Sendable, Hashable {
     }
 
     /// What one scan did: the codes, and which pass of the pipeline found them.
-    public struct Trace: Sendable, Hashable {
+    public struct Trace: Sendable {
         public var symbols: [ScannedSymbol]
         /// The pass that found the codes (`zbar`, `zxing`, `zbar-threshold`, …); `nil` when none did.
         public var pass: String?
@@ -50,15 +50,6 @@ public struct BarcodeScanner: Sendable, Hashable {
         public var attempts: Int { timings.count }
         /// Each pass that ran, in order, with the time it took (preparing the image and decoding).
         public var timings: [(pass: String, duration: Duration)]
-
-        public static func == (lhs: Trace, rhs: Trace) -> Bool {
-            lhs.symbols == rhs.symbols && lhs.pass == rhs.pass && lhs.timings.map(\.pass) == rhs.timings.map(\.pass)
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(symbols)
-            hasher.combine(pass)
-        }
     }
 
     /// Scans a decoded image and says which pass found the codes (`activate scan --verbose`).
@@ -84,13 +75,13 @@ public struct BarcodeScanner: Sendable, Hashable {
             }
             timings.append((pass.name + (useReduced ? "@half" : ""), clock.now - start))
             if found.isEmpty { continue }
-            for index in found.indices {
-                found[index].corners = found[index].corners.map { point in
+            for symbolIndex in found.indices {
+                found[symbolIndex].corners = found[symbolIndex].corners.map { point in
                     let mapped = pass.mapBack(point, source)
                     return useReduced ? Point(x: mapped.x * 2, y: mapped.y * 2) : mapped
                 }
             }
-            return Trace(symbols: Self.ordered(Self.merging([], found)), pass: pass.name, timings: timings)
+            return Trace(symbols: Self.ordered(Self.deduplicated(found)), pass: pass.name, timings: timings)
         }
         return Trace(symbols: [], pass: nil, timings: timings)
     }
@@ -109,11 +100,11 @@ public struct BarcodeScanner: Sendable, Hashable {
         scan(try decoder.decodeFile(path))
     }
 
-    /// Adds `new` symbols to `found`, skipping any that repeat a found code of the same kind and
-    /// bytes at an overlapping place (the same code read twice), but keeping true duplicates.
-    static func merging(_ found: [ScannedSymbol], _ new: [ScannedSymbol]) -> [ScannedSymbol] {
-        var result = found
-        for symbol in new where !result.contains(where: { $0.isSameCode(as: symbol) }) {
+    /// Drops symbols that repeat an earlier one of the same kind and bytes at an overlapping place
+    /// (the same code read twice), but keeps true duplicates (two labels with the same code).
+    static func deduplicated(_ symbols: [ScannedSymbol]) -> [ScannedSymbol] {
+        var result: [ScannedSymbol] = []
+        for symbol in symbols where !result.contains(where: { $0.isSameCode(as: symbol) }) {
             result.append(symbol)
         }
         return result
