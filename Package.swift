@@ -87,7 +87,7 @@ let package = Package(
             path: "SampleCodes/ScanToConfiguration"),
         .executableTarget(name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomTransformer"),
         // `swift run -c release decode-benchmark CORPUS_DIR` (README "Benchmarks").
-        .executableTarget(name: "decode-benchmark", dependencies: ["ActivationImaging"], path: "benchmarks/DecodeBenchmark"),
+        .executableTarget(name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "benchmarks/DecodeBenchmark"),
 
         .testTarget(
             name: "ActivationImagingTests",

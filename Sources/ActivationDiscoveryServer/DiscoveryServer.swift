@@ -152,8 +152,7 @@ struct RequestGuard<Context: RequestContext>: RouterMiddleware {
         }
         let path = request.uri.path
         let shown = path.hasPrefix(DiscoveryServer.functionPrefix) ? DiscoveryServer.functionPrefix + "getApplicationConfiguration(…)" : path
-        let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        let milliseconds = (ContinuousClock.now - start).inMilliseconds
         logger.info("\(request.method) \(shown.prefix(200)) \(response.status.code) \(String(format: "%.2f", milliseconds)) ms")
         return response
     }

@@ -122,17 +122,12 @@ struct ScanCommand: AsyncParsableCommand {
     }
 
     static func describe(_ result: BarcodeScanner.FileResult) -> String {
-        let milliseconds = Double(result.duration.components.seconds) * 1000 + Double(result.duration.components.attoseconds) / 1e15
-        let time = String(format: "%.1f ms", milliseconds)
-        func ms(_ duration: Duration) -> String {
-            String(format: "%.1f", Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
-        }
-        let passes = (try? result.outcome.get().timings.map { "\($0.pass) \(ms($0.duration))" }.joined(separator: ", ")).map { " [\($0) ms]" } ?? ""
+        let time = String(format: "%.1f ms", result.duration.inMilliseconds)
         switch result.outcome {
-        case .success(let trace) where trace.pass != nil:
-            return "\(result.path): \(trace.symbols.count) found by \(trace.pass!) (pass \(trace.attempts)), \(time)\(passes)\n"
         case .success(let trace):
-            return "\(result.path): nothing after \(trace.attempts) passes, \(time)\(passes)\n"
+            let passes = trace.timings.map { "\($0.pass) " + String(format: "%.1f", $0.duration.inMilliseconds) }.joined(separator: ", ")
+            let outcome = trace.pass.map { "\(trace.symbols.count) found by \($0) (pass \(trace.attempts))" } ?? "nothing after \(trace.attempts) passes"
+            return "\(result.path): \(outcome), \(time) [\(passes) ms]\n"
         case .failure:
             return "\(result.path): not read, \(time)\n"
         }

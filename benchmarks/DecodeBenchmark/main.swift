@@ -6,6 +6,7 @@
 // Each image is decoded from its file once; then `--effort fast` (exactly one zbar pass through
 // activate's thin wrapper) and the default pipeline (`normal`) each scan it REPEATS times, and
 // the median time of each is kept.
+import ActivationConfiguration
 import ActivationImaging
 import Foundation
 
@@ -24,8 +25,7 @@ func median(_ body: () -> Void) -> Double {
     for _ in 0..<repeats {
         let start = clock.now
         body()
-        let elapsed = clock.now - start
-        samples.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+        samples.append((clock.now - start).inMilliseconds)
     }
     return samples.sorted()[samples.count / 2]
 }

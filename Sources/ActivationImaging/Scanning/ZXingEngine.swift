@@ -1,3 +1,4 @@
+import ActivationConfiguration
 import Foundation
 import Synchronization
 
@@ -165,8 +166,7 @@ private final class Helper: @unchecked Sendable {
             var buffer = [UInt8](repeating: 0, count: count)
             var filled = 0
             while filled < count {
-                let left = deadline - ContinuousClock.now
-                let milliseconds = Int32(max(0, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                let milliseconds = Int32(max(0, (deadline - ContinuousClock.now).inMilliseconds))
                 var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
                 guard milliseconds > 0, poll(&descriptor, 1, milliseconds) > 0 else { return nil }
                 let received = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress! + filled, count - filled, 0) }
