@@ -39,14 +39,7 @@ extension AuthItem {
             config["oauth2.tokenEndpoint"] = .string(settings.tokenEndpoint)
             if let endUserUI = settings.endUserUI { config["oauth2.endUserUI"] = .string(endUserUI) }
             if let xsuaa = settings.xsuaaAuthorizationEndpoint { config["oauth2.xsuaaAuthorizationEndpoint"] = .string(xsuaa) }
-            config["oauth2.clients"] = .array(settings.clients.map { client in
-                var object: ConfigurationObject = [
-                    "clientID": .string(client.clientID), "redirectURL": .string(client.redirectURL),
-                    "grantType": .string(client.grantType.rawValue),
-                ]
-                if let passcode = client.passcode { object["passcode"] = .string(includeSecrets ? passcode : "<redacted>") }
-                return .object(object)
-            })
+            config["oauth2.clients"] = .array(settings.clients.map { $0.value(includeSecrets: includeSecrets) })
         case .saml2(let settings):
             config["saml2.web.post.authchallengeheader.name"] = .string(settings.challengeHeaderName)
             config["saml2.web.post.finish.endpoint.uri"] = .string(settings.finishEndpointPath)
@@ -59,6 +52,17 @@ extension AuthItem {
         for (key, value) in otherConfig { config[key] = value }
         var object: ConfigurationObject = ["type": .string(method.typeName), "requireOtp": .bool(requireOtp)]
         if !config.isEmpty || { if case .oauth2 = method { true } else { false } }() { object["config"] = .object(config) }
+        return .object(object)
+    }
+}
+
+extension OAuth2Client {
+    /// `{"clientID", "redirectURL", "grantType", "passcode"?}`; without secrets the passcode is `<redacted>`.
+    func value(includeSecrets: Bool) -> ConfigurationValue {
+        var object: ConfigurationObject = [
+            "clientID": .string(clientID), "redirectURL": .string(redirectURL), "grantType": .string(grantType.rawValue),
+        ]
+        if let passcode { object["passcode"] = .string(includeSecrets ? passcode : "<redacted>") }
         return .object(object)
     }
 }

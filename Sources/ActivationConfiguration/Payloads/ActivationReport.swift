@@ -124,14 +124,7 @@ public struct ActivationReport: Sendable {
             entry["tokenEndpoint"] = .string(settings.tokenEndpoint)
             if let endUserUI = settings.endUserUI { entry["endUserUI"] = .string(endUserUI) }
             if let xsuaa = settings.xsuaaAuthorizationEndpoint { entry["xsuaaAuthorizationEndpoint"] = .string(xsuaa) }
-            entry["clients"] = .array(settings.clients.map { client in
-                var object: ConfigurationObject = [
-                    "clientID": .string(client.clientID), "redirectURL": .string(client.redirectURL),
-                    "grantType": .string(client.grantType.rawValue),
-                ]
-                if client.passcode != nil { object["passcode"] = .string("<redacted>") }
-                return .object(object)
-            })
+            entry["clients"] = .array(settings.clients.map { $0.value(includeSecrets: false) })
         case .saml2(let settings):
             entry["finishEndpointURL"] = .string(baseURL + settings.finishEndpointPath)
             entry["finishEndpointRedirectParameter"] = .string(settings.finishEndpointRedirectParameter)
