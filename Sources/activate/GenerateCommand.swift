@@ -7,25 +7,20 @@ struct GenerateCommand: AsyncParsableCommand {
         commandName: "generate",
         abstract: "Make a QR code from a payload, check that it reads back, and write it.",
         discussion: """
-            The payload comes from the argument, from --input FILE, or from standard input; its bytes
-            are encoded exactly (a trailing newline too: use `printf` rather than `echo`). Payloads made
-            only of 0-9 A-Z space $%*+-./: use the denser alphanumeric mode, others 8-bit byte mode.
+            The payload comes from the argument, from --input FILE, or from standard input; its bytes are encoded exactly (a trailing newline too: use `printf` rather than `echo`). Payloads made only of 0-9 A-Z space $%*+-./: use the denser alphanumeric mode, others 8-bit byte mode.
 
-            The format follows the --output extension (.png, .svg, .txt) or --format. Without --output
-            the code is drawn on the terminal. An existing file is never replaced without --force, and
-            files are written atomically. Before writing, the rendered image is scanned again and must
-            give back the exact payload bytes.
+            The format follows the --output extension (.png, .svg, .txt) or --format. Without --output the code is drawn on the terminal. An existing file is never replaced without --force, and files are written atomically. Before writing, the rendered image is scanned again and must give back the exact payload bytes.
 
-            With --config FILE the configuration document is read and checked first (the security-policy
-            options apply) and its canonical compact JSON is encoded; --sign KEY.pem (an EC P-256/384/521
-            or RSA private key) makes it a signed code (JWS) that `activate scan --public-key` verifies.
+            With --config FILE the configuration document is read and checked first (the security-policy options apply) and its canonical compact JSON is encoded; --sign KEY.pem (an EC P-256/384/521 or RSA private key) makes it a signed code (JWS) that `activate scan --public-key` verifies.
 
             Examples:
               activate generate 'https://mobile.example.com' --output code.png
-              activate generate --config SampleCodes/oauth-configuration.json --output activation.png
-              activate generate --config config.json --sign signer.pem --ec Q --output signed.png
               activate generate --input config.json --ec Q --output config.svg
-              printf '%s' "$PAYLOAD" | activate generate            # show it on this terminal
+              printf '%s' "$PAYLOAD" | activate generate      # on this terminal
+              activate generate --config config.json --output activation.png
+              activate generate --config config.json --sign signer.pem -o signed.png
+
+            Exit codes: 0 written; 1 the payload or an output cannot be used (too large, an existing file, an unwritable path); 2 --config: the document is rejected; 64 usage error.
             """
     )
 

@@ -9,32 +9,26 @@ struct OnboardCommand: AsyncParsableCommand {
         commandName: "onboard",
         abstract: "Find the onboarding configuration, confirm it, and store it.",
         discussion: """
-            The sources form a queue in the order given; the first that yields a valid configuration
-            wins, and every other source's reason is listed when none does:
-              --file F          a JSON or property-list file (repeatable)
-              --json-string S   configuration text: JSON, a signed JWS, an activation link (repeatable)
-              --managed         the file named by $ACTIVATE_MANAGED_CONFIG (MDM keys are inflated)
-              --email E         the discovery service, looked up by the e-mail address's domain
-              --code C          the discovery service, looked up by an onboarding code
-              --scan IMAGE      the first activation code in an image (repeatable)
-            With none: managed, then ./ConfigurationProvider.plist or .json, then (with --discovery
-            and a terminal) a prompt for an e-mail address or onboarding code.
+            The sources form a queue in the order given; the first that yields a valid configuration wins, and every other source's reason is listed when none does:
+              --file F         a JSON or property-list file (repeatable)
+              --json-string S  configuration text: JSON, a signed JWS, a link (repeatable)
+              --managed        the file named by $ACTIVATE_MANAGED_CONFIG (MDM keys)
+              --email E        the discovery service, by the e-mail address's domain
+              --code C         the discovery service, by an onboarding code
+              --scan IMAGE     the first activation code in an image (repeatable)
+            With none: managed, then ./ConfigurationProvider.plist or .json, then (with --discovery and a terminal) a prompt for an e-mail address or onboarding code.
 
-            The summary ("You will be connected to: …") is shown and, on a terminal, confirmed
-            (--yes skips the question). An existing configuration is replaced only with --force.
-            The store is one JSON file, mode 0600: $XDG_CONFIG_HOME/activate/configuration.json
-            (or ~/.config/activate/configuration.json), or --store PATH.
+            The summary ("You will be connected to: …") is shown and, on a terminal, confirmed (--yes skips the question). An existing configuration is replaced only with --force. The store is one JSON file, mode 0600: $XDG_CONFIG_HOME/activate/configuration.json (or ~/.config/activate/configuration.json), or --store PATH.
 
-            --discovery must be https; an explicitly given http URL is accepted only for a loopback
-            address (a local test server).
+            --discovery must be https; an explicitly given http URL is accepted only for a loopback address (a local test server).
 
             Examples:
               activate onboard --file ConfigurationProvider.plist --yes
-              activate onboard --email someone@example.com --app-id com.example.app --discovery https://discovery.example.com
-              activate onboard --scan activation.png --public-key signer.pub.pem --signature required
+              activate onboard --email someone@example.com --app-id com.example.app \\
+                  --discovery https://discovery.example.com
+              activate onboard --scan activation.png --public-key signer.pub.pem
 
-            Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is
-            listed); 5 you declined; 1 the store cannot be written or read; 64 usage error.
+            Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is listed); 5 you declined; 1 the store cannot be written or read; 64 usage error.
             """
     )
 
@@ -185,8 +179,7 @@ struct RestoreCommand: AsyncParsableCommand {
         commandName: "restore",
         abstract: "Show the stored configuration (no network).",
         discussion: """
-            Exit codes: 0 shown; 3 nothing is onboarded; 1 the store cannot be read or is damaged
-            (the message suggests `activate reset`).
+            Exit codes: 0 shown; 3 nothing is onboarded; 1 the store cannot be read or is damaged (the message suggests `activate reset`).
             """
     )
 

@@ -8,28 +8,18 @@ struct ScanCommand: AsyncParsableCommand {
         commandName: "scan",
         abstract: "Find every QR code and barcode in images.",
         discussion: """
-            Reads PNG (any bit depth, palette, alpha), JPEG (baseline and progressive) and PNM files,
-            folders (recursively: .png .jpg .jpeg .pgm .ppm .pbm .pnm), or standard input for `-`.
-            Finds QR and Micro QR codes and the linear barcodes EAN-13/8, UPC-A/E, Code 128/39/93,
-            ITF (interleaved 2 of 5), Codabar and GS1 DataBar, in reading order. Many files are
-            decoded in parallel (--jobs) and reported in the order given, with a progress bar on a
-            terminal.
+            Reads PNG (any bit depth, palette, alpha), JPEG (baseline and progressive) and PNM files, folders (recursively: .png .jpg .jpeg .pgm .ppm .pbm .pnm), or standard input for `-`. Finds QR and Micro QR codes and the linear barcodes EAN-13/8, UPC-A/E, Code 128/39/93, ITF (interleaved 2 of 5), Codabar and GS1 DataBar, in reading order. Many files are decoded in parallel (--jobs) and reported in the order given, with a progress bar on a terminal.
 
-            Decoding starts with one zbar pass; only when it finds nothing do harder passes run:
-            zxing-cpp (rotated, distorted, Micro QR), then zbar on contrast-stretched, thresholded
-            and rescaled copies. --effort fast stops after the first pass; thorough adds rotations,
-            sharpening and more.
+            Decoding starts with one zbar pass; only when it finds nothing do harder passes run: zxing-cpp (rotated, distorted, Micro QR), then zbar on thresholded, enlarged, sharpened and contrast-stretched copies. --effort fast stops after the first pass; thorough adds rotations and more.
 
-            Codes that carry an onboarding configuration (JSON, a signed JWS, an activation link) are
-            checked against the security policy, and the confirmation is shown under the code: "Scan
-            succeeded. You will be connected to: <host>", or why it was rejected.
+            Codes that carry an onboarding configuration (JSON, a signed JWS, an activation link) are checked against the security policy, and the confirmation is shown under the code: "Scan succeeded. You will be connected to: <host>", or why it was rejected.
 
             Output, one line per code:
-              default   `QR-Code: <text>`, prefixed with `<file>: ` when several files are given
-              --raw     each payload followed by a newline and nothing else (zbarimg's --raw);
-                        add --binary for the exact bytes instead of text
-              --json    a JSON array with one object per file (see the README, "scan --json")
-              --json-lines  the same objects, one per line, written as each file is done
+              default       QR-Code: <text>   (<file>: QR-Code: <text> for several files)
+              --raw         each payload and a newline, nothing else (zbarimg's --raw);
+                            with --binary the exact bytes instead of text
+              --json        a JSON array, one object per file (README, "scan --json")
+              --json-lines  the same objects, one per line, as each file is done
 
             Examples:
               activate scan SampleCodes/oauth-activation.png
@@ -38,8 +28,7 @@ struct ScanCommand: AsyncParsableCommand {
               activate scan --json-lines --effort thorough photos/ > results.jsonl
               cat code.png | activate scan -
 
-            Exit codes: 0 every input had a code; 4 some input had none; 1 an input could not be
-            read (stderr names it; the other inputs are still scanned); 64 usage error.
+            Exit codes: 0 every input had a code; 4 some input had none (or a folder had no images); 1 an input could not be read (stderr names it; the other inputs are still scanned); 64 usage error.
             """
     )
 

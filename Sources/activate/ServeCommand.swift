@@ -10,22 +10,22 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             DIR holds configuration documents and a discovery.json:
               {"applications": {"<appID>": {
-                  "domains": {"<domain>": "<document file>"},
-                  "codes": {"<code>": {"document": "<file>", "expires": "<ISO 8601>"}}}}}
+                 "domains": {"<domain>": "<document file>"},
+                 "codes": {"<code>": {"document": "<file>", "expires": "<ISO 8601>"}}}}}
             Every document is checked at start; the server refuses to start on an invalid one.
 
-            It answers GET /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(
-            AppConfigID='<appID>:<version>',EmailAddress='<email>') (or OnboardingCode='<code>'):
-            200 with the document, 404 unknown, 410 expired code, 400 malformed; GET /health.
-            The first line on stdout is "listening on http://HOST:PORT"; requests are logged on stderr
-            without e-mail addresses or codes. SIGINT or SIGTERM stops it cleanly.
+            It answers the lookup by e-mail domain and by onboarding code:
+              GET /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(
+                  AppConfigID='<appID>:<version>',EmailAddress='<email>')
+              GET …/getApplicationConfiguration(AppConfigID='…',OnboardingCode='<code>')
+            with 200 and the document, 404 unknown, 410 expired code, 400 malformed; GET /health answers 200. The first line on stdout is "listening on http://HOST:PORT"; requests are logged on stderr without e-mail addresses or codes. SIGINT or SIGTERM stops it cleanly.
 
             Example:
               activate serve --configs ./discovery --port 8080
-              activate onboard --email someone@example.com --app-id com.example.app --discovery http://127.0.0.1:8080
+              activate onboard --email someone@example.com --app-id com.example.app \\
+                  --discovery http://127.0.0.1:8080
 
-            Exit codes: 0 stopped by a signal; 2 a document or discovery.json is invalid;
-            1 the folder cannot be read or the port cannot be bound.
+            Exit codes: 0 stopped by a signal; 2 a document or discovery.json is invalid; 1 the folder cannot be read or the port cannot be bound.
             """
     )
 
