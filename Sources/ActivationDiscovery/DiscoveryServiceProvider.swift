@@ -121,8 +121,7 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
 
     /// Percent-encodes everything but unreserved characters and `@` (the quotes of the template stay raw).
     static func encode(_ value: String) -> String {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~@:")
-        allowed.remove(charactersIn: "")
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~@:")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 

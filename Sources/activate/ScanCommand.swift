@@ -88,14 +88,15 @@ struct ScanCommand: AsyncParsableCommand {
             Console.report(error.reason)
             throw ExitCode(ExitStatus.failure)
         }
-        // A folder without images is reported like an image without a code.
-        let emptyFolders = files.filter { file in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) && isDirectory.boolValue
-                && BarcodeScanner.collectFiles([file]).isEmpty
+        // Each argument is expanded once; a folder without images is reported like an image without a code.
+        var paths: [String] = []
+        var emptyFolders: [String] = []
+        for file in files {
+            let expanded = BarcodeScanner.collectFiles([file])
+            if expanded.isEmpty { emptyFolders.append(file) }
+            paths += expanded
         }
         for folder in emptyFolders { Console.report("\(folder): no image files in this folder") }
-        let paths = BarcodeScanner.collectFiles(files)
         var output = ScanOutput(format: format, showFileNames: paths.count > 1 || paths.count < files.count, recognizer: recognizer)
         var progress = Progress(total: paths.count, enabled: paths.count > 1 && Console.stderrIsTerminal && !verbose)
         scanner.scanFiles(paths, concurrency: jobs) { result in
