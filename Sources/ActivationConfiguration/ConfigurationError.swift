@@ -87,9 +87,18 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     /// What went wrong, for people: names the input and, where there is one, the key path.
     public var reason: String
 
+    /// Makes an error; any control or bidirectional characters in `reason` (which quotes
+    /// untrusted input) are replaced by visible escapes (``UntrustedText``).
     public init(_ code: Code, _ reason: String) {
         self.code = code
-        self.reason = reason
+        self.reason = UntrustedText.escaped(reason)
+    }
+
+    /// Makes an error whose reason has several lines (a summary, then one line per cause); each
+    /// line is escaped on its own, so only these line breaks remain.
+    public init(_ code: Code, lines: [String]) {
+        self.code = code
+        self.reason = lines.map { UntrustedText.escaped($0) }.joined(separator: "\n")
     }
 
     public var description: String { reason }

@@ -90,17 +90,23 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
 
     /// The request URL for the given input (e-mail preferred) and how to name the lookup in messages.
     func lookupURL(_ input: ProviderInput) throws -> (url: String, what: String) {
-        guard let components = URLComponents(string: serviceURL), let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty else {
-            throw ConfigurationError(.invalidURL, "discovery service: \"\(serviceURL)\" is not a URL")
+        // The service URL is judged in canonical form, like every server URL (CanonicalURL).
+        let service: CanonicalURL
+        do {
+            service = try CanonicalURL(parsing: serviceURL)
+        } catch let error as ConfigurationError {
+            throw ConfigurationError(error.code, "discovery service: \(error.reason)")
         }
-        if scheme != "https" {
-            guard scheme == "http", allowInsecureLoopback, Self.isLoopback(host) else {
-                throw ConfigurationError(.insecureURL, "discovery service: \(serviceURL) is not https (plain http is accepted only for a loopback address given explicitly)")
+        if service.hasUserInfo || service.query != nil || service.fragment != nil {
+            throw ConfigurationError(.invalidURL, "discovery service: \(CanonicalURL.shown(serviceURL)): give the base URL only, without user name, query or fragment")
+        }
+        if service.scheme != "https" {
+            guard allowInsecureLoopback, service.host.isLoopback else {
+                throw ConfigurationError(.insecureURL, "discovery service: \(service) is not https (plain http is accepted only for a loopback address given explicitly)")
             }
         }
         let appConfigID = "\(applicationID):\(applicationVersion)"
-        let base = serviceURL.hasSuffix("/") ? String(serviceURL.dropLast()) : serviceURL
+        let base = service.path.hasSuffix("/") ? String(service.description.dropLast()) : service.description
         if let email = input[.emailAddress]?.trimmingCharacters(in: .whitespaces), !email.isEmpty {
             let parts = email.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix(".") else {
@@ -130,11 +136,6 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
     static func withoutLookup(_ url: String) -> String {
         guard let open = url.firstIndex(of: "(") else { return url }
         return String(url[..<open]) + "(…)"
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.") && host.split(separator: ".").count == 4
     }
 
     static func describe(_ error: any Error) -> String {

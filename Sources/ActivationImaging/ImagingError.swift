@@ -1,3 +1,5 @@
+import ActivationConfiguration
+
 /// The one error type of the `ActivationImaging` layer: reading images, scanning, encoding, rendering.
 ///
 /// `code` is for programs; `reason` is for people and names the input (a file name, `-` for
@@ -33,9 +35,11 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What went wrong, for people.
     public var reason: String
 
+    /// Makes an error; control or bidirectional characters in `reason` (file names are
+    /// untrusted) become visible escapes (``UntrustedText``).
     public init(_ code: Code, _ reason: String) {
         self.code = code
-        self.reason = reason
+        self.reason = UntrustedText.escaped(reason)
     }
 
     public var description: String { reason }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Activate: AsyncParsableCommand {
@@ -21,6 +22,25 @@ struct Activate: AsyncParsableCommand {
         subcommands: [ScanCommand.self, GenerateCommand.self, InspectCommand.self, OnboardCommand.self, RestoreCommand.self,
                       ResetCommand.self, ServeCommand.self]
     )
+}
+
+extension Activate {
+    /// ArgumentParser's main, plus one rule: if a result could not be written to stdout
+    /// (a full disk, a closed pipe), the command fails with exit 1, whatever it computed.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if !Console.finish() { Foundation.exit(ExitStatus.failure) }
+            exit(withError: error)
+        }
+        if !Console.finish() { Foundation.exit(ExitStatus.failure) }
+    }
 }
 
 enum ActivateVersion {

@@ -3,22 +3,79 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ActivationConfiguration
+import ActivationImaging
+import Synchronization
 
-/// Unbuffered writes to standard output and standard error. Results go to stdout, everything else
-/// (errors, progress, summaries) to stderr, so `activate … | tool` pipes only results.
+/// The only way the tool writes to standard output and standard error.
+///
+/// Results go to stdout, everything else (errors, progress, summaries) to stderr, so
+/// `activate … | tool` pipes only results. Text for people passes through ``UntrustedText``
+/// line by line: a line is one line, whatever a code or file name holds, so no input can move
+/// the cursor, recolour the screen or forge a second "You will be connected to" line. Only the
+/// exact-payload outputs (`--raw`, `--binary`) and JSON (already escaped) are written as they are.
+///
+/// A failed write to stdout is remembered; the command then ends with exit 1 and says why
+/// (``finish()``), because a result that did not arrive is not a success.
 enum Console {
-    static func out(_ bytes: [UInt8]) { writeAll(STDOUT_FILENO, bytes) }
-    static func out(_ text: String) { out(Array(text.utf8)) }
-    static func error(_ text: String) { writeAll(STDERR_FILENO, Array(text.utf8)) }
+    /// Lines for people on stdout; every character inside a line that could act on a terminal is escaped.
+    static func print(lines: [String]) {
+        write(STDOUT_FILENO, Array(lines.map { UntrustedText.escaped($0) + "\n" }.joined().utf8))
+    }
 
-    /// Prints `activate: <message>` on stderr.
-    static func report(_ message: String) { error("activate: \(message)\n") }
+    /// One line for people on stdout.
+    static func print(_ line: String) { print(lines: [line]) }
+
+    /// One line for people on stderr (summaries, notes).
+    static func note(_ line: String) {
+        write(STDERR_FILENO, Array((UntrustedText.escaped(line) + "\n").utf8))
+    }
+
+    /// `activate: <message>` on stderr.
+    static func report(_ message: String) { note("activate: \(message)") }
+
+    /// `activate: <reason>` on stderr; a reason's lines (``ConfigurationError/init(_:lines:)``,
+    /// each already escaped) stay lines.
+    static func report(_ error: ConfigurationError) {
+        for (index, line) in error.reason.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            note(index == 0 ? "activate: \(line)" : String(line))
+        }
+    }
+
+    static func report(_ error: ImagingError) { report(error.reason) }
+
+    /// A question on stderr, without a newline.
+    static func prompt(_ text: String) {
+        write(STDERR_FILENO, Array(UntrustedText.escaped(text).utf8))
+    }
+
+    /// Bytes on stdout exactly as given: `--raw` payloads (zbarimg's contract) and JSON.
+    static func raw(_ bytes: [UInt8]) { write(STDOUT_FILENO, bytes) }
+    static func raw(_ text: String) { raw(Array(text.utf8)) }
+
+    /// The tool's own terminal control sequences (the progress bar) on stderr.
+    static func terminalControl(_ text: String) {
+        write(STDERR_FILENO, Array(text.utf8))
+    }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
     static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    /// The errno of the first failed write to stdout; 0 while all went well.
+    private static let outputError = Atomic<Int32>(0)
+
+    /// Whether a write to stdout failed; if so, says why on stderr (not for a closed pipe, which
+    /// the reader closed on purpose, as in `| head`).
+    static func finish() -> Bool {
+        let code = outputError.load(ordering: .relaxed)
+        guard code != 0 else { return true }
+        if code != EPIPE { report("standard output: write failed: \(FileIO.describe(code))") }
+        return false
+    }
+
+    private static func write(_ fd: Int32, _ bytes: [UInt8]) {
+        if fd == STDOUT_FILENO, outputError.load(ordering: .relaxed) != 0 { return }  // stop after the first failure
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw in
@@ -29,8 +86,10 @@ enum Console {
                 #endif
             }
             if written < 0 {
-                if errno == EINTR { continue }
-                return  // a closed pipe (e.g. `| head`): nothing sensible left to do with output
+                let code = errno
+                if code == EINTR { continue }
+                if fd == STDOUT_FILENO { _ = outputError.compareExchange(expected: 0, desired: code, ordering: .relaxed) }
+                return  // stderr failing leaves nowhere to say so
             }
             offset += written
         }

@@ -87,10 +87,10 @@ struct GenerateCommand: AsyncParsableCommand {
         do {
             try generate()
         } catch let error as ImagingError {
-            Console.report(error.reason)
+            Console.report(error)
             throw ExitCode(ExitStatus.failure)
         } catch let error as ConfigurationError {
-            Console.report(error.reason)
+            Console.report(error)
             throw ExitCode(error.exitStatus)
         }
     }
@@ -111,8 +111,8 @@ struct GenerateCommand: AsyncParsableCommand {
         let matrix = code.matrix
         let pixels = format == .png || format == .svg ? ", \(code.pixelSide)×\(code.pixelSide) px" : ""
         let target = destination == FileIO.standardStreamPath ? "" : "wrote \(destination): "
-        Console.error("\(target)QR version \(matrix.version)-\(matrix.errorCorrection.rawValue), \(matrix.mode.rawValue) mode, "
-            + "\(bytes.count) bytes, \(matrix.size)×\(matrix.size) modules\(pixels); read back and verified\n")
+        Console.note("\(target)QR version \(matrix.version)-\(matrix.errorCorrection.rawValue), \(matrix.mode.rawValue) mode, "
+            + "\(bytes.count) bytes, \(matrix.size)×\(matrix.size) modules\(pixels); read back and verified")
     }
 
     private func payloadBytes() throws -> [UInt8] {

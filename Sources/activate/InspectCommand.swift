@@ -41,14 +41,14 @@ struct InspectCommand: AsyncParsableCommand {
             report = try ActivationReport(payload: try recognizer.recognize(bytes: bytes, source: file),
                                           transformer: DiscoveryServiceTransformer(applicationID: appID), source: file)
         } catch let error as ConfigurationError {
-            if json { Console.out(JSONOutput.encode(ActivationReport.rejection(error)) + "\n") }
-            Console.report(error.reason)
+            if json { Console.raw(JSONOutput.encode(ActivationReport.rejection(error)) + "\n") }
+            Console.report(error)
             throw ExitCode(error.exitStatus)
         }
         if json {
-            Console.out(JSONOutput.encode(report.value) + "\n")
+            Console.raw(JSONOutput.encode(report.value) + "\n")
         } else {
-            Console.out(report.lines(headline: "Configuration accepted.").joined(separator: "\n") + "\n")
+            Console.print(lines: report.lines(headline: "Configuration accepted."))
         }
         guard report.payload.document != nil else {
             if report.payload.kind != .appParameters {

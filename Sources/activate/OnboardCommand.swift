@@ -63,7 +63,7 @@ struct OnboardCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.failure)
             }
         } catch let error as ConfigurationError {
-            Console.report(error.reason)
+            Console.report(error)
             throw ExitCode(ExitStatus.failure)
         }
 
@@ -77,7 +77,7 @@ struct OnboardCommand: AsyncParsableCommand {
             if winner.configuration.document.appID == nil { winner.configuration.document.appID = appID }
             (providerID, found) = winner
         } catch let error as ConfigurationError {
-            Console.report(error.reason)
+            Console.report(error)
             throw ExitCode(ExitStatus.rejected)
         }
 
@@ -86,11 +86,11 @@ struct OnboardCommand: AsyncParsableCommand {
             report = try ActivationReport(document: found.document, signature: found.signature,
                                           transformer: DiscoveryServiceTransformer(applicationID: appID), source: found.origin)
         } catch let error as ConfigurationError {
-            Console.report(error.reason)
+            Console.report(error)
             throw ExitCode(ExitStatus.rejected)
         }
-        let summary = report.lines(headline: "Configuration found in \(found.origin).").joined(separator: "\n") + "\n"
-        if json { Console.error(summary) } else { Console.out(summary) }
+        let summary = report.lines(headline: "Configuration found in \(found.origin).")
+        if json { summary.forEach(Console.note) } else { Console.print(lines: summary) }
         if interactive && !yes && !Self.confirm("Connect to \(found.document.host) and store this configuration? [y/N] ") {
             Console.report("not stored")
             throw ExitCode(ExitStatus.cancelled)
@@ -99,11 +99,11 @@ struct OnboardCommand: AsyncParsableCommand {
         do {
             try store.save(record)
         } catch let error as ConfigurationError {
-            Console.report(error.reason)
+            Console.report(error)
             throw ExitCode(ExitStatus.failure)
         }
-        if json { Console.out(JSONOutput.encode(RestoreCommand.value(record, report: report)) + "\n") }
-        Console.error("stored in \(store.path)\n")
+        if json { Console.raw(JSONOutput.encode(RestoreCommand.value(record, report: report)) + "\n") }
+        Console.note("stored in \(store.path)")
     }
 
     /// The provider queue, in the order the options were given on the command line.
@@ -163,13 +163,13 @@ struct OnboardCommand: AsyncParsableCommand {
         let wantsEmail = keys.contains(.emailAddress), wantsCode = keys.contains(.onboardingCode)
         guard wantsEmail || wantsCode else { return [:] }
         let prompt = wantsEmail && wantsCode ? "E-mail address or onboarding code" : wantsEmail ? "E-mail address" : "Onboarding code"
-        Console.error("\(prompt): ")
+        Console.prompt("\(prompt): ")
         guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else { return [:] }
         return answer.contains("@") && wantsEmail ? [.emailAddress: answer] : [.onboardingCode: answer]
     }
 
     static func confirm(_ question: String) -> Bool {
-        Console.error(question)
+        Console.prompt(question)
         return ["y", "yes"].contains(readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
     }
 }
@@ -199,14 +199,14 @@ struct RestoreCommand: AsyncParsableCommand {
             report = try ActivationReport(document: stored.document, signature: stored.signature,
                                           transformer: DiscoveryServiceTransformer(applicationID: stored.document.appID), source: store.path)
         } catch let error as ConfigurationError {
-            Console.report(error.reason)
+            Console.report(error)
             throw ExitCode(ExitStatus.failure)
         }
         if json {
-            Console.out(JSONOutput.encode(Self.value(record, report: report)) + "\n")
+            Console.raw(JSONOutput.encode(Self.value(record, report: report)) + "\n")
         } else {
             let when = record.storedAt.formatted(.iso8601)
-            Console.out(report.lines(headline: "Onboarded from \(record.origin) (\(record.providerID)) at \(when).").joined(separator: "\n") + "\n")
+            Console.print(lines: report.lines(headline: "Onboarded from \(record.origin) (\(record.providerID)) at \(when)."))
         }
     }
 
@@ -233,9 +233,9 @@ struct ResetCommand: AsyncParsableCommand {
         let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())
         do {
             let removed = try store.remove()
-            Console.error(removed ? "removed \(store.path)\n" : "nothing to remove (\(store.path))\n")
+            Console.note(removed ? "removed \(store.path)" : "nothing to remove (\(store.path))")
         } catch let error as ConfigurationError {
-            Console.report(error.reason)
+            Console.report(error)
             throw ExitCode(ExitStatus.failure)
         }
     }

@@ -85,7 +85,7 @@ struct ScanCommand: AsyncParsableCommand {
         do {
             recognizer = PayloadRecognizer(policy: try policy.policy())
         } catch let error as ConfigurationError {
-            Console.report(error.reason)
+            Console.report(error)
             throw ExitCode(ExitStatus.failure)
         }
         // Each argument is expanded once; a folder without images is reported like an image without a code.
@@ -101,7 +101,7 @@ struct ScanCommand: AsyncParsableCommand {
         var progress = Progress(total: paths.count, enabled: paths.count > 1 && Console.stderrIsTerminal && !verbose)
         scanner.scanFiles(paths, concurrency: jobs) { result in
             progress.clear()
-            if verbose { Console.error(Self.describe(result)) }
+            if verbose { Console.note(Self.describe(result)) }
             output.emit(file: result.path, result.outcome.map(\.symbols))
             progress.advance(failed: output.failedCount)
         }
@@ -117,9 +117,9 @@ struct ScanCommand: AsyncParsableCommand {
         case .success(let trace):
             let passes = trace.timings.map { "\($0.pass) " + String(format: "%.1f", $0.duration.inMilliseconds) }.joined(separator: ", ")
             let outcome = trace.pass.map { "\(trace.symbols.count) found by \($0) (pass \(trace.attempts))" } ?? "nothing after \(trace.attempts) passes"
-            return "\(result.path): \(outcome), \(time) [\(passes) ms]\n"
+            return "\(result.path): \(outcome), \(time) [\(passes) ms]"
         case .failure:
-            return "\(result.path): not read, \(time)\n"
+            return "\(result.path): not read, \(time)"
         }
     }
 }
@@ -144,14 +144,14 @@ struct Progress {
         let width = 30
         let filled = width * done / max(1, total)
         let bar = String(repeating: "=", count: filled) + String(repeating: " ", count: width - filled)
-        Console.error("\r[\(bar)] \(done)/\(total) files\(failed > 0 ? ", \(failed) unreadable" : "")")
+        Console.terminalControl("\r[\(bar)] \(done)/\(total) files\(failed > 0 ? ", \(failed) unreadable" : "")")
         drawn = true
     }
 
     /// Removes the bar so that other output starts on a clean line.
     mutating func clear() {
         guard drawn else { return }
-        Console.error("\r\u{1B}[K")
+        Console.terminalControl("\r\u{1B}[K")
         drawn = false
     }
 }
@@ -211,7 +211,7 @@ struct ScanOutput {
         switch result {
         case .failure(let error):
             failedCount += 1
-            Console.report(error.reason)
+            Console.report(error)
         case .success(let symbols) where symbols.isEmpty:
             emptyCount += 1
             Console.report("\(file): no QR code or barcode found")
@@ -223,46 +223,31 @@ struct ScanOutput {
         case .readable:
             let prefix = showFileNames ? "\(file): " : ""
             for symbol in symbols {
-                var text = "\(prefix)\(symbol.symbology.displayName): \(Self.printable(symbol.text))\n"
+                var lines = ["\(prefix)\(symbol.symbology.displayName): \(symbol.text)"]
                 switch activation(symbol, file: file) {
                 case .success(let report) where report.payload.document != nil:
-                    text += report.lines(headline: "Scan succeeded.").map { "  \($0)\n" }.joined()
+                    lines += report.lines(headline: "Scan succeeded.").map { "  \($0)" }
                 case .failure(let error):
-                    text += "  Rejected: \(error.reason)\n"
+                    lines.append("  Rejected: \(error.reason)")
                 case .success:
                     break
                 }
-                Console.out(text)
+                Console.print(lines: lines)
             }
         case .raw:
-            Console.out(symbols.map { $0.text + "\n" }.joined())
+            Console.raw(symbols.map { $0.text + "\n" }.joined())
         case .binary:
-            Console.out(symbols.flatMap { $0.bytes + [0x0A] })
+            Console.raw(symbols.flatMap { $0.bytes + [0x0A] })
         case .json:
             jsonFiles.append(ScanReport.File(file: file, result: result) { activation($0, file: file) })
         case .jsonLines:
-            Console.out(JSONOutput.encodeLine(ScanReport.File(file: file, result: result) { activation($0, file: file) }) + "\n")
+            Console.raw(JSONOutput.encodeLine(ScanReport.File(file: file, result: result) { activation($0, file: file) }) + "\n")
         }
     }
 
     func finish() {
         guard format == .json else { return }
-        Console.out(JSONOutput.encode(jsonFiles) + "\n")
-    }
-
-    /// Control characters other than newline and tab are shown escaped, so a payload cannot
-    /// rewrite the terminal; --raw and --json carry the exact text.
-    static func printable(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            if (value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(value) {
-                result += "\\u{\(String(value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        Console.raw(JSONOutput.encode(jsonFiles) + "\n")
     }
 }
 
@@ -312,7 +297,7 @@ enum JSONOutput {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+        return UntrustedText.escapingJSON(String(decoding: data, as: UTF8.self))
     }
 
     /// Pretty, sorted keys, slashes unescaped: stable output that diffs well.
@@ -320,6 +305,6 @@ enum JSONOutput {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return "null" }
-        return String(decoding: data, as: UTF8.self)
+        return UntrustedText.escapingJSON(String(decoding: data, as: UTF8.self))
     }
 }

@@ -54,7 +54,7 @@ struct ServeCommand: AsyncParsableCommand {
         let host = self.host
         do {
             try await server.run { port in
-                Console.out("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n")
+                Console.print("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
         } catch {
             Console.report("serve: \(error)")

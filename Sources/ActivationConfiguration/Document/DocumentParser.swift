@@ -55,11 +55,10 @@ struct ValueReader {
         let root = ConfigurationPath.root
         if let key = object.key(caseInsensitive: "serviceURL") {
             let path = root.appending(key)
-            let text = try string(object[key]!, at: path)
-            let url = try absoluteURL(text, at: path)
+            let url = try canonicalURL(try string(object[key]!, at: path), at: path)
             var basePath = url.path
             while basePath.hasSuffix("/") { basePath.removeLast() }
-            return ConfigurationDocument(scheme: url.scheme, host: url.host, port: url.port, basePath: basePath)
+            return ConfigurationDocument(scheme: url.scheme, host: url.host.text, port: url.port, basePath: basePath)
         }
         guard let hostValue = object["host"] else {
             throw fail(.missingKey, root.appending("host"), "missing; a configuration needs host or serviceURL")
@@ -67,17 +66,20 @@ struct ValueReader {
         let hostPath = root.appending("host")
         let host = try string(hostValue, at: hostPath)
         if host.contains("://") || host.contains("/") || host.contains("?") || host.contains("@") {
-            throw fail(.invalidHost, hostPath, "\"\(host)\" must be a host name only, without scheme or path (put a full URL in serviceURL)")
+            throw fail(.invalidHost, hostPath, "\"\(UntrustedText.escaped(host, maxCharacters: 80))\" must be a host name only, without scheme or path (put a full URL in serviceURL)")
         }
-        guard Self.isHostName(host) else {
-            throw fail(.invalidHost, hostPath, "\"\(host)\" is not a valid host name")
+        let canonicalHost: CanonicalURL.Host
+        do {
+            canonicalHost = try CanonicalURL.Host(parsing: host)
+        } catch let error as ConfigurationError {
+            throw fail(error.code, hostPath, error.reason)
         }
         let scheme = try object["protocol"].map { try string($0, at: root.appending("protocol")).lowercased() } ?? "https"
         guard scheme == "https" || scheme == "http" else {
             throw fail(.invalidValue, root.appending("protocol"), "\"\(scheme)\" is not https or http")
         }
         let port = try object["port"].map { try self.port($0, at: root.appending("port")) }
-        return ConfigurationDocument(scheme: scheme, host: host.lowercased(), port: port)
+        return ConfigurationDocument(scheme: scheme, host: canonicalHost.text, port: port)
     }
 
     mutating func authItems(_ value: ConfigurationValue, at path: ConfigurationPath) throws -> [AuthItem] {
@@ -141,9 +143,8 @@ struct ValueReader {
                 if required { throw fail(.missingKey, path.appending(key), "missing") }
                 return nil
             }
-            let text = try string(value, at: path.appending(key))
-            _ = try absoluteURL(text, at: path.appending(key))
-            return text
+            // Kept in canonical form: what is stored and shown is what the policy judged.
+            return try canonicalURL(try string(value, at: path.appending(key)), at: path.appending(key)).description
         }
         let authorization = try url("oauth2.authorizationEndpoint", required: true)!
         let token = try url("oauth2.tokenEndpoint", required: true)!
@@ -189,9 +190,11 @@ struct ValueReader {
             return text
         }
         let clientID = try required("clientID")
-        let redirect = try required("redirectURL")
-        guard Self.hasScheme(redirect) else {
-            throw fail(.invalidURL, path.appending("redirectURL"), "\"\(redirect)\" is not a URL (an https URL or a custom scheme such as com.example.App://host)")
+        var redirect = try required("redirectURL")
+        if SecurityPolicy.isWebURL(redirect) {
+            redirect = try canonicalURL(redirect, at: path.appending("redirectURL")).description
+        } else if !(Self.hasScheme(redirect) && UntrustedText.isPlain(redirect) && !redirect.contains(" ")) {
+            throw fail(.invalidURL, path.appending("redirectURL"), "\"\(UntrustedText.escaped(redirect, maxCharacters: 80))\" is not a URL (an https URL or a custom scheme such as com.example.App://host)")
         }
         let grantText = try object["grantType"].map { try string($0, at: path.appending("grantType")) } ?? OAuth2GrantType.authorizationCode.rawValue
         guard let grant = OAuth2GrantType(rawValue: grantText) else {
@@ -266,40 +269,22 @@ struct ValueReader {
         return number
     }
 
-    struct ParsedURL {
-        var scheme: String
-        var host: String
-        var port: Int?
-        var path: String
-    }
-
-    /// An absolute http(s) URL with a host.
-    func absoluteURL(_ text: String, at path: ConfigurationPath) throws -> ParsedURL {
-        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
-            throw fail(.invalidURL, path, "\"\(text)\" is not a valid URL")
+    /// An absolute http(s) URL, canonical (see ``CanonicalURL``); errors name the key path. User
+    /// names and passwords are refused here, because the canonical form does not keep them.
+    func canonicalURL(_ text: String, at path: ConfigurationPath) throws -> CanonicalURL {
+        let url: CanonicalURL
+        do {
+            url = try CanonicalURL(parsing: text)
+        } catch let error as ConfigurationError {
+            throw fail(error.code, path, error.reason)
         }
-        guard scheme == "https" || scheme == "http" else {
-            throw fail(.invalidURL, path, "\"\(text)\" is not an http or https URL")
-        }
-        guard let host = components.host, !host.isEmpty else {
-            throw fail(.invalidHost, path, "\"\(text)\" has no host")
-        }
-        return ParsedURL(scheme: scheme, host: host.lowercased(), port: components.port, path: components.path)
+        if url.hasUserInfo { throw fail(.insecureURL, path, "a URL with a user name or password is not allowed") }
+        return url
     }
 
     static func hasScheme(_ text: String) -> Bool {
         guard let colon = text.firstIndex(of: ":"), colon > text.startIndex else { return false }
         let scheme = text[..<colon]
         return scheme.first!.isLetter && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
-    }
-
-    /// Letters, digits, hyphens and dots, or an IP literal (the policy decides about those).
-    static func isHostName(_ host: String) -> Bool {
-        guard !host.isEmpty, host.count <= 253 else { return false }
-        if host.contains(":") { return host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." } }
-        return host.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
-            !label.isEmpty && label.count <= 63 && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
-                && label.first != "-" && label.last != "-"
-        }
     }
 }

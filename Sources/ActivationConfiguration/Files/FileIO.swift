@@ -170,7 +170,8 @@ public enum FileIO {
         return ConfigurationError(.inputTooLarge, "\(name): \(what) the \(ByteCount(limit)) limit")
     }
 
-    static func describe(_ code: Int32) -> String {
+    /// The system's message for an `errno` value, in lower case (`no space left on device`).
+    public static func describe(_ code: Int32) -> String {
         guard let message = strerror(code) else { return "error \(code)" }
         return String(cString: message).lowercased()
     }

@@ -22,7 +22,7 @@ public struct LoadResult: Sendable {
         var lines = failures.map { "  \($0)" }
         lines += skipped.map { "  \($0): skipped, no input was given" }
         if lines.isEmpty { lines = ["  no providers were configured"] }
-        throw ConfigurationError(.notFound, "no configuration found:\n" + lines.joined(separator: "\n"))
+        throw ConfigurationError(.notFound, lines: ["no configuration found:"] + lines)
     }
 }
 

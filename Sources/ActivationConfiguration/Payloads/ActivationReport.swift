@@ -23,8 +23,13 @@ public struct ActivationReport: Sendable {
         try self.init(payload: payload, transformer: transformer, source: source)
     }
 
-    /// The lines shown to a person; `headline` starts the first (`Scan succeeded.`).
+    /// The lines shown to a person; `headline` starts the first (`Scan succeeded.`). Values from
+    /// the document are escaped (``UntrustedText``): each line is one line on a terminal.
     public func lines(headline: String) -> [String] {
+        unescapedLines(headline: headline).map { UntrustedText.escaped($0) }
+    }
+
+    private func unescapedLines(headline: String) -> [String] {
         guard let document = payload.document else {
             if let parameters = payload.appParameters {
                 var lines = ["App parameters for \(parameters.applicationID) (AppParameters.plist; no server configuration)."]

@@ -165,7 +165,7 @@ public struct PayloadRecognizer: Sendable {
     static func other(_ text: String) -> RecognizedPayload {
         let lowered = text.lowercased()
         func result(_ kind: RecognizedPayload.Kind, _ summary: String) -> RecognizedPayload {
-            RecognizedPayload(kind: kind, signature: .unsigned, summary: summary)
+            RecognizedPayload(kind: kind, signature: .unsigned, summary: UntrustedText.escaped(summary, maxCharacters: 200))
         }
         if lowered.hasPrefix("wifi:") {
             let ssid = text.components(separatedBy: ";").first { $0.uppercased().hasPrefix("WIFI:S:") || $0.uppercased().hasPrefix("S:") }
@@ -178,8 +178,8 @@ public struct PayloadRecognizer: Sendable {
         if lowered.hasPrefix("begin:vcard") || lowered.hasPrefix("mecard:") {
             return result(.contact, "a contact card")
         }
-        if (lowered.hasPrefix("https://") || lowered.hasPrefix("http://")), let components = URLComponents(string: text), let host = components.host {
-            return result(.url, "a web address on \(host)")
+        if (lowered.hasPrefix("https://") || lowered.hasPrefix("http://")), let url = try? CanonicalURL(parsing: text) {
+            return result(.url, "a web address on \(url.host)")
         }
         if [8, 12, 13, 14].contains(text.count), text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {
             return result(.productCode, "a product code (\(text))")

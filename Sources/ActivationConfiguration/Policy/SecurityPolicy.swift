@@ -41,67 +41,70 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// The host suffixes SAP's MDK client allows by default.
     public static let sapCloudHosts = ["hana.ondemand.com", "hanatrial.ondemand.com", "scp.sapns2.us"]
 
-    /// Checks every URL of `document`: the base URL and each authentication endpoint.
+    /// Checks every URL of `document`: the base URL and each authentication endpoint. Each is
+    /// parsed into its ``CanonicalURL`` first, so the rules judge the host a connection would
+    /// reach, however the URL was spelled.
     ///
-    /// - Throws: ``ConfigurationError`` (`insecureURL`, `hostNotAllowed`) naming the key path.
+    /// - Throws: ``ConfigurationError`` (`insecureURL`, `hostNotAllowed`, `invalidURL`,
+    ///   `invalidHost`) naming the key path.
     public func check(_ document: ConfigurationDocument, source: String) throws {
-        try check(scheme: document.scheme, host: document.host, hasUserInfo: false, source: source, path: "host", shown: document.baseURL)
+        try check(url: document.baseURL, source: source, path: "host")
         for (index, item) in document.auth.enumerated() {
             guard case .oauth2(let settings) = item.method else { continue }
             let base = "auth[\(index)].config."
             var urls = [("oauth2.authorizationEndpoint", settings.authorizationEndpoint), ("oauth2.tokenEndpoint", settings.tokenEndpoint)]
             if let value = settings.endUserUI { urls.append(("oauth2.endUserUI", value)) }
             if let value = settings.xsuaaAuthorizationEndpoint { urls.append(("oauth2.xsuaaAuthorizationEndpoint", value)) }
-            for (clientIndex, client) in settings.clients.enumerated() {
+            for (clientIndex, client) in settings.clients.enumerated() where Self.isWebURL(client.redirectURL) {
                 // A custom-scheme redirect (com.example.App://host) hands control back to the app: allowed.
-                let scheme = client.redirectURL.split(separator: ":").first.map { $0.lowercased() } ?? ""
-                if scheme == "http" || scheme == "https" {
-                    urls.append(("oauth2.clients[\(clientIndex)].redirectURL", client.redirectURL))
-                }
+                urls.append(("oauth2.clients[\(clientIndex)].redirectURL", client.redirectURL))
             }
-            for (key, text) in urls {
-                let components = URLComponents(string: text)
-                try check(scheme: components?.scheme?.lowercased() ?? "", host: components?.host?.lowercased() ?? "",
-                          hasUserInfo: components?.user != nil || components?.password != nil,
-                          source: source, path: base + key, shown: text)
-            }
+            for (key, text) in urls { try check(url: text, source: source, path: base + key) }
         }
     }
 
-    /// Checks one host against the allow list.
+    /// Whether `host` (any spelling; it is canonicalised first) is allowed by ``allowedHosts``.
+    /// A host that is no valid host name or address is never allowed.
     public func isAllowed(host: String) -> Bool {
-        let host = host.lowercased()
-        return allowedHosts.isEmpty || allowedHosts.contains { host == $0 || host.hasSuffix("." + $0) }
+        guard let parsed = try? CanonicalURL.Host.parse(host) else { return false }
+        return isAllowed(parsed)
     }
 
-    private func check(scheme: String, host: String, hasUserInfo: Bool, source: String, path: String, shown: String) throws {
+    func isAllowed(_ host: CanonicalURL.Host) -> Bool {
+        allowedHosts.isEmpty || allowedHosts.contains { entry in
+            (try? CanonicalURL.Host.parse(entry)).map { host.isEqualOrUnder($0) } ?? false
+        }
+    }
+
+    /// Checks one URL: parsed into its canonical form, then https, no user info, no IP address,
+    /// allowed host. `path` names the URL's key in errors.
+    public func check(url text: String, source: String, path: String) throws {
         func fail(_ code: ConfigurationError.Code, _ message: String) -> ConfigurationError {
             ConfigurationError(code, "\(source): \(path): \(message)")
         }
-        if scheme != "https" && !(allowHTTP && scheme == "http") {
-            throw fail(.insecureURL, "not an https URL (\(Self.redactingQuery(shown)))")
+        let url: CanonicalURL
+        do {
+            url = try CanonicalURL(parsing: text)
+        } catch let error as ConfigurationError {
+            throw fail(error.code, error.reason)
         }
-        if hasUserInfo {
+        if url.scheme != "https" && !(allowHTTP && url.scheme == "http") {
+            throw fail(.insecureURL, "not an https URL (\(CanonicalURL.shown(text)))")
+        }
+        if url.hasUserInfo {
             throw fail(.insecureURL, "a URL with a user name or password is not allowed")
         }
-        if !allowIPLiterals && Self.isIPLiteral(host) {
-            throw fail(.insecureURL, "the IP address \(host) is not allowed as a host; use a host name")
+        if !allowIPLiterals && url.host.isIPAddress {
+            throw fail(.insecureURL, "the IP address \(url.host) is not allowed as a host; use a host name")
         }
-        if !isAllowed(host: host) {
-            throw fail(.hostNotAllowed, "the host \(host) is not on the allowed list (\(allowedHosts.joined(separator: ", ")))")
+        if !isAllowed(url.host) {
+            throw fail(.hostNotAllowed, "the host \(url.host) is not on the allowed list (\(allowedHosts.joined(separator: ", ")))")
         }
     }
 
-    static func isIPLiteral(_ host: String) -> Bool {
-        let trimmed = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if trimmed.contains(":") { return true }
-        let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
-    }
-
-    /// URLs are shown without their query, which may carry tokens.
-    static func redactingQuery(_ text: String) -> String {
-        guard let mark = text.firstIndex(of: "?") else { return text }
-        return String(text[..<mark]) + "?…"
+    /// Whether a redirect URL is a web URL (judged by the policy) rather than an app's custom scheme.
+    static func isWebURL(_ text: String) -> Bool {
+        let scheme = text.prefix { $0 != ":" }.lowercased()
+        return scheme == "http" || scheme == "https"
     }
 }
