@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 // Layers (see README "Layout"):
@@ -112,9 +113,16 @@ let package = Package(
         ),
         .testTarget(
             name: "ActivateCLITests",
-            dependencies: ["activate", "ActivationImaging"],
+            dependencies: ["activate", "ActivationImaging", "ActivationConfiguration"],
             exclude: ["Golden"]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/), only for `scripts/fuzz.sh`, which builds them with
+// `-sanitize=fuzzer,address` in a build folder of their own.
+if ProcessInfo.processInfo.environment["ACTIVATE_FUZZ"] == "1" {
+    package.targets.append(.executableTarget(
+        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationDiscoveryServer"], path: "Fuzz"))
+}

@@ -95,9 +95,12 @@ struct OnboardCommand: AsyncParsableCommand {
             Console.report("not stored")
             throw ExitCode(ExitStatus.cancelled)
         }
-        let record = StoredConfiguration(document: found.document, providerID: providerID, origin: found.origin, signature: found.signature)
+        let record = StoredConfiguration(document: found.document, providerID: providerID, origin: found.origin,
+                                         signature: found.signature, signatureProof: found.signatureProof)
         do {
-            try store.save(record)
+            // The existence check above was early feedback; this one is atomic with the write,
+            // so of two onboards at once, the second is refused instead of silently replacing.
+            try store.save(record, replacing: force)
         } catch let error as ConfigurationError {
             Console.report(error)
             throw ExitCode(ExitStatus.failure)
@@ -179,12 +182,15 @@ struct RestoreCommand: AsyncParsableCommand {
         commandName: "restore",
         abstract: "Show the stored configuration (no network).",
         discussion: """
-            Exit codes: 0 shown; 3 nothing is onboarded; 1 the store cannot be read or is damaged (the message suggests `activate reset`).
+            The stored configuration is checked again before it is shown, as onboarding checked it: every URL against the security policy (https, no IP address, --allow-host), and a recorded signature is verified again from the signed code kept in the store (with --public-key, the key must be one of those given). A store that was edited by hand, or that other users can write, is refused.
+
+            Exit codes: 0 shown; 3 nothing is onboarded; 2 the stored configuration no longer passes the policy; 1 the store cannot be read, is not private, or is damaged (the message suggests `activate reset`).
             """
     )
 
     @Flag(help: "Print the stored configuration as JSON (README, \"restore --json\").") var json = false
     @Option(help: ArgumentHelp("Where the configuration is stored.", valueName: "path")) var store: String?
+    @OptionGroup(title: "Security policy") var policy: PolicyOptions
 
     func run() async throws {
         let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())
@@ -196,11 +202,12 @@ struct RestoreCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.notOnboarded)
             }
             record = stored
+            try stored.check(against: try policy.policy(), source: store.path)
             report = try ActivationReport(document: stored.document, signature: stored.signature,
                                           transformer: DiscoveryServiceTransformer(applicationID: stored.document.appID), source: store.path)
         } catch let error as ConfigurationError {
             Console.report(error)
-            throw ExitCode(ExitStatus.failure)
+            throw ExitCode(error.code == .storeDamaged ? ExitStatus.failure : error.exitStatus)
         }
         if json {
             Console.raw(JSONOutput.encode(Self.value(record, report: report)) + "\n")

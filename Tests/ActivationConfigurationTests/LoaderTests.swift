@@ -139,18 +139,24 @@ struct StoreTests {
         directory = NSTemporaryDirectory() + "store-\(UUID().uuidString)"
     }
 
-    func record(_ host: String = "mobile.example.com") -> StoredConfiguration {
-        StoredConfiguration(document: ConfigurationDocument(host: host, appID: "com.example.app"), providerID: "p", origin: "o",
-                            storedAt: Date(timeIntervalSince1970: 1_800_000_000),
-                            signature: .verified(algorithm: .ES256, keyFingerprint: "00112233aabbccdd", keyID: "k1"))
+    /// A stored record of a configuration that came as a real signed code.
+    func record(_ host: String = "mobile.example.com") throws -> StoredConfiguration {
+        let jws = try CompactJWS.sign(Array(ConfigurationDocument(host: host, appID: "com.example.app").canonicalJSON().utf8),
+                                      with: try Fixture.privateKey("ec256"), keyID: "k1")
+        let payload = try PayloadRecognizer(policy: SecurityPolicy(verificationKeys: [try Fixture.publicKey("ec256")])).recognize(text: jws, source: "code")
+        let document = try #require(payload.document)
+        return StoredConfiguration(document: document, providerID: "p", origin: "o", storedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                                   signature: payload.signature, signatureProof: payload.signatureProof)
     }
 
     @Test("save and load round trip; the file is 0600 in a 0700 directory")
     func roundTrip() throws {
         let store = FileConfigurationStore(path: "\(directory)/activate/configuration.json")
         #expect(try store.load() == nil)
-        try store.save(record())
-        #expect(try store.load() == record())
+        let signed = try record()
+        try store.save(signed)
+        #expect(try store.load() == signed)
+        try #require(try store.load()).check(against: SecurityPolicy(signature: .required), source: store.path)
         let file = try FileManager.default.attributesOfItem(atPath: store.path)
         let folder = try FileManager.default.attributesOfItem(atPath: "\(directory)/activate")
         #expect(file[.posixPermissions] as? Int == 0o600)
@@ -176,12 +182,12 @@ struct StoreTests {
     @Test("a write that died before its rename leaves the previous configuration intact")
     func interruptedWrite() throws {
         let store = FileConfigurationStore(path: "\(directory)/configuration.json")
-        try store.save(record("old.example.com"))
+        try store.save(try record("old.example.com"))
         // What a process killed mid-write leaves: a half-written temporary file beside the store.
         let orphan = "\(directory)/.configuration.json.tmp-Ab12Cd"
         try FileIO.write(Array(#"{"format":1,"provider":"p","ori"#.utf8), to: orphan, replace: false)
         #expect(try store.load()?.document.host == "old.example.com")
-        try store.save(record("new.example.com"))
+        try store.save(try record("new.example.com"))
         #expect(try store.load()?.document.host == "new.example.com")
     }
 

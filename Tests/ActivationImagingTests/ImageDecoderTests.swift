@@ -39,7 +39,7 @@ struct ImageDecoderTests {
         ("text-file.png", .unsupportedFormat, "text-file.png: not an image (PNG, JPEG or PNM expected)"),
         ("gif-image.gif", .unsupportedFormat, "gif-image.gif: GIF is not supported; convert it to PNG or JPEG"),
         ("no-such-file.png", .unreadable, "no-such-file.png: no such file"),
-        ("corpus", .unreadable, "corpus: is a directory, not a file"),
+        ("corpus", .unreadable, "corpus: is a directory, not a regular file"),
     ])
     func hostile(file: String, code: ImagingError.Code, message: String) throws {
         let error = #expect(throws: ImagingError.self) { try ImageDecoder().decodeFile(Fixture.path(file)) }

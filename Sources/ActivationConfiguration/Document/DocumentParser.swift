@@ -33,7 +33,7 @@ struct ValueReader {
             throw fail(.wrongType, .root, "expected a configuration object, found \(value.kindDescription)")
         }
         if object.keys.contains(where: { $0.contains("/") }) {
-            object = MDMKeys.inflate(object)
+            object = try MDMKeys.inflate(object, source: source, limits: limits)
         }
         let root = ConfigurationPath.root
         var document = try baseURL(object)

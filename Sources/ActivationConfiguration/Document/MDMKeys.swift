@@ -11,13 +11,75 @@ public enum MDMKeys {
     public static let arrayKeys: Set<String> = ["auth", "oauth2.clients"]
 
     /// Inflates flattened keys back into a nested document; keys without `/` are kept as they are.
-    public static func inflate(_ flat: ConfigurationObject) -> ConfigurationObject {
-        var result = ConfigurationObject()
+    ///
+    /// Linear in the number of keys and their length: each key walks a tree of folders once.
+    /// A key that is both a value and a folder (`auth` and `auth/type`), an empty level
+    /// (`auth//type`) or a path deeper than `limits.maxDepth` is refused.
+    ///
+    /// - Throws: ``ConfigurationError`` (`invalidValue`, `tooDeep`) naming the key.
+    public static func inflate(_ flat: ConfigurationObject, source: String = "MDM keys", limits: ConfigurationLimits = .default) throws -> ConfigurationObject {
+        let root = Folder()
         for (key, value) in flat {
-            let parts = key.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            result = insert(value, at: parts[...], into: result)
+            let parts = key.split(separator: "/", omittingEmptySubsequences: false)
+            // Each level is an object; an array key adds the one-element array around it.
+            let depth = parts.count + parts.dropLast().filter { arrayKeys.contains(String($0)) }.count
+            if depth > limits.maxDepth {
+                throw ConfigurationError(.tooDeep, "\(source): \(shown(key)): nesting deeper than \(limits.maxDepth) levels")
+            }
+            if parts.contains(where: \.isEmpty) {
+                throw ConfigurationError(.invalidValue, "\(source): \(shown(key)): a flattened key has an empty level")
+            }
+            var folder = root
+            for part in parts.dropLast() {
+                let name = String(part)
+                switch folder.entries[name] {
+                case .folder(let inner)?:
+                    folder = inner
+                case .value?:
+                    throw ConfigurationError(.invalidValue, "\(source): \(shown(key)): \"\(shown(name))\" is both a value and a level of flattened keys")
+                case nil:
+                    let inner = Folder()
+                    folder.add(name, .folder(inner))
+                    folder = inner
+                }
+            }
+            let name = String(parts[parts.count - 1])
+            guard folder.entries[name] == nil else {
+                throw ConfigurationError(.invalidValue, "\(source): \(shown(key)): \"\(shown(name))\" is both a value and a level of flattened keys")
+            }
+            folder.add(name, .value(value))
         }
-        return result
+        return root.object()
+    }
+
+    /// Keys are quoted in errors, shortened.
+    private static func shown(_ key: String) -> String { UntrustedText.escaped(key, maxCharacters: 80) }
+
+    /// A level of the inflated tree, filled in place (a value type would be copied at every key).
+    private final class Folder {
+        enum Entry {
+            case value(ConfigurationValue)
+            case folder(Folder)
+        }
+        /// By name, for the walk; in insertion order, for the result.
+        var entries: [String: Entry] = [:]
+        var ordered: [(String, Entry)] = []
+
+        func add(_ name: String, _ entry: Entry) {
+            entries[name] = entry
+            ordered.append((name, entry))
+        }
+
+        /// The nested object; depth is bounded by the limit checked on insertion.
+        func object() -> ConfigurationObject {
+            ConfigurationObject(ordered.map { name, entry -> (String, ConfigurationValue) in
+                switch entry {
+                case .value(let value): (name, value)
+                case .folder(let folder):
+                    (name, arrayKeys.contains(name) ? .array([.object(folder.object())]) : .object(folder.object()))
+                }
+            })
+        }
     }
 
     /// Flattens a document into MDM keys (the inverse of ``inflate(_:)`` for one-element arrays).
@@ -35,23 +97,5 @@ public enum MDMKeys {
         }
         walk(.object(object), "")
         return result
-    }
-
-    private static func insert(_ value: ConfigurationValue, at path: ArraySlice<String>, into object: ConfigurationObject) -> ConfigurationObject {
-        guard let key = path.first else { return object }
-        var object = object
-        if path.count == 1 {
-            object[key] = value
-            return object
-        }
-        let rest = path.dropFirst()
-        if arrayKeys.contains(key) {
-            let element = object[key]?.arrayValue?.first?.objectValue ?? ConfigurationObject()
-            object[key] = .array([.object(insert(value, at: rest, into: element))])
-        } else {
-            let inner = object[key]?.objectValue ?? ConfigurationObject()
-            object[key] = .object(insert(value, at: rest, into: inner))
-        }
-        return object
     }
 }

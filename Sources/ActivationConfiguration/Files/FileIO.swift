@@ -6,33 +6,44 @@ import Musl
 import Darwin
 #endif
 
-/// Size-capped reads and atomic, no-clobber writes: the only way this toolkit touches files.
+/// Size-capped reads and atomic, no-clobber writes of regular files: the only way this toolkit
+/// touches files.
 ///
-/// Every input is capped before it is read, so a huge or endless input (a device, a pipe) cannot
-/// exhaust memory. Every output is written to a temporary file in the target's directory, flushed,
+/// Every input is capped before it is read, so a huge input cannot exhaust memory, and only
+/// regular files are read or replaced: a FIFO, device or socket named like an image or a
+/// configuration is refused before it is opened, so it can neither hang the tool nor be
+/// overwritten. Every output is written to a temporary file in the target's directory, flushed,
 /// and then moved into place in one step, so a crash never leaves a half-written file and an
 /// existing file is replaced only when the caller asks.
 public enum FileIO {
     /// The path that means standard input (for reads) or standard output (for writes).
     public static let standardStreamPath = "-"
 
-    /// Reads a whole file, or standard input for `-`, refusing more than `limit` bytes.
+    /// Reads a whole regular file, or standard input for `-`, refusing more than `limit` bytes.
     ///
-    /// - Throws: ``ConfigurationError`` with `fileNotFound`, `fileUnreadable` (a directory,
-    ///   permissions, an I/O error) or `inputTooLarge`; the reason names `path`.
-    public static func read(_ path: String, limit: Int) throws -> [UInt8] {
+    /// - Parameter followLinks: whether a symbolic link at `path` is followed (to a regular file)
+    ///   or refused.
+    /// - Throws: ``ConfigurationError`` with `fileNotFound`, `fileUnreadable` (a directory, a FIFO,
+    ///   a device, permissions, an I/O error) or `inputTooLarge`; the reason names `path`.
+    public static func read(_ path: String, limit: Int, followLinks: Bool = true) throws -> [UInt8] {
         if path == standardStreamPath {
             return try readAll(fd: STDIN_FILENO, name: "standard input", limit: limit)
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Look before opening: opening a FIFO waits for a writer, and opening a device can act.
+        var before = stat()
+        guard (followLinks ? stat(path, &before) : lstat(path, &before)) == 0 else { throw openError(path, errno: errno) }
+        try requireRegular(path, mode: before.st_mode)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW))
         if fd < 0 { throw openError(path, errno: errno) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw openError(path, errno: errno) }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw ConfigurationError(.fileUnreadable, "\(path): is a directory, not a file")
+        // The same regular file that was looked at, not one swapped in since.
+        try requireRegular(path, mode: info.st_mode)
+        guard info.st_dev == before.st_dev, info.st_ino == before.st_ino else {
+            throw ConfigurationError(.fileUnreadable, "\(path): changed while being opened")
         }
-        if (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) > limit {
+        if Int(info.st_size) > limit {
             throw tooLarge(path, size: Int(info.st_size), limit: limit)
         }
         return try readAll(fd: fd, name: path, limit: limit)
@@ -42,7 +53,8 @@ public enum FileIO {
     ///
     /// The data goes to a temporary file beside `path`, is flushed to disk, and is then linked
     /// (no replace) or renamed (replace) into place, so readers see the old file or the new one,
-    /// never a mix. Without `replace`, an existing file is left untouched and the call throws.
+    /// never a mix. Without `replace`, an existing file is left untouched and the call throws;
+    /// with it, only a regular file is replaced (never a link, FIFO, device or directory).
     ///
     /// - Parameters:
     ///   - mode: permission bits of the new file, before the process umask (use `0o600` for secrets).
@@ -52,8 +64,14 @@ public enum FileIO {
             try writeAll(fd: STDOUT_FILENO, bytes, name: "standard output")
             return
         }
-        if !replace, exists(path) {
-            throw ConfigurationError(.fileExists, "\(path): already exists; pass --force to replace it")
+        var existing = stat()
+        if lstat(path, &existing) == 0 {
+            if !replace {
+                throw ConfigurationError(.fileExists, "\(path): already exists; pass --force to replace it")
+            }
+            guard existing.st_mode & S_IFMT == S_IFREG else {
+                throw ConfigurationError(.fileUnwritable, "\(path): is \(kind(existing.st_mode)); only a regular file is ever replaced")
+            }
         }
         let directory = parentDirectory(of: path)
         var template = Array("\(directory)/.\(baseName(of: path)).tmp-XXXXXX".utf8CString)
@@ -104,6 +122,26 @@ public enum FileIO {
     public static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
+    }
+
+    /// What a file is, for messages: `a directory`, `a FIFO (named pipe)`, ….
+    public static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFREG: "a regular file"
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "not a regular file"
+        }
+    }
+
+    static func requireRegular(_ path: String, mode: mode_t) throws {
+        guard mode & S_IFMT == S_IFREG else {
+            throw ConfigurationError(.fileUnreadable, "\(path): is \(kind(mode)), not a regular file")
+        }
     }
 
     // MARK: - Helpers
@@ -158,6 +196,7 @@ public enum FileIO {
 
     private static func openError(_ path: String, errno code: Int32) -> ConfigurationError {
         if code == ENOENT { return ConfigurationError(.fileNotFound, "\(path): no such file") }
+        if code == ELOOP { return ConfigurationError(.fileUnreadable, "\(path): is a symbolic link, not a regular file") }
         return ConfigurationError(.fileUnreadable, "\(path): cannot open: \(describe(code))")
     }
 

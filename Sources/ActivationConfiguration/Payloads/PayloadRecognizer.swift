@@ -16,6 +16,21 @@ public enum SignatureStatus: Sendable, Hashable {
     }
 }
 
+/// The evidence behind a verified signature: the signed code as it was received and the public
+/// key that verified it. A store keeps it, so that `restore` can verify the signature again
+/// instead of trusting a recorded "verified".
+public struct SignatureProof: Sendable, Hashable {
+    /// The compact JWS, `header.payload.signature`.
+    public var signedCode: String
+    /// The public key that verified it.
+    public var key: VerificationKey
+
+    public init(signedCode: String, key: VerificationKey) {
+        self.signedCode = signedCode
+        self.key = key
+    }
+}
+
 /// What a payload (scanned text or a file's content) turned out to be.
 public struct RecognizedPayload: Sendable, Hashable {
     /// The kinds of payload told apart. Only ``configuration`` carries a document.
@@ -59,6 +74,8 @@ public struct RecognizedPayload: Sendable, Hashable {
     public var signature: SignatureStatus
     /// One line saying what the payload is, for people; never contains secrets.
     public var summary: String
+    /// For a verified signature: the signed code and the key that verified it.
+    public var signatureProof: SignatureProof? = nil
 }
 
 /// Tells what a payload is and, for configurations, checks it against a ``SecurityPolicy``.
@@ -131,14 +148,14 @@ public struct PayloadRecognizer: Sendable {
     // MARK: - Configurations
 
     private func configuration(_ value: ConfigurationValue, format: RecognizedPayload.Format, signature: SignatureStatus,
-                               source: String) throws -> RecognizedPayload {
+                               proof: SignatureProof? = nil, source: String) throws -> RecognizedPayload {
         if signature == .unsigned && policy.signature == .required {
             throw ConfigurationError(.signatureRequired, "\(source): the configuration is not signed, and the policy requires a signature")
         }
         let document = try ConfigurationDocument(from: value, source: source, limits: policy.limits)
         try policy.check(document, source: source)
         return RecognizedPayload(kind: .configuration, format: format, document: document, signature: signature,
-                                 summary: "onboarding configuration for \(document.host)")
+                                 summary: "onboarding configuration for \(document.host)", signatureProof: proof)
     }
 
     private func signedConfiguration(_ text: String, source: String) throws -> RecognizedPayload {
@@ -151,7 +168,7 @@ public struct PayloadRecognizer: Sendable {
         let value = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth)
             .parse(parts.payload, source: "\(source) (signed payload)")
         let status = SignatureStatus.verified(algorithm: parts.algorithm, keyFingerprint: key.fingerprint, keyID: parts.keyID)
-        return try configuration(value, format: .jws, signature: status, source: source)
+        return try configuration(value, format: .jws, signature: status, proof: SignatureProof(signedCode: text, key: key), source: source)
     }
 
     private func checkSize(_ count: Int, source: String) throws {

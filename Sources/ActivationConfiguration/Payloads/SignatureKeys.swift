@@ -46,6 +46,14 @@ public struct VerificationKey: Sendable, Hashable {
         }
     }
 
+    /// Reads a public key from its SubjectPublicKeyInfo DER bytes.
+    ///
+    /// - Throws: ``ConfigurationError`` (`invalidKey`).
+    public init(derRepresentation: [UInt8], source: String = "public key") throws {
+        let base64 = Data(derRepresentation).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        try self.init(pem: "-----BEGIN PUBLIC KEY-----\n\(base64)\n-----END PUBLIC KEY-----\n", source: source)
+    }
+
     /// Whether this key can verify `algorithm`.
     public func supports(_ algorithm: JWSAlgorithm) -> Bool {
         switch (backing, algorithm) {

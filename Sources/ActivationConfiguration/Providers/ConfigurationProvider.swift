@@ -21,11 +21,14 @@ public struct ProvidedConfiguration: Sendable, Hashable {
     public var signature: SignatureStatus
     /// Where it came from, for people: a file name, a URL without its query, `managed configuration`.
     public var origin: String
+    /// For a verified signature: the signed code and the key that verified it.
+    public var signatureProof: SignatureProof?
 
-    public init(document: ConfigurationDocument, signature: SignatureStatus = .unsigned, origin: String) {
+    public init(document: ConfigurationDocument, signature: SignatureStatus = .unsigned, origin: String, signatureProof: SignatureProof? = nil) {
         self.document = document
         self.signature = signature
         self.origin = origin
+        self.signatureProof = signatureProof
     }
 }
 
@@ -61,6 +64,6 @@ extension PayloadRecognizer {
         guard let document = payload.document else {
             throw ConfigurationError(.notConfiguration, "\(source): \(payload.summary), not an onboarding configuration")
         }
-        return ProvidedConfiguration(document: document, signature: payload.signature, origin: source)
+        return ProvidedConfiguration(document: document, signature: payload.signature, origin: source, signatureProof: payload.signatureProof)
     }
 }

@@ -1,29 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 
 /// What onboarding keeps: the normalised document, where it came from, when, and whether its
-/// signature was verified (never a raw signed string without that result).
+/// signature was verified, with the signed code and key that prove it (never a bare claim).
 public struct StoredConfiguration: Sendable, Hashable {
     public var document: ConfigurationDocument
     public var providerID: String
     public var origin: String
     public var storedAt: Date
     public var signature: SignatureStatus
+    /// For a verified signature: the signed code and the key that verified it, so that the
+    /// signature can be checked again on every restore.
+    public var signatureProof: SignatureProof?
 
-    public init(document: ConfigurationDocument, providerID: String, origin: String, storedAt: Date = Date(), signature: SignatureStatus) {
+    public init(document: ConfigurationDocument, providerID: String, origin: String, storedAt: Date = Date(),
+                signature: SignatureStatus, signatureProof: SignatureProof? = nil) {
         self.document = document
         self.providerID = providerID
         self.origin = origin
         self.storedAt = storedAt
         self.signature = signature
+        self.signatureProof = signatureProof
     }
 
-    /// The stored form: `{"format":1,"provider":…,"origin":…,"storedAt":…,"signature":{…},"document":{…}}`.
+    /// The stored form: `{"format":1,"provider":…,"origin":…,"storedAt":…,"signature":{…},"document":{…}}`;
+    /// a verified signature also keeps `signedCode` (the JWS) and `publicKey` (base64 DER).
     public var value: ConfigurationValue {
         var signatureObject: ConfigurationObject = ["status": .string(signature.name)]
         if case .verified(let algorithm, let fingerprint, let keyID) = signature {
             signatureObject["algorithm"] = .string(algorithm.rawValue)
             signatureObject["keyFingerprint"] = .string(fingerprint)
             if let keyID { signatureObject["keyID"] = .string(keyID) }
+        }
+        if let signatureProof {
+            signatureObject["signedCode"] = .string(signatureProof.signedCode)
+            signatureObject["publicKey"] = .string(Data(signatureProof.key.derRepresentation).base64EncodedString())
         }
         return .object([
             "format": .integer(1), "provider": .string(providerID), "origin": .string(origin),
@@ -32,13 +49,12 @@ public struct StoredConfiguration: Sendable, Hashable {
         ])
     }
 
-    /// Reads the stored form back.
+    /// Reads the stored form back. This checks the form only; ``check(against:source:)`` decides
+    /// whether the configuration may be used.
     ///
     /// - Throws: ``ConfigurationError`` (`storeDamaged`) saying what is wrong.
     public init(from value: ConfigurationValue, source: String) throws {
-        func damaged(_ why: String) -> ConfigurationError {
-            ConfigurationError(.storeDamaged, "\(source): the stored configuration is damaged (\(why)); run `activate reset` to remove it")
-        }
+        func damaged(_ why: String) -> ConfigurationError { Self.damaged(source, why) }
         guard let object = value.objectValue else { throw damaged("not an object") }
         guard object["format"] == .integer(1) else { throw damaged("unknown format \(object["format"]?.kindDescription ?? "missing")") }
         guard let provider = object["provider"]?.stringValue, let origin = object["origin"]?.stringValue,
@@ -54,10 +70,16 @@ public struct StoredConfiguration: Sendable, Hashable {
         switch status {
         case "unsigned":
             signature = .unsigned
+            signatureProof = nil
         case "verified":
             guard let algorithm = signatureObject["algorithm"]?.stringValue.flatMap(JWSAlgorithm.init(rawValue:)),
                   let fingerprint = signatureObject["keyFingerprint"]?.stringValue else { throw damaged("signature fields are missing") }
+            guard let signedCode = signatureObject["signedCode"]?.stringValue, let keyText = signatureObject["publicKey"]?.stringValue,
+                  let der = Data(base64Encoded: keyText), let key = try? VerificationKey(derRepresentation: Array(der)) else {
+                throw damaged("it records a verified signature without the signed code and key that prove it")
+            }
             signature = .verified(algorithm: algorithm, keyFingerprint: fingerprint, keyID: signatureObject["keyID"]?.stringValue)
+            signatureProof = SignatureProof(signedCode: signedCode, key: key)
         default:
             throw damaged("unknown signature status \(status)")
         }
@@ -65,20 +87,77 @@ public struct StoredConfiguration: Sendable, Hashable {
         self.origin = origin
         self.storedAt = storedAt
     }
+
+    /// Decides whether a stored configuration may be used, as onboarding decided when it stored
+    /// it: the signature requirement, a verified signature checked again (the signed code must
+    /// verify with the recorded key, that key must be one of the policy's keys if it names any,
+    /// and the signed document must be the stored one), and every URL against the policy. A
+    /// hand-edited store therefore cannot change the server or claim a signature it lacks.
+    ///
+    /// - Throws: ``ConfigurationError``: `signatureRequired`, `signatureForbidden`,
+    ///   `signatureInvalid`, `storeDamaged`, or the policy's URL errors, naming `source`.
+    public func check(against policy: SecurityPolicy, source: String) throws {
+        switch signature {
+        case .unsigned:
+            if policy.signature == .required {
+                throw ConfigurationError(.signatureRequired, "\(source): the stored configuration is not signed, and the policy requires a signature")
+            }
+        case .verified(let algorithm, let fingerprint, _):
+            if policy.signature == .forbidden {
+                throw ConfigurationError(.signatureForbidden, "\(source): the stored configuration is signed, and the policy forbids signed codes")
+            }
+            guard let proof = signatureProof else { throw Self.damaged(source, "it records a verified signature without proof") }
+            guard proof.key.fingerprint == fingerprint else { throw Self.damaged(source, "the recorded key fingerprint is not the stored key's") }
+            if !policy.verificationKeys.isEmpty && !policy.verificationKeys.contains(proof.key) {
+                throw ConfigurationError(.signatureInvalid, "\(source): the stored configuration was signed with key \(fingerprint), which is not among the given public keys")
+            }
+            let parts = try CompactJWS.parse(proof.signedCode, source: "\(source) (stored signed code)")
+            guard parts.algorithm == algorithm else { throw Self.damaged(source, "the recorded algorithm is not the signed code's") }
+            do {
+                _ = try CompactJWS.verify(parts, with: [proof.key], source: source)
+            } catch {
+                throw Self.damaged(source, "the stored signature does not verify")
+            }
+            let signedValue = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth)
+                .parse(parts.payload, source: "\(source) (signed payload)")
+            var signed = try ConfigurationDocument(from: signedValue, source: "\(source) (signed payload)", limits: policy.limits)
+            // Onboarding records the app id it was given when the document names none.
+            if signed.appID == nil { signed.appID = document.appID }
+            guard signed == document else {
+                throw Self.damaged(source, "the stored document is not the one that was signed")
+            }
+        }
+        try policy.check(document, source: source)
+    }
+
+    static func damaged(_ source: String, _ why: String) -> ConfigurationError {
+        ConfigurationError(.storeDamaged, "\(source): the stored configuration is damaged (\(why)); run `activate reset` to remove it")
+    }
 }
 
 /// Where onboarding persists its configuration. Pluggable: apps may keep it in a keychain, a
 /// database, or anywhere else.
 public protocol ConfigurationStore: Sendable {
-    /// Replaces the stored configuration, atomically.
-    func save(_ configuration: StoredConfiguration) throws
+    /// Stores the configuration, atomically. Without `replacing`, a configuration that is
+    /// already stored is kept and the call throws (`fileExists`); the check and the write are
+    /// one step, so of two processes onboarding at once, one wins and the other is told.
+    func save(_ configuration: StoredConfiguration, replacing: Bool) throws
     /// The stored configuration, or `nil` when nothing is onboarded.
     func load() throws -> StoredConfiguration?
     /// Removes the stored configuration and anything derived from it; `false` if there was none.
     @discardableResult func remove() throws -> Bool
 }
 
-/// The default store: one JSON file, written atomically with mode 0600 in a 0700 directory.
+extension ConfigurationStore {
+    /// Stores the configuration, replacing one that is already stored.
+    public func save(_ configuration: StoredConfiguration) throws {
+        try save(configuration, replacing: true)
+    }
+}
+
+/// The default store: one JSON file, mode 0600, in a folder (0700 when it creates it) that only
+/// its owner can write. Writes are atomic and serialised by a lock file beside the store, and
+/// the store is read only if it is a regular file (not a link) that nobody else can change.
 public struct FileConfigurationStore: ConfigurationStore {
     public var path: String
 
@@ -96,8 +175,11 @@ public struct FileConfigurationStore: ConfigurationStore {
     /// The store file is small; anything much larger is not ours.
     static let maxBytes = 1 << 20
 
-    public func save(_ configuration: StoredConfiguration) throws {
-        let directory = FileIO.parentDirectory(of: path)
+    var directory: String { FileIO.parentDirectory(of: path) }
+    /// The lock file beside the store; it stays when the store is removed (removing a lock file races).
+    var lockPath: String { "\(directory)/.\(path.split(separator: "/").last.map(String.init) ?? "configuration").lock" }
+
+    public func save(_ configuration: StoredConfiguration, replacing: Bool) throws {
         if !FileIO.exists(directory) {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -105,23 +187,62 @@ public struct FileConfigurationStore: ConfigurationStore {
                 throw ConfigurationError(.fileUnwritable, "\(directory): cannot create the configuration directory")
             }
         }
-        try FileIO.write(Array(JSONWriter.pretty(configuration.value).utf8) + [0x0A], to: path, replace: true, mode: 0o600)
+        try checkDirectory()
+        try FileLock.withExclusiveLock(lockPath) {
+            if !replacing && FileIO.exists(path) {
+                throw ConfigurationError(.fileExists, "\(path): a configuration is already stored; pass --force to replace it, or run `activate reset` first")
+            }
+            try FileIO.write(Array(JSONWriter.pretty(configuration.value).utf8) + [0x0A], to: path, replace: true, mode: 0o600)
+        }
     }
 
     public func load() throws -> StoredConfiguration? {
-        guard FileIO.exists(path) else { return nil }
-        let bytes = try FileIO.read(path, limit: Self.maxBytes)
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw ConfigurationError(.fileUnreadable, "\(path): cannot read: \(FileIO.describe(errno))")
+        }
+        try checkDirectory()
+        try Self.checkPrivate(path, info, what: "the stored configuration")
+        let bytes = try FileIO.read(path, limit: Self.maxBytes, followLinks: false)
         let value: ConfigurationValue
         do {
             value = try JSONReader(maxBytes: Self.maxBytes).parse(bytes, source: path)
         } catch let error as ConfigurationError {
-            throw ConfigurationError(.storeDamaged, "\(path): the stored configuration is damaged (\(error.reason.dropFirst(path.count + 2))); run `activate reset` to remove it")
+            throw StoredConfiguration.damaged(path, String(error.reason.dropFirst(path.count + 2)))
         }
         return try StoredConfiguration(from: value, source: path)
     }
 
     @discardableResult
     public func remove() throws -> Bool {
-        try FileIO.remove(path)
+        guard FileIO.exists(directory) else { return false }
+        return try FileLock.withExclusiveLock(lockPath) { try FileIO.remove(path) }
+    }
+
+    /// The store's folder must be a real folder that only its owner (this user or root) can write:
+    /// anyone else who can write there can swap the store.
+    func checkDirectory() throws {
+        var info = stat()
+        guard lstat(directory, &info) == 0 else {
+            throw ConfigurationError(.fileUnreadable, "\(directory): cannot read the configuration folder: \(FileIO.describe(errno))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw ConfigurationError(.fileUnreadable, "\(directory): is \(FileIO.kind(info.st_mode)), not a folder")
+        }
+        try Self.checkPrivate(directory, info, what: "the configuration folder")
+    }
+
+    static func checkPrivate(_ path: String, _ info: stat, what: String) throws {
+        if info.st_mode & S_IFMT == S_IFLNK {
+            throw ConfigurationError(.fileUnreadable, "\(path): \(what) is a symbolic link; activate uses only a real file there")
+        }
+        if info.st_uid != geteuid() && info.st_uid != 0 {
+            throw ConfigurationError(.fileUnreadable, "\(path): \(what) belongs to another user (uid \(info.st_uid)); it cannot be trusted")
+        }
+        if info.st_mode & 0o022 != 0 {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            throw ConfigurationError(.fileUnreadable, "\(path): \(what) is writable by other users (mode \(mode)), so it cannot be trusted; fix it with chmod go-w \(path)")
+        }
     }
 }

@@ -3,6 +3,10 @@ internal import CTurboJPEG
 /// JPEG (baseline and progressive) through the TurboJPEG API of libjpeg-turbo, which handles
 /// libjpeg's longjmp error path internally and reports errors by return value.
 enum JPEGDecoder {
+    /// The most scans (SOS segments) a JPEG may have: a progressive image from a camera, an
+    /// editor or libjpeg has about 10. Decoding time grows with pixels × scans, and both are capped.
+    static let maxScans = 100
+
     static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
         guard let handle = tjInitDecompress() else {
             throw ImagingError(.libraryFailure, "\(name): cannot start the JPEG decoder")
@@ -10,8 +14,14 @@ enum JPEGDecoder {
         defer { tjDestroy(handle) }
         // TurboJPEG pads a truncated stream with gray silently, which would pass a damaged photo
         // off as "no code found": walk the markers first and demand an end-of-image marker.
-        guard endsWithEndOfImage(bytes) else {
+        let structure = markers(bytes)
+        guard structure.isComplete else {
             throw ImagingError(.corruptImage, "\(name): JPEG is damaged or truncated (the file ends before the image does)")
+        }
+        // Each progressive scan is a pass over the whole image: thousands of tiny scans make a
+        // small file decode for minutes. Real encoders write about 10.
+        guard structure.scans <= maxScans else {
+            throw ImagingError(.imageTooLarge, "\(name): JPEG has \(structure.scans) scans, more than the \(maxScans) a real image needs (a decoding-time attack?)")
         }
         return try bytes.withUnsafeBufferPointer { input in
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
@@ -22,7 +32,7 @@ enum JPEGDecoder {
             var gray = [UInt8](repeating: 255, count: Int(width) * Int(height))
             let status = gray.withUnsafeMutableBufferPointer {
                 tjDecompress2(handle, input.baseAddress, UInt(input.count), $0.baseAddress, width, 0, height,
-                              Int32(TJPF_GRAY.rawValue), TJFLAG_ACCURATEDCT)
+                              Int32(TJPF_GRAY.rawValue), TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS)
             }
             // Warnings (TJERR_WARNING, e.g. extraneous bytes) leave a usable image.
             if status != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
@@ -42,27 +52,35 @@ enum JPEGDecoder {
         return ImagingError(.corruptImage, "\(name): JPEG is damaged or truncated (\(message))")
     }
 
-    /// Walks the JPEG segments from SOI and reports whether an EOI marker ends the image.
+    /// What the marker walk found: whether an EOI marker ends the image, and how many scans it has.
+    struct Markers: Equatable {
+        var isComplete: Bool
+        var scans: Int
+    }
+
+    /// Walks the JPEG segments from SOI, counting scans, up to the EOI marker.
     /// Entropy-coded data after SOS cannot contain a marker (0xFF is stuffed as FF 00), so the
     /// next FF xx with xx not 00 or RSTn is the next segment. Bytes after EOI (phone makers append
     /// data there) are ignored.
-    static func endsWithEndOfImage(_ bytes: [UInt8]) -> Bool {
+    static func markers(_ bytes: [UInt8]) -> Markers {
         var index = 2  // after SOI
+        var scans = 0
         while index + 1 < bytes.count {
-            guard bytes[index] == 0xFF else { return false }
+            guard bytes[index] == 0xFF else { return Markers(isComplete: false, scans: scans) }
             let marker = bytes[index + 1]
             switch marker {
             case 0xFF:
                 index += 1  // fill byte
             case 0xD9:
-                return true
+                return Markers(isComplete: true, scans: scans)
             case 0x01, 0xD0...0xD7:
                 index += 2  // standalone markers
             default:
-                guard index + 3 < bytes.count else { return false }
+                guard index + 3 < bytes.count else { return Markers(isComplete: false, scans: scans) }
                 let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
                 index += 2 + length
                 if marker == 0xDA {
+                    scans += 1
                     // Skip entropy-coded data up to the next real marker.
                     while index + 1 < bytes.count {
                         if bytes[index] == 0xFF, bytes[index + 1] != 0x00, !(0xD0...0xD7).contains(bytes[index + 1]) { break }
@@ -71,6 +89,6 @@ enum JPEGDecoder {
                 }
             }
         }
-        return false
+        return Markers(isComplete: false, scans: scans)
     }
 }

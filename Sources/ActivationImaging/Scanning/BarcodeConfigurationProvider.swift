@@ -27,7 +27,7 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
         for symbol in symbols {
             let payload = try recognizer.recognize(text: symbol.text, source: imagePath)
             if let document = payload.document {
-                return ProvidedConfiguration(document: document, signature: payload.signature, origin: imagePath)
+                return ProvidedConfiguration(document: document, signature: payload.signature, origin: imagePath, signatureProof: payload.signatureProof)
             }
             seen.append(payload.summary)
         }
