@@ -236,7 +236,7 @@ struct PropertyListReaderTests {
         let elapsed = clock.now - start
         #expect(error?.code == .tooManyItems)
         #expect(error?.reason == "laughs.bplist: more than 100000 values (the limit for a configuration document)")
-        #expect(elapsed < .milliseconds(500), "\(elapsed)")
+        #expect(elapsed < .seconds(1), "\(elapsed)")
     }
 
     @Test("a shared string cannot expand beyond the document limit")
