@@ -16,7 +16,8 @@ public enum ConfigurationValue: Sendable, Hashable {
     public var kindDescription: String {
         switch self {
         case .string(let text):
-            return "a string \"\(InputText.quoted(text))\""
+            let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+            return "a string \"\(shown)\""
         case .integer(let value): return "the number \(value)"
         case .number(let value): return "the number \(value)"
         case .bool(let value): return "the boolean \(value)"

@@ -1,26 +1,10 @@
-/// Pieces the document readers (JSON, XML and binary property lists) share: how input text is shown
+/// Pieces the document readers (JSON, XML and binary property lists) share: how input text is quoted
 /// in an error, where an offset is, and the errors for the document-wide limits.
 enum InputText {
-    /// `text` as it may appear inside an error message: at most `limit` characters, with control
-    /// and bidi-override characters written as `\u{1B}` so that a hostile input cannot drive the
-    /// terminal or reorder what a person reads.
+    /// `text` as it may appear inside an error message: at most `limit` characters, control and
+    /// bidi characters as visible escapes (``UntrustedText``).
     static func quoted(_ text: some StringProtocol, limit: Int = 40) -> String {
-        var result = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            if count == limit {
-                result += "…"
-                break
-            }
-            count += 1
-            switch scalar.value {
-            case 0x00..<0x20, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
-                result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default:
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        UntrustedText.escaped(text, maxCharacters: limit)
     }
 
     /// The start of `bytes[offset...]` as ``quoted(_:limit:)`` shows it (the bytes are valid UTF-8,
