@@ -86,7 +86,7 @@ struct MalformedTests {
         let bytes = Array("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>host</key>".utf8)
         let error = #expect(throws: ConfigurationError.self) { try PayloadRecognizer().recognize(bytes: bytes, source: "config.plist") }
         #expect(error?.code == .invalidPropertyList)
-        #expect(error?.reason == "config.plist: not a valid property list")
+        #expect(error?.reason == "config.plist: invalid property list at line 1, column 64: the document ends inside <dict>")
     }
 
     @Test("hostile inputs finish quickly: deep nesting, long strings, many keys")

@@ -127,7 +127,7 @@ public struct PayloadRecognizer: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
 
         if trimmed.hasPrefix("{") {
-            let value = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth)
+            let value = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth, maxValues: policy.limits.maxValues)
                 .parse(Array(trimmed.utf8), source: source)
             let format: RecognizedPayload.Format = value.objectValue?.keys.contains { $0.contains("/") } == true ? .mdmKeys : .json
             return try configuration(value, format: format, signature: .unsigned, source: source)
@@ -165,7 +165,7 @@ public struct PayloadRecognizer: Sendable {
         }
         let key = try CompactJWS.verify(parts, with: policy.verificationKeys, source: source)
         // Only now, with the signature holding, is the payload parsed.
-        let value = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth)
+        let value = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth, maxValues: policy.limits.maxValues)
             .parse(parts.payload, source: "\(source) (signed payload)")
         let status = SignatureStatus.verified(algorithm: parts.algorithm, keyFingerprint: key.fingerprint, keyID: parts.keyID)
         return try configuration(value, format: .jws, signature: status, proof: SignatureProof(signedCode: text, key: key), source: source)

@@ -1,5 +1,5 @@
-/// A strict JSON reader (RFC 8259) with the caps a hostile input needs: bytes, nesting depth and
-/// valid UTF-8 are checked as it reads, and errors say where (line and column).
+/// A strict JSON reader (RFC 8259) with the caps a hostile input needs: bytes, nesting depth, the
+/// number of values and valid UTF-8 are checked as it reads, and errors say where (line and column).
 ///
 /// Written here rather than taken from Foundation because Foundation blurs `true` and `1`, loses
 /// key order, and reports neither depth nor position.
@@ -8,21 +8,25 @@ public struct JSONReader: Sendable {
     public var maxBytes: Int
     /// Arrays and objects nested deeper than this are refused.
     public var maxDepth: Int
+    /// Documents with more values than this (scalars, arrays and objects, each counts one) are refused.
+    public var maxValues: Int
 
-    public init(maxBytes: Int = ConfigurationLimits.default.maxDocumentBytes, maxDepth: Int = ConfigurationLimits.default.maxDepth) {
+    public init(maxBytes: Int = ConfigurationLimits.default.maxDocumentBytes, maxDepth: Int = ConfigurationLimits.default.maxDepth,
+                maxValues: Int = ConfigurationLimits.default.maxValues) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth
+        self.maxValues = maxValues
     }
 
     /// Parses one JSON value that fills `bytes` (surrounding white space allowed).
     ///
     /// - Parameter source: names the input in errors (a file name, `-`, or `payload`).
-    /// - Throws: ``ConfigurationError`` with `inputTooLarge`, `invalidUTF8`, `tooDeep` or `invalidJSON`.
+    /// - Throws: ``ConfigurationError`` with `inputTooLarge`, `invalidUTF8`, `tooDeep`, `tooManyItems` or `invalidJSON`.
     public func parse(_ bytes: [UInt8], source: String) throws -> ConfigurationValue {
         if bytes.count > maxBytes {
             throw ConfigurationError(.inputTooLarge, "\(source): \(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit for a configuration document")
         }
-        var parser = Parser(bytes: bytes, source: source, maxDepth: maxDepth)
+        var parser = Parser(bytes: bytes, source: source, maxDepth: maxDepth, maxValues: maxValues)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -34,14 +38,12 @@ public struct JSONReader: Sendable {
         let bytes: [UInt8]
         let source: String
         let maxDepth: Int
+        let maxValues: Int
         var offset = 0
+        var values = 0
 
         func error(_ message: String, at position: Int? = nil) -> ConfigurationError {
-            let position = min(position ?? offset, bytes.count)
-            var line = 1, column = 1
-            for byte in bytes[..<position] {
-                if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
-            }
+            let (line, column) = InputText.position(of: position ?? offset, in: bytes)
             return ConfigurationError(.invalidJSON, "\(source): invalid JSON at line \(line), column \(column): \(message)")
         }
 
@@ -51,6 +53,8 @@ public struct JSONReader: Sendable {
 
         mutating func value(depth: Int) throws -> ConfigurationValue {
             guard offset < bytes.count else { throw error("the document ends too early") }
+            values += 1
+            if values > maxValues { throw ConfigurationError.tooManyValues(source, limit: maxValues) }
             switch bytes[offset] {
             case UInt8(ascii: "{"): return try object(depth: depth + 1)
             case UInt8(ascii: "["): return try array(depth: depth + 1)
@@ -64,9 +68,7 @@ public struct JSONReader: Sendable {
         }
 
         mutating func checkDepth(_ depth: Int) throws {
-            if depth > maxDepth {
-                throw ConfigurationError(.tooDeep, "\(source): nesting deeper than \(maxDepth) levels")
-            }
+            if depth > maxDepth { throw ConfigurationError.tooDeep(source, limit: maxDepth) }
         }
 
         mutating func object(depth: Int) throws -> ConfigurationValue {
@@ -80,7 +82,7 @@ public struct JSONReader: Sendable {
                 guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
                 let keyStart = offset
                 let key = try string()
-                if object[key] != nil { throw error("the key \"\(key)\" appears twice", at: keyStart) }
+                if object[key] != nil { throw error("the key \"\(InputText.quoted(key))\" appears twice", at: keyStart) }
                 skipWhitespace()
                 guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
                 offset += 1
@@ -264,14 +266,19 @@ public struct ConfigurationLimits: Sendable, Hashable {
     public var maxAuthItems: Int
     /// The most entries in one `oauth2.clients` array.
     public var maxClients: Int
+    /// The most values one document may produce: scalars, arrays and objects each count one (keys
+    /// do not). A binary property list counts every reference it follows, so objects that share
+    /// references cannot expand a small file into an exponentially large value.
+    public var maxValues: Int
 
-    public init(maxDocumentBytes: Int = 256 << 10, maxDepth: Int = 32, maxAuthItems: Int = 16, maxClients: Int = 32) {
+    public init(maxDocumentBytes: Int = 256 << 10, maxDepth: Int = 32, maxAuthItems: Int = 16, maxClients: Int = 32, maxValues: Int = 100_000) {
         self.maxDocumentBytes = maxDocumentBytes
         self.maxDepth = maxDepth
         self.maxAuthItems = maxAuthItems
         self.maxClients = maxClients
+        self.maxValues = maxValues
     }
 
-    /// 256 KiB documents, depth 32, 16 auth items, 32 clients each.
+    /// 256 KiB documents, depth 32, 16 auth items, 32 clients each, 100,000 values.
     public static let `default` = ConfigurationLimits()
 }

@@ -1,7 +1,10 @@
-import Foundation
-
-/// Reads XML and binary property lists into ``ConfigurationValue``s, keeping booleans apart from
-/// numbers (Foundation hands booleans over as `Bool`, numbers as `NSNumber`).
+/// Reads XML and binary property lists into ``ConfigurationValue``s with two strict readers of
+/// this package (not Foundation's): booleans stay apart from numbers, dictionaries keep the order
+/// of the file, a dictionary key may appear once, and a hostile file is refused within the
+/// ``ConfigurationLimits`` (size, depth, number of values) instead of crashing or hanging.
+///
+/// Dates become ISO 8601 text in UTC (`2024-01-01T00:00:00Z`); data becomes ``ConfigurationValue/data(_:)``.
+/// XML entity declarations, sets and keyed-archiver UIDs are refused.
 public enum PropertyListReader {
     /// Whether `bytes` start like a property list (binary `bplist` or XML with a plist root).
     public static func looksLikePropertyList(_ bytes: [UInt8]) -> Bool {
@@ -10,44 +13,17 @@ public enum PropertyListReader {
         return head.contains("<plist") || head.contains("<!DOCTYPE plist")
     }
 
-    /// Parses a property list.
+    /// Parses a property list: binary when it starts with `bplist`, XML (UTF-8) otherwise.
     ///
-    /// - Throws: ``ConfigurationError`` (`inputTooLarge`, `invalidPropertyList`, `tooDeep`).
+    /// - Throws: ``ConfigurationError`` (`inputTooLarge`, `invalidPropertyList`, `invalidUTF8`,
+    ///   `tooDeep`, `tooManyItems`). Reasons name `source` and, for XML, the line and column.
     public static func parse(_ bytes: [UInt8], source: String, limits: ConfigurationLimits = .default) throws -> ConfigurationValue {
         if bytes.count > limits.maxDocumentBytes {
             throw ConfigurationError(.inputTooLarge, "\(source): \(ByteCount(bytes.count)) exceeds the \(ByteCount(limits.maxDocumentBytes)) limit for a configuration document")
         }
-        let root: Any
-        do {
-            root = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
-        } catch {
-            throw ConfigurationError(.invalidPropertyList, "\(source): not a valid property list")
+        if bytes.starts(with: Array("bplist".utf8)) {
+            return try BinaryPropertyListReader.parse(bytes, source: source, limits: limits)
         }
-        return try convert(root, source: source, depth: 0, maxDepth: limits.maxDepth)
-    }
-
-    private static func convert(_ value: Any, source: String, depth: Int, maxDepth: Int) throws -> ConfigurationValue {
-        if depth > maxDepth {
-            throw ConfigurationError(.tooDeep, "\(source): nesting deeper than \(maxDepth) levels")
-        }
-        switch value {
-        case let flag as Bool where type(of: value) == Bool.self: return .bool(flag)
-        case let text as String: return .string(text)
-        case let data as Data: return .data(Array(data))
-        case let date as Date: return .string(ISO8601DateFormatter().string(from: date))
-        case let items as [Any]:
-            return .array(try items.map { try convert($0, source: source, depth: depth + 1, maxDepth: maxDepth) })
-        case let dictionary as [String: Any]:
-            // Property-list dictionaries have no order; sorted keys make the result stable.
-            return .object(ConfigurationObject(try dictionary.keys.sorted().map {
-                ($0, try convert(dictionary[$0]!, source: source, depth: depth + 1, maxDepth: maxDepth))
-            }))
-        case let number as NSNumber:
-            let type = String(cString: number.objCType)
-            if type == "d" || type == "f" { return .number(number.doubleValue) }
-            return .integer(number.intValue)
-        default:
-            throw ConfigurationError(.invalidPropertyList, "\(source): unsupported property-list value \(type(of: value))")
-        }
+        return try XMLPropertyListReader.parse(bytes, source: source, limits: limits)
     }
 }
