@@ -8,7 +8,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test samples setup setup-test setup-bench build release install bench-decode bench-serve clean
+.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -17,6 +17,7 @@ run: setup
 test: setup-test
 	$(SWIFT) test
 	$(MAKE) samples
+	$(MAKE) fuzz-smoke
 
 samples:
 	@for sample in $(SAMPLES); do \
@@ -54,9 +55,18 @@ bench-decode: setup-bench
 	.build/release/decode-benchmark $(CORPUS)
 	benchmarks/memory-12mp.sh
 
+# libFuzzer targets (Fuzz/): a few seconds each in `make test`; `make fuzz` runs each until
+# 10 million executions or FUZZ_SECONDS (default one hour), release build.
+FUZZ_SECONDS ?= 3600
+fuzz-smoke:
+	scripts/fuzz.sh smoke
+
+fuzz: setup-test
+	scripts/fuzz.sh long $(FUZZ_SECONDS)
+
 # Load test of `activate serve` with wrk (30 s); prints requests/s and latency percentiles.
 bench-serve: setup-bench
 	benchmarks/serve-load.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

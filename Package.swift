@@ -124,5 +124,8 @@ let package = Package(
 // `-sanitize=fuzzer,address` in a build folder of their own.
 if ProcessInfo.processInfo.environment["ACTIVATE_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
-        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationDiscoveryServer"], path: "Fuzz"))
+        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationDiscoveryServer"], path: "Fuzz",
+        exclude: ["seeds"],
+        // No Swift `main`: libFuzzer's drives the target.
+        swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

@@ -32,7 +32,7 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         public static let invalidPropertyList = Code("invalid-property-list")
         /// Arrays and objects are nested deeper than the cap.
         public static let tooDeep = Code("too-deep")
-        /// More auth items or clients than the cap.
+        /// More auth items, clients, or values in one document than the cap.
         public static let tooManyItems = Code("too-many-items")
 
         // Document content (reasons name the key path)

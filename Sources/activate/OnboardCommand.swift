@@ -222,6 +222,11 @@ struct RestoreCommand: AsyncParsableCommand {
     static func value(_ record: StoredConfiguration, report: ActivationReport) -> ConfigurationValue {
         guard case .object(var object) = record.value else { return record.value }
         object["document"] = record.document.value(includeSecrets: false)
+        // The signed code carries the document as signed, passcode included: the store keeps it, output never does.
+        if case .object(var signature)? = object["signature"] {
+            signature["signedCode"] = nil
+            object["signature"] = .object(signature)
+        }
         object["configuration"] = report.value.objectValue?["configuration"]
         return .object(object)
     }

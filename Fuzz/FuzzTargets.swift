@@ -1,0 +1,123 @@
+// libFuzzer targets, one per parser an attacker can reach (README "Fuzzing").
+//
+// Built only by `scripts/fuzz.sh` (ACTIVATE_FUZZ=1 adds this target to Package.swift), with
+// `-sanitize=fuzzer,address`: libFuzzer supplies `main`, and `FUZZ_TARGET` picks the parser.
+// Each target feeds the bytes to the public entry point a real input reaches and requires only
+// that it returns or throws its error: a crash, a leak, a hang or a blow-up is the finding.
+
+import ActivationConfiguration
+import ActivationDiscoveryServer
+import ActivationImaging
+import Foundation
+
+/// The parsers, by the name `FUZZ_TARGET` (and `scripts/fuzz.sh`) uses.
+let targets: [String: @Sendable ([UInt8]) -> Void] = [
+    // Images, with a pixel cap small enough for fast iterations (the cap itself is tested).
+    "png": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.png") },
+    "jpeg": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.jpg") },
+    "pnm": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.pnm") },
+    // Configuration documents: parse, then the document model and the policy, as `inspect` does.
+    "json": { bytes in
+        guard let value = try? JSONReader().parse(bytes, source: "fuzz") else { return }
+        checkDocument(value)
+    },
+    // Each plist target keeps the fuzzer on its reader: input without the format's opening gets it.
+    "xml-plist": { bytes in
+        let input = PropertyListReader.looksLikePropertyList(bytes) ? bytes : Array("<plist version=\"1.0\">".utf8) + bytes
+        guard let value = try? PropertyListReader.parse(input, source: "fuzz") else { return }
+        checkDocument(value)
+    },
+    "binary-plist": { bytes in
+        let input = bytes.starts(with: Array("bplist".utf8)) ? bytes : Array("bplist00".utf8) + bytes
+        guard let value = try? PropertyListReader.parse(input, source: "fuzz") else { return }
+        checkDocument(value)
+    },
+    "mdm": { bytes in
+        // Flattened keys: each line `key=value`, so the fuzzer works on the key paths directly.
+        var flat = ConfigurationObject()
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(20_000) {
+            let pair = line.split(separator: "=", maxSplits: 1)
+            flat[String(pair[0])] = .string(pair.count > 1 ? String(pair[1]) : "")
+        }
+        guard let inflated = try? MDMKeys.inflate(flat) else { return }
+        checkDocument(.object(inflated))
+    },
+    "jws": { bytes in
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let parts = try? CompactJWS.parse(text, source: "fuzz") else { return }
+        _ = try? CompactJWS.verify(parts, with: fuzzKeys, source: "fuzz")
+        _ = try? PayloadRecognizer(policy: SecurityPolicy(verificationKeys: fuzzKeys)).recognize(text: text, source: "fuzz")
+    },
+    "links": { bytes in
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let style = ActivationLink.style(of: text), let value = try? ActivationLink.document(from: text, style: style, source: "fuzz") else { return }
+        checkDocument(value)
+    },
+    "url": { bytes in
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let url = try? CanonicalURL(parsing: text) {
+            // The canonical form is a fixed point: parsing it again gives the same URL.
+            guard let again = try? CanonicalURL(parsing: url.description), again.description == url.description else {
+                fatalError("canonical form is not stable: \(url.description)")
+            }
+        }
+        _ = try? CanonicalURL.Host(parsing: text)
+        _ = UntrustedText.escaped(text)
+    },
+    "store": { bytes in
+        guard let value = try? JSONReader(maxBytes: 1 << 20).parse(bytes, source: "fuzz"),
+              let record = try? StoredConfiguration(from: value, source: "fuzz") else { return }
+        _ = try? record.check(against: SecurityPolicy(verificationKeys: fuzzKeys), source: "fuzz")
+    },
+]
+
+/// A document value through the model, the policy and the report, as every command does.
+func checkDocument(_ value: ConfigurationValue) {
+    guard let document = try? ConfigurationDocument(from: value, source: "fuzz") else { return }
+    _ = try? SecurityPolicy().check(document, source: "fuzz")
+    _ = try? ActivationReport(document: document, signature: .unsigned, source: "fuzz").lines(headline: "Fuzz.")
+    _ = document.canonicalJSON()
+}
+
+/// The public half of the test key pair in Tests/ActivationConfigurationTests/Fixtures/keys/ec256.
+let fuzzKeys: [VerificationKey] = {
+    let pem = """
+        -----BEGIN PUBLIC KEY-----
+        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEg2DYxoh1rrFAZva5NLSejhafhoeQ
+        6ID+Ty7p+DdGXQU6tk+xMQHJd81TF483c+tZ4dnc1Ct9qqr8nw/p7mVNDA==
+        -----END PUBLIC KEY-----
+        """
+    return (try? VerificationKey(pem: pem)).map { [$0] } ?? []
+}()
+
+nonisolated(unsafe) var selected: (@Sendable ([UInt8]) -> Void)?
+
+@_cdecl("LLVMFuzzerInitialize")
+public func initialize(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> Int32 {
+    let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
+    guard let target = targets[name] else {
+        FileHandle.standardError.write(Data("FUZZ_TARGET must be one of: \(targets.keys.sorted().joined(separator: ", "))\n".utf8))
+        exit(2)
+    }
+    selected = target
+    return 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    selected?(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    return 0
+}
+
+/// libFuzzer's driver, from the fuzzer runtime that `-sanitize=fuzzer` links.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+               _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+
+/// The executable's entry point (SwiftPM names it after the module): hands over to libFuzzer.
+@_cdecl("activate_fuzz_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return runDriver(&count, &arguments) { data, size in testOneInput(data, size) }
+}
