@@ -1,5 +1,6 @@
 import ActivationConfiguration
 import ArgumentParser
+import Foundation
 
 /// The security-policy options shared by `inspect`, `scan` and `generate --config`.
 struct PolicyOptions: ParsableArguments {
@@ -14,6 +15,16 @@ struct PolicyOptions: ParsableArguments {
 
     @Flag(name: .customLong("allow-http"), help: "Accept http URLs (test servers only).")
     var allowHTTP = false
+
+    func validate() throws {
+        for entry in allowedHosts {
+            do {
+                _ = try CanonicalURL.Host(parsing: entry.trimmingCharacters(in: CharacterSet(charactersIn: ".")))
+            } catch let error as ConfigurationError {
+                throw ValidationError("--allow-host \(error.reason) (give a domain such as hana.ondemand.com)")
+            }
+        }
+    }
 
     /// Public-key files are small; anything larger is not a key.
     static let maxKeyBytes = 64 << 10

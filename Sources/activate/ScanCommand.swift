@@ -15,7 +15,8 @@ struct ScanCommand: AsyncParsableCommand {
             Codes that carry an onboarding configuration (JSON, a signed JWS, an activation link) are checked against the security policy, and the confirmation is shown under the code: "Scan succeeded. You will be connected to: <host>", or why it was rejected.
 
             Output, one line per code:
-              default       QR-Code: <text>   (<file>: QR-Code: <text> for several files)
+              default       QR-Code: <text>   (<file>: QR-Code: <text> for several files);
+                            control characters and newlines are shown as escapes (\\u{1B})
               --raw         each payload and a newline, nothing else (zbarimg's --raw);
                             with --binary the exact bytes instead of text
               --json        a JSON array, one object per file (README, "scan --json")

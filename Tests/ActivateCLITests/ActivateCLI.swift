@@ -92,3 +92,16 @@ final class TemporaryDirectory: Sendable {
         return file(name)
     }
 }
+
+extension Pipe {
+    /// Reads up to the first newline (or the end): the line a freshly started server prints.
+    func readFirstLine() -> String {
+        var line = Data()
+        while !line.contains(0x0A) {
+            let chunk = fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        return String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+    }
+}

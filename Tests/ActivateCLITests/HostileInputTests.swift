@@ -249,6 +249,15 @@ struct HostileInputTests {
         #expect(!FileManager.default.fileExists(atPath: store), "\(testCase.name): nothing stored")
     }
 
+    @Test("an --allow-host entry that is no domain is a usage error, not an entry that silently never matches")
+    func allowHostValidation() async throws {
+        for entry in ["*.hana.ondemand.com", "hana.ondemand.com/x", "hana%2Eondemand.com", "a b"] {
+            let (result, _) = try await run(["inspect", SourceTree.path("SampleCodes/oauth-configuration.json"), "--allow-host", entry])
+            #expect(result.status == 64, "\(entry): \(result.stderr)")
+            #expect(result.stderr.contains("--allow-host"), "\(result.stderr)")
+        }
+    }
+
     @Test("the host shown and stored is the canonical host that will be connected to")
     func canonicalHostShown() async throws {
         let file = try directory.write("idn.json", Array(#"{"serviceURL":"https://Bücher.Hana.OnDemand.com./x/","appID":"a","auth":[{"type":"basic"}]}"#.utf8))
@@ -491,13 +500,7 @@ final class PythonFileServer {
         process.arguments = ["python3", "-c", script, file]
         process.standardOutput = output
         try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let port = Int(output.readFirstLine().trimmingCharacters(in: .whitespaces)) else {
             process.terminate()
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the test server did not start"])
         }
