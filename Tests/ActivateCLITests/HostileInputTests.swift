@@ -249,6 +249,19 @@ struct HostileInputTests {
         #expect(!FileManager.default.fileExists(atPath: store), "\(testCase.name): nothing stored")
     }
 
+    @Test("the discovery client judges its service URL in canonical form", arguments: [
+        ("http://2130706433:8080", "non-standard form"), ("http://127.1:8080", "non-standard form"),
+        ("http://example.com:8080", "not https"), ("https://user:secret@discovery.example.com", "without user name"),
+        ("https://discovery.example.com:0", "port"), ("https://discovery.example%2Ecom", "percent-encoded"),
+    ])
+    func discoveryServiceURL(url: String, reason: String) async throws {
+        let (result, _) = try await run(["onboard", "--email", "someone@example.com", "--app-id", "a", "--discovery", url,
+                                         "--yes", "--store", directory.file("d/configuration.json")])
+        #expect(result.status == 2, "\(url): \(result.stderr)")
+        #expect(result.stderr.contains(reason), "\(url): \(result.stderr)")
+        #expect(!result.stderr.contains("secret") && !result.stderr.contains("someone"), "\(result.stderr)")
+    }
+
     @Test("an --allow-host entry that is no domain is a usage error, not an entry that silently never matches")
     func allowHostValidation() async throws {
         for entry in ["*.hana.ondemand.com", "hana.ondemand.com/x", "hana%2Eondemand.com", "a b"] {

@@ -61,6 +61,14 @@ import Testing
         #expect(!url.description.contains("secret"))
     }
 
+    @Test func shownURLsHideSecrets() {
+        #expect(CanonicalURL.shown("https://user:secret@example.com/a?token=x") == "https://…@example.com/a?…")
+        #expect(CanonicalURL.shown("https://example.com/a@b") == "https://example.com/a@b")
+        #expect(CanonicalURL.shown("https://ex\u{1B}ample.com") == "https://ex\\u{1B}ample.com")
+        let error = #expect(throws: ConfigurationError.self) { try CanonicalURL(parsing: "https://u:secret@exa mple.com/") }
+        #expect(error?.reason.contains("secret") == false)
+    }
+
     @Test func hostsAndTheirKinds() throws {
         #expect(try CanonicalURL.Host(parsing: "EXAMPLE.com") == .name("example.com"))
         #expect(try CanonicalURL.Host(parsing: "::1") == .ipv6("::1"))

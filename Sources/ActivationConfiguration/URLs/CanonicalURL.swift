@@ -334,10 +334,17 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
         return true
     }
 
-    /// A URL as shown in messages: escaped, the query (which may carry tokens) hidden, shortened.
+    /// A URL as shown in messages: escaped, shortened, without what may be secret: a user name
+    /// and password (`https://…@host`) and the query (`?…`), which may carry tokens.
     public static func shown(_ text: String) -> String {
         var visible = Substring(text)
         if let mark = visible.firstIndex(of: "?") { visible = visible[..<mark] + "?…" }
+        if let start = visible.range(of: "://")?.upperBound {
+            let authorityEnd = visible[start...].firstIndex { $0 == "/" || $0 == "#" || $0 == "?" } ?? visible.endIndex
+            if let at = visible[start..<authorityEnd].lastIndex(of: "@") {
+                visible = visible[..<start] + "…" + visible[at...]
+            }
+        }
         return UntrustedText.escaped(visible, maxCharacters: 120)
     }
 
