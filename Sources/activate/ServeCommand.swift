@@ -18,7 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
               GET /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(
                   AppConfigID='<appID>:<version>',EmailAddress='<email>')
               GET …/getApplicationConfiguration(AppConfigID='…',OnboardingCode='<code>')
-            with 200 and the document, 404 unknown, 410 expired code, 400 malformed; GET /health answers 200. The first line on stdout is "listening on http://HOST:PORT"; requests are logged on stderr without e-mail addresses or codes. SIGINT or SIGTERM stops it cleanly.
+            with 200 and the document, 404 unknown, 410 expired code, 400 malformed; GET /health answers 200. Paths are routed in canonical form: repeated slashes collapse, . and .. resolve, %-encoded letters decode; an encoded / or NUL, a malformed %-escape or a byte outside URI characters is 400, a target over 4 KiB 414. The first line on stdout is "listening on http://HOST:PORT"; each request is logged on stderr as method, route (lookup, health or other), status and time: never a path, query, e-mail address or code. SIGINT or SIGTERM stops it cleanly.
+
 
             Example:
               activate serve --configs ./discovery --port 8080

@@ -118,7 +118,7 @@ struct OnboardingEndToEndTests {
 
         let (status, log) = server.stop()
         #expect(status == 0, "serve stops cleanly on SIGTERM")
-        #expect(log.contains("getApplicationConfiguration(…) 200"))
+        #expect(log.contains("GET lookup 200"))
         #expect(!log.contains("someone@") && !log.contains("12345678"), "the log carries no e-mail addresses or codes")
     }
 
