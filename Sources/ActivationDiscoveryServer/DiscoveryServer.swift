@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 
 /// A discovery service: answers the legacy lookup function by e-mail domain or onboarding code
@@ -12,22 +13,27 @@ import Logging
 /// method other than GET. Targets are routed on their canonical path (see ``DiscoveryRoute``).
 ///
 /// Each request is logged as method, route label (`lookup`, `health`, `other`), status and time:
-/// never its path, query, e-mail address or code.
+/// never its path, query, e-mail address or code. Clients are held to ``Limits``.
 public struct DiscoveryServer: Sendable {
     public var directory: DiscoveryDirectory
     public var host: String
     public var port: Int
+    public var limits: Limits
     public var logger: Logger
 
-    /// Requests whose target is longer than this are refused (414).
+    /// Requests whose target is longer than this are refused (414); a request head (target and
+    /// headers) over ``maxHeadBytes`` is refused by the HTTP decoder (400).
     public static let maxTargetLength = 4096
-    /// Requests with a body larger than this are refused (413); lookups have none.
+    /// The most bytes of a request head, its target included; at most 100 header fields.
+    public static let maxHeadBytes = 16 << 10
+    /// Requests with a body larger than this are refused (413) and their connection closed; lookups have none.
     public static let maxBodyBytes = 1024
 
-    public init(directory: DiscoveryDirectory, host: String = "127.0.0.1", port: Int = 8080, logger: Logger) {
+    public init(directory: DiscoveryDirectory, host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(), logger: Logger) {
         self.directory = directory
         self.host = host
         self.port = port
+        self.limits = limits
         self.logger = logger
     }
 
@@ -35,9 +41,21 @@ public struct DiscoveryServer: Sendable {
     ///
     /// - Parameter onListening: called with the bound port (useful with port 0).
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let cap = limits.effectiveMaxConnections()
+        if cap < limits.maxConnections {
+            logger.notice("serving at most \(cap) connections, not \(limits.maxConnections): the file-descriptor limit allows no more")
+        }
+        let limits = self.limits, logger = self.logger
+        let connections = ConnectionCount(limit: cap)
         let app = Application(
             responder: Responder(directory: directory, logger: logger),
-            configuration: .init(address: .hostname(host, port: port), serverName: "activate-discovery"),
+            server: HTTPServerBuilder { responder in
+                GuardedHTTP1Channel(responder: responder, limits: limits, connections: connections, logger: logger)
+            },
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "activate-discovery",
+                // Past the refusal slots, connections wait in the listen queue and hold no descriptor here.
+                availableConnectionsDelegate: MaximumAvailableConnections(cap + Limits.refusalSlots, logger: logger)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
@@ -71,9 +89,12 @@ public struct DiscoveryServer: Sendable {
     /// The response to one request (pure: the server's whole logic, testable without a socket).
     static func answer(method: HTTPRequest.Method, route: DiscoveryRoute, headers: HTTPFields = [:],
                        directory: DiscoveryDirectory, now: Date = Date()) -> Response {
-        // Lookups carry no body: a large or unbounded one is refused.
+        // Lookups carry no body: a large or unbounded one is refused, and the connection closed
+        // rather than drained.
         if headers[.transferEncoding] != nil || headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true {
-            return error(.contentTooLarge, "too-large", "lookups carry no body")
+            var response = error(.contentTooLarge, "too-large", "lookups carry no body")
+            response.headers[.connection] = "close"
+            return response
         }
         switch route {
         case .refused(.tooLong): return error(.uriTooLong, "too-long", "the request target exceeds \(maxTargetLength) bytes")

@@ -12,9 +12,9 @@ final class ServeProcess {
     private let output = Pipe()
     private let errors = Pipe()
 
-    init(configs: String) throws {
+    init(configs: String, arguments: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: ActivateCLI.executable)
-        process.arguments = ["serve", "--configs", configs, "--port", "0"]
+        process.arguments = ["serve", "--configs", configs, "--port", "0"] + arguments
         process.standardOutput = output
         process.standardError = errors
         try process.run()

@@ -43,7 +43,7 @@ struct RunningServer {
 ///
 /// - Parameter logger: where the server logs; by default nowhere (stopping the server by cancelling
 ///   its task logs errors that mean nothing here).
-func withServer(logger: Logger? = nil, _ body: (RunningServer) async throws -> Void) async throws {
+func withServer(limits: DiscoveryServer.Limits = .init(), logger: Logger? = nil, _ body: (RunningServer) async throws -> Void) async throws {
     let folder = try ServedFolder(index: ServedFolder.standardIndex)
     let directory = try DiscoveryDirectory(folder: folder.path)
     let logger = logger ?? {
@@ -51,7 +51,7 @@ func withServer(logger: Logger? = nil, _ body: (RunningServer) async throws -> V
         quiet.logLevel = .critical
         return quiet
     }()
-    let server = DiscoveryServer(directory: directory, host: "127.0.0.1", port: 0, logger: logger)
+    let server = DiscoveryServer(directory: directory, host: "127.0.0.1", port: 0, limits: limits, logger: logger)
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     let task = Task { try await server.run { continuation.yield($0) } }
     defer { task.cancel() }
