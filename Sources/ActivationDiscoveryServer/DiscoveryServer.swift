@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 
 /// A discovery service: answers the legacy lookup function by e-mail domain or onboarding code
@@ -8,24 +9,31 @@ import Logging
 ///
 /// `GET /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>')`
 /// (or `OnboardingCode='<code>'`), quotes raw or percent-encoded: 200 with the document, 404 with a
-/// JSON error when nothing matches, 410 for an expired code, 400 for a malformed call. Requests
-/// are logged without the e-mail address or code.
+/// JSON error when nothing matches, 410 for an expired code, 400 for a malformed call, 405 for a
+/// method other than GET. Targets are routed on their canonical path (see ``DiscoveryRoute``).
+///
+/// Each request is logged as method, route label (`lookup`, `health`, `other`), status and time:
+/// never its path, query, e-mail address or code. Clients are held to ``Limits``.
 public struct DiscoveryServer: Sendable {
     public var directory: DiscoveryDirectory
     public var host: String
     public var port: Int
+    public var limits: Limits
     public var logger: Logger
 
-    /// Requests whose target is longer than this are refused (414).
+    /// Requests whose target is longer than this are refused (414); a request head (target and
+    /// headers) over ``maxHeadBytes`` is refused by the HTTP decoder (400).
     public static let maxTargetLength = 4096
-    /// Requests with a body larger than this are refused (413); lookups have none.
+    /// The most bytes of a request head, its target included; at most 100 header fields.
+    public static let maxHeadBytes = 16 << 10
+    /// Requests with a body larger than this are refused (413) and their connection closed; lookups have none.
     public static let maxBodyBytes = 1024
-    static let functionPrefix = "/config-api.svc/ApplicationConfigurations/"
 
-    public init(directory: DiscoveryDirectory, host: String = "127.0.0.1", port: Int = 8080, logger: Logger) {
+    public init(directory: DiscoveryDirectory, host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(), logger: Logger) {
         self.directory = directory
         self.host = host
         self.port = port
+        self.limits = limits
         self.logger = logger
     }
 
@@ -33,26 +41,75 @@ public struct DiscoveryServer: Sendable {
     ///
     /// - Parameter onListening: called with the bound port (useful with port 0).
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let router = Router()
-        router.add(middleware: RequestGuard(logger: logger))
-        let directory = self.directory
-        router.get("/config-api.svc/ApplicationConfigurations/*") { request, _ -> Response in
-            Self.answer(path: request.uri.path, directory: directory)
+        let cap = limits.effectiveMaxConnections()
+        if cap < limits.maxConnections {
+            logger.notice("serving at most \(cap) connections, not \(limits.maxConnections): the file-descriptor limit allows no more")
         }
-        router.get("/health") { _, _ -> Response in Self.json(.ok, #"{"status":"ok"}"#) }
+        let limits = self.limits, logger = self.logger
+        let connections = ConnectionCount(limit: cap)
         let app = Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "activate-discovery"),
+            responder: Responder(directory: directory, logger: logger),
+            server: HTTPServerBuilder { responder in
+                GuardedHTTP1Channel(responder: responder, limits: limits, connections: connections, logger: logger)
+            },
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "activate-discovery",
+                // Past the refusal slots, connections wait in the listen queue and hold no descriptor here.
+                availableConnectionsDelegate: MaximumAvailableConnections(cap + Limits.refusalSlots, logger: logger)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 
-    /// Answers one lookup path (pure: the server's whole logic, testable without a socket).
-    static func answer(path rawPath: String, directory: DiscoveryDirectory, now: Date = Date()) -> Response {
-        guard let call = LookupCall(path: rawPath) else {
-            return error(.badRequest, "bad-request",
-                         "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'")
+    /// Answers every request: one function from method, target and body size to a response.
+    struct Responder: HTTPResponder {
+        typealias Context = BasicRequestContext
+        let directory: DiscoveryDirectory
+        let logger: Logger
+
+        func respond(to request: Request, context: Context) async throws -> Response {
+            let start = ContinuousClock.now
+            let route = DiscoveryRoute(target: request.head.path ?? "")
+            var response = DiscoveryServer.answer(method: request.method, route: route, headers: request.headers, directory: directory)
+            if request.method == .head { response.body = .init() }  // a HEAD answer has no body
+            let milliseconds = (ContinuousClock.now - start).inMilliseconds
+            logger.info("\(DiscoveryServer.loggedMethod(request.method)) \(route.label) \(response.status.code) \(String(format: "%.2f", milliseconds)) ms")
+            return response
+        }
+    }
+
+    /// The method as logged: a standard one, or `OTHER` (a method is client text too).
+    static func loggedMethod(_ method: HTTPRequest.Method) -> String {
+        switch method {
+        case .get, .head, .post, .put, .delete, .options, .patch, .trace, .connect: method.rawValue
+        default: "OTHER"
+        }
+    }
+
+    /// The response to one request (pure: the server's whole logic, testable without a socket).
+    static func answer(method: HTTPRequest.Method, route: DiscoveryRoute, headers: HTTPFields = [:],
+                       directory: DiscoveryDirectory, now: Date = Date()) -> Response {
+        // Lookups carry no body: a large or unbounded one is refused, and the connection closed
+        // rather than drained.
+        if headers[.transferEncoding] != nil || headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true {
+            var response = error(.contentTooLarge, "too-large", "lookups carry no body")
+            response.headers[.connection] = "close"
+            return response
+        }
+        switch route {
+        case .refused(.tooLong): return error(.uriTooLong, "too-long", "the request target exceeds \(maxTargetLength) bytes")
+        case .refused(.malformed): return error(.badRequest, "bad-request", "the request target is not a well-formed path")
+        case .unknown: return error(.notFound, "not-found", "no such resource")
+        case .health, .malformedLookup, .lookup: break
+        }
+        guard method == .get else {
+            var response = error(.methodNotAllowed, "method-not-allowed", "only GET is answered")
+            response.headers[.allow] = "GET"
+            return response
+        }
+        guard case .lookup(let call) = route else {
+            return route == .health ? json(.ok, #"{"status":"ok"}"#)
+                : error(.badRequest, "bad-request", "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'")
         }
         let result: DiscoveryDirectory.Answer
         switch call.lookup {
@@ -72,88 +129,5 @@ public struct DiscoveryServer: Sendable {
 
     static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> Response {
         json(status, JSONWriter.compact(.object(["error": .object(["code": .string(code), "message": .string(message)])])))
-    }
-}
-
-/// A parsed `getApplicationConfiguration(...)` call.
-struct LookupCall: Equatable {
-    enum Lookup: Equatable {
-        case email(String)
-        case code(String)
-    }
-
-    var appID: String
-    var version: String
-    var lookup: Lookup
-
-    init?(path rawPath: String) {
-        guard rawPath.hasPrefix(DiscoveryServer.functionPrefix) else { return nil }
-        let encoded = rawPath.dropFirst(DiscoveryServer.functionPrefix.count)
-        guard let function = String(encoded).removingPercentEncoding,
-              function.hasPrefix("getApplicationConfiguration("), function.hasSuffix(")") else { return nil }
-        let arguments = function.dropFirst("getApplicationConfiguration(".count).dropLast()
-        var values: [String: String] = [:]
-        for argument in Self.split(arguments) {
-            guard let equals = argument.firstIndex(of: "=") else { return nil }
-            let name = argument[..<equals].trimmingCharacters(in: .whitespaces)
-            var value = argument[argument.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            guard value.count >= 2, value.hasPrefix("'"), value.hasSuffix("'") else { return nil }
-            value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'")
-            values[name] = value
-        }
-        guard let configID = values["AppConfigID"], let colon = configID.lastIndex(of: ":") else { return nil }
-        appID = String(configID[..<colon])
-        version = String(configID[configID.index(after: colon)...])
-        if let email = values["EmailAddress"], !email.isEmpty {
-            lookup = .email(email)
-        } else if let code = values["OnboardingCode"], !code.isEmpty {
-            lookup = .code(code)
-        } else {
-            return nil
-        }
-        guard !appID.isEmpty else { return nil }
-    }
-
-    /// Splits `a='x,y',b='z'` at the commas outside quotes.
-    static func split(_ text: Substring) -> [Substring] {
-        var parts: [Substring] = []
-        var start = text.startIndex
-        var quoted = false
-        for index in text.indices {
-            if text[index] == "'" { quoted.toggle() }
-            if text[index] == ",", !quoted {
-                parts.append(text[start..<index])
-                start = text.index(after: index)
-            }
-        }
-        parts.append(text[start...])
-        return parts
-    }
-}
-
-/// Caps request sizes and logs each request (method, route, status, time) without the e-mail
-/// address or code it carries.
-struct RequestGuard<Context: RequestContext>: RouterMiddleware {
-    let logger: Logger
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
-        let response: Response
-        if request.uri.string.utf8.count > DiscoveryServer.maxTargetLength {
-            response = DiscoveryServer.error(.uriTooLong, "too-long", "the request target exceeds \(DiscoveryServer.maxTargetLength) bytes")
-        } else if let length = request.headers[.contentLength].flatMap(Int.init), length > DiscoveryServer.maxBodyBytes {
-            response = DiscoveryServer.error(.contentTooLarge, "too-large", "lookups carry no body")
-        } else {
-            do {
-                response = try await next(request, context)
-            } catch let error as HTTPError {
-                response = DiscoveryServer.error(error.status, "error", error.status.reasonPhrase)
-            }
-        }
-        let path = request.uri.path
-        let shown = path.hasPrefix(DiscoveryServer.functionPrefix) ? DiscoveryServer.functionPrefix + "getApplicationConfiguration(…)" : path
-        let milliseconds = (ContinuousClock.now - start).inMilliseconds
-        logger.info("\(request.method) \(shown.prefix(200)) \(response.status.code) \(String(format: "%.2f", milliseconds)) ms")
-        return response
     }
 }

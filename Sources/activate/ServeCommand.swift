@@ -18,7 +18,9 @@ struct ServeCommand: AsyncParsableCommand {
               GET /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(
                   AppConfigID='<appID>:<version>',EmailAddress='<email>')
               GET …/getApplicationConfiguration(AppConfigID='…',OnboardingCode='<code>')
-            with 200 and the document, 404 unknown, 410 expired code, 400 malformed; GET /health answers 200. The first line on stdout is "listening on http://HOST:PORT"; requests are logged on stderr without e-mail addresses or codes. SIGINT or SIGTERM stops it cleanly.
+            with 200 and the document, 404 unknown, 410 expired code, 400 malformed; GET /health answers 200. Paths are routed in canonical form: repeated slashes collapse, . and .. resolve, %-encoded letters decode; an encoded / or NUL, a malformed %-escape or a byte outside URI characters is 400, a target over 4 KiB 414. The first line on stdout is "listening on http://HOST:PORT"; each request is logged on stderr as method, route (lookup, health or other), status and time: never a path, query, e-mail address or code. SIGINT or SIGTERM stops it cleanly.
+
+            Hostile clients: a request head must be complete within --header-timeout of the connection opening (or of its first byte after a previous answer), else 408 and the connection is closed; a keep-alive connection idle for --idle-timeout is closed; a request must be read and answered within --request-timeout. Beyond --max-connections (lowered to fit the file-descriptor limit), new connections get 503 and are closed. Headers are limited to 16 KiB, bodies to 1 KiB (lookups carry none).
 
             Example:
               activate serve --configs ./discovery --port 8080
@@ -33,10 +35,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0: any free port).") var port = 8080
     @Option(name: .customLong("log-level"), help: "trace, debug, info (each request), warning, error.") var logLevel: String = "info"
+    @Option(name: .customLong("header-timeout"), help: ArgumentHelp("Seconds to receive a request head.", valueName: "seconds"))
+    var headerTimeout: Double = 10
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds an idle connection is kept.", valueName: "seconds"))
+    var idleTimeout: Double = 30
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds to read and answer a request.", valueName: "seconds"))
+    var requestTimeout: Double = 30
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections served at once.", valueName: "n"))
+    var maxConnections = 512
     @OptionGroup(title: "Security policy (for the documents served)") var policy: PolicyOptions
 
     func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0-65535.") }
+        for (name, seconds) in [("header", headerTimeout), ("idle", idleTimeout), ("request", requestTimeout)] where !(0.01...86_400).contains(seconds) {
+            throw ValidationError("--\(name)-timeout must be 0.01-86400 seconds.")
+        }
+        if !(1...1_000_000).contains(maxConnections) { throw ValidationError("--max-connections must be 1-1000000.") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.") }
     }
 
@@ -50,7 +64,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "activate-serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let server = DiscoveryServer(directory: directory, host: host, port: port, logger: logger)
+        let limits = DiscoveryServer.Limits(headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout),
+                                            requestTimeout: .seconds(requestTimeout), maxConnections: maxConnections)
+        let server = DiscoveryServer(directory: directory, host: host, port: port, limits: limits, logger: logger)
         let host = self.host
         do {
             try await server.run { port in

@@ -33,19 +33,31 @@ struct ServedFolder {
         """
 }
 
+/// A discovery server running on a loopback port.
+struct RunningServer {
+    let port: Int
+    var url: String { "http://127.0.0.1:\(port)" }
+}
+
 /// A real discovery server on a loopback port, for the length of one test.
-func withServer(_ body: (String) async throws -> Void) async throws {
+///
+/// - Parameter logger: where the server logs; by default nowhere (stopping the server by cancelling
+///   its task logs errors that mean nothing here).
+func withServer(limits: DiscoveryServer.Limits = .init(), logger: Logger? = nil, _ body: (RunningServer) async throws -> Void) async throws {
     let folder = try ServedFolder(index: ServedFolder.standardIndex)
     let directory = try DiscoveryDirectory(folder: folder.path)
-    var logger = Logger(label: "test")
-    logger.logLevel = .critical  // stopping the server by cancelling its task logs errors that mean nothing here
-    let server = DiscoveryServer(directory: directory, host: "127.0.0.1", port: 0, logger: logger)
+    let logger = logger ?? {
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        return quiet
+    }()
+    let server = DiscoveryServer(directory: directory, host: "127.0.0.1", port: 0, limits: limits, logger: logger)
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     let task = Task { try await server.run { continuation.yield($0) } }
     defer { task.cancel() }
     var iterator = ports.makeAsyncIterator()
     let port = try #require(await iterator.next())
-    try await body("http://127.0.0.1:\(port)")
+    try await body(RunningServer(port: port))
 }
 
 func provider(_ url: String, _ input: ProviderInput, configure: (inout DiscoveryServiceProvider) -> Void = { _ in }) -> DiscoveryServiceProvider {
@@ -58,7 +70,8 @@ func provider(_ url: String, _ input: ProviderInput, configure: (inout Discovery
 struct DiscoveryTests {
     @Test("lookup by e-mail domain (and parent domain) and by onboarding code")
     func lookups() async throws {
-        try await withServer { url in
+        try await withServer { server in
+            let url = server.url
             let byEmail = try await provider(url, [.emailAddress: "someone@example.com"]).provide(input: [:])
             #expect(byEmail.document.auth.first?.method.typeName == "oauth2")
             #expect(!byEmail.origin.contains("someone"), "the origin names the service, not the person")
@@ -71,7 +84,8 @@ struct DiscoveryTests {
 
     @Test("unknown, expired, malformed: each its own error")
     func failures() async throws {
-        try await withServer { url in
+        try await withServer { server in
+            let url = server.url
             let unknown = await #expect(throws: ConfigurationError.self) { try await provider(url, [.emailAddress: "a@unknown.org"]).provide(input: [:]) }
             #expect(unknown?.code == .notFound)
             #expect(unknown?.reason.hasSuffix("the discovery service has no configuration for the e-mail domain unknown.org") == true)
@@ -89,7 +103,8 @@ struct DiscoveryTests {
 
     @Test("quotes may come raw or percent-encoded; the server answers the documented status codes")
     func rawHTTP() async throws {
-        try await withServer { url in
+        try await withServer { server in
+            let url = server.url
             let function = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration"
             let cases: [(String, Int)] = [
                 ("\(function)(AppConfigID='com.example.fieldservice:1.0',EmailAddress='a@example.com')", 200),
@@ -115,7 +130,8 @@ struct DiscoveryTests {
 
     @Test("answers larger than the cap are refused")
     func responseCap() async throws {
-        try await withServer { url in
+        try await withServer { server in
+            let url = server.url
             let error = await #expect(throws: ConfigurationError.self) {
                 try await provider(url, [.emailAddress: "a@example.com"]) { $0.maxResponseBytes = 100 }.provide(input: [:])
             }
@@ -203,14 +219,5 @@ struct DirectoryTests {
         let folder = try ServedFolder(index: index)
         let error = #expect(throws: ConfigurationError.self) { try DiscoveryDirectory(folder: folder.path) }
         #expect(error?.reason.contains(message) == true, "\(error?.reason ?? "")")
-    }
-
-    @Test("lookup calls parse with raw or encoded quotes, and refuse the rest")
-    func lookupCall() {
-        let prefix = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration"
-        #expect(LookupCall(path: "\(prefix)(AppConfigID='a.b:1.0',EmailAddress='x@y.com')") == LookupCall(path: "\(prefix)(AppConfigID=%27a.b:1.0%27,EmailAddress=%27x%40y.com%27)"))
-        #expect(LookupCall(path: "\(prefix)(AppConfigID='a.b:1.0',OnboardingCode='1,2')")?.lookup == .code("1,2"))
-        #expect(LookupCall(path: "\(prefix)(AppConfigID='a.b:1.0')") == nil)
-        #expect(LookupCall(path: "\(prefix)(AppConfigID=a.b:1.0,EmailAddress=x@y.com)") == nil)
     }
 }

@@ -1,0 +1,300 @@
+/// What a request target asks the discovery service for.
+///
+/// The one way from untrusted request text to routing: ``canonicalPath(of:)`` rewrites the target
+/// into one canonical path, and the route is chosen on that path only, so `//config-api.svc/…`,
+/// `/x/../config-api.svc/…` and `/config-api.svc/%41pplicationConfigurations/…` reach the lookup
+/// as the canonical form does. Paths are case-sensitive: `/CONFIG-API.svc/…` is ``unknown``.
+///
+/// Total and bounded: any input, valid UTF-8 or not, gives a route in time linear in its length
+/// (targets over ``DiscoveryServer/maxTargetLength`` bytes are refused before they are read), so
+/// fuzzers may call ``init(target:)`` on arbitrary bytes.
+public enum DiscoveryRoute: Sendable, Hashable {
+    /// `/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(…)` with arguments that parse.
+    case lookup(LookupCall)
+    /// The lookup function's path with arguments that do not parse (400).
+    case malformedLookup
+    /// `/health` (200).
+    case health
+    /// Any other canonical path (404).
+    case unknown
+    /// A target refused before routing (400 or 414).
+    case refused(TargetError)
+
+    /// Why a request target is refused before routing.
+    public enum TargetError: Error, Sendable, Hashable {
+        /// Longer than ``DiscoveryServer/maxTargetLength`` bytes (414).
+        case tooLong
+        /// Not of the form `/path[?query]`, a byte outside RFC 3986's URI characters (spaces, controls,
+        /// bytes ≥ 0x80), `%` not followed by two hex digits, or an encoded `/` or NUL (400).
+        case malformed
+    }
+
+    static let functionPrefix = "/config-api.svc/ApplicationConfigurations/"
+
+    /// Routes a request target as the server receives it (`/path?query`).
+    public init(target: String) {
+        self.init(target: target.utf8)
+    }
+
+    /// Routes a request target given as bytes (for fuzzing: any bytes are accepted).
+    public init(target bytes: some Collection<UInt8>) {
+        let path: String
+        do {
+            path = try Self.canonicalPath(of: bytes)
+        } catch {
+            self = .refused(error)
+            return
+        }
+        if path == "/health" {
+            self = .health
+        } else if path.hasPrefix(Self.functionPrefix) {
+            let function = path.utf8.dropFirst(Self.functionPrefix.utf8.count)
+            if function.contains(UInt8(ascii: "/")) {
+                self = .unknown
+            } else {
+                self = LookupCall(function: function).map(Self.lookup) ?? .malformedLookup
+            }
+        } else {
+            self = .unknown
+        }
+    }
+
+    /// The fixed label logged for this route: `lookup`, `health` or `other`. Never request text.
+    public var label: String {
+        switch self {
+        case .lookup, .malformedLookup: "lookup"
+        case .health: "health"
+        case .unknown, .refused: "other"
+        }
+    }
+
+    /// The canonical path of a request target (its query dropped, not decoded).
+    ///
+    /// Percent-encoded unreserved characters (`A-Z a-z 0-9 - . _ ~`) are decoded, other encodings
+    /// are kept with upper-case hex digits; `.` and `..` segments are resolved without ever going
+    /// above the root; repeated `/` are collapsed. A trailing `/` is kept.
+    ///
+    /// - Throws: ``TargetError/tooLong`` over ``DiscoveryServer/maxTargetLength`` bytes;
+    ///   ``TargetError/malformed`` for anything but `/path[?query]` in URI characters, for a `%` not
+    ///   followed by two hex digits, and for an encoded `/` or NUL anywhere.
+    public static func canonicalPath(of target: some Collection<UInt8>) throws(TargetError) -> String {
+        guard target.count <= DiscoveryServer.maxTargetLength else { throw .tooLong }
+        let bytes = Array(target)
+        guard bytes.first == UInt8(ascii: "/") else { throw .malformed }
+        let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        // The query is not routed on, but must be as well formed as the path.
+        var index = pathEnd
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard let decoded = PercentEncoding.decodedByte(bytes, at: index), decoded != 0 else { throw .malformed }
+                index += 3
+            } else {
+                guard PercentEncoding.isURICharacter(byte) else { throw .malformed }
+                index += 1
+            }
+        }
+
+        var output: [UInt8] = []
+        output.reserveCapacity(pathEnd + 1)
+        var segmentStarts: [Int] = []  // where each kept segment's `/` is in `output`
+        var segment: [UInt8] = []
+        var endsWithSlash = false  // the last segment was empty, `.` or `..`: `/a/`, `/a/.` and `/a/b/..` give `/a/`
+        index = 1
+        while index <= pathEnd {
+            if index == pathEnd || bytes[index] == UInt8(ascii: "/") {
+                endsWithSlash = true
+                switch segment {
+                case [], [UInt8(ascii: ".")]:
+                    break  // `//` collapses; `.` stays
+                case [UInt8(ascii: "."), UInt8(ascii: ".")]:
+                    if let start = segmentStarts.popLast() { output.removeSubrange(start...) }  // never above the root
+                default:
+                    segmentStarts.append(output.count)
+                    output.append(UInt8(ascii: "/"))
+                    output.append(contentsOf: segment)
+                    endsWithSlash = false
+                }
+                segment.removeAll(keepingCapacity: true)
+                index += 1
+                continue
+            }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard let decoded = PercentEncoding.decodedByte(bytes, at: index), decoded != 0, decoded != UInt8(ascii: "/") else {
+                    throw .malformed
+                }
+                if PercentEncoding.isUnreserved(decoded) {
+                    segment.append(decoded)
+                } else {
+                    segment.append(contentsOf: PercentEncoding.encoded(decoded))
+                }
+                index += 3
+            } else {
+                guard PercentEncoding.isURICharacter(byte) else { throw .malformed }
+                segment.append(byte)
+                index += 1
+            }
+        }
+        if output.isEmpty || endsWithSlash { output.append(UInt8(ascii: "/")) }
+        // Only ASCII was appended, so this decoding never repairs anything.
+        return String(decoding: output, as: UTF8.self)
+    }
+}
+
+/// A parsed `getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>')`
+/// (or `OnboardingCode='<code>'`) call.
+public struct LookupCall: Sendable, Hashable {
+    /// What the call looks up.
+    public enum Lookup: Sendable, Hashable {
+        case email(String)
+        case code(String)
+    }
+
+    public var appID: String
+    public var version: String
+    public var lookup: Lookup
+}
+
+extension LookupCall {
+    static let name = Array("getApplicationConfiguration(".utf8)
+
+    /// Parses the last segment of a canonical lookup path: percent-encodings are decoded here, the
+    /// result must be UTF-8 without control characters, each argument `Name='value'` (quotes
+    /// doubled inside), each name at most once.
+    init?(function encoded: some Collection<UInt8>) {
+        guard let function = PercentEncoding.decoded(encoded),
+              function.starts(with: Self.name), function.last == UInt8(ascii: ")"),
+              !function.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
+        var values: [String: String] = [:]
+        for argument in Self.split(function[Self.name.count..<(function.count - 1)]) {
+            guard let equals = argument.firstIndex(of: UInt8(ascii: "=")),
+                  let name = String(validatingUTF8Bytes: Self.trimmed(argument[..<equals])),
+                  let value = Self.unquoted(Self.trimmed(argument[(equals + 1)...])),
+                  values.updateValue(value, forKey: name) == nil else { return nil }
+        }
+        guard let configID = values["AppConfigID"], let colon = configID.utf8.lastIndex(of: UInt8(ascii: ":")) else { return nil }
+        appID = String(decoding: configID.utf8[..<colon], as: UTF8.self)
+        version = String(decoding: configID.utf8[configID.utf8.index(after: colon)...], as: UTF8.self)
+        if let email = values["EmailAddress"], !email.isEmpty {
+            lookup = .email(email)
+        } else if let code = values["OnboardingCode"], !code.isEmpty {
+            lookup = .code(code)
+        } else {
+            return nil
+        }
+        guard !appID.isEmpty else { return nil }
+    }
+
+    /// Splits `a='x,y',b='z'` at the commas outside quotes.
+    static func split(_ text: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {
+        var parts: [ArraySlice<UInt8>] = []
+        var start = text.startIndex
+        var quoted = false
+        for index in text.indices {
+            if text[index] == UInt8(ascii: "'") { quoted.toggle() }
+            if text[index] == UInt8(ascii: ","), !quoted {
+                parts.append(text[start..<index])
+                start = index + 1
+            }
+        }
+        parts.append(text[start...])
+        return parts
+    }
+
+    static func trimmed(_ text: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return [] }
+        return text[first...last]
+    }
+
+    /// `'it''s'` → `it's`; nil unless quoted.
+    static func unquoted(_ text: ArraySlice<UInt8>) -> String? {
+        guard text.count >= 2, text.first == UInt8(ascii: "'"), text.last == UInt8(ascii: "'") else { return nil }
+        var value: [UInt8] = []
+        var afterQuote = false
+        for byte in text.dropFirst().dropLast() {
+            if byte == UInt8(ascii: "'"), afterQuote {
+                afterQuote = false
+                continue
+            }
+            afterQuote = byte == UInt8(ascii: "'")
+            value.append(byte)
+        }
+        return String(validatingUTF8Bytes: value)
+    }
+}
+
+/// RFC 3986 percent-encoding, on bytes.
+enum PercentEncoding {
+    /// `A-Z a-z 0-9 - . _ ~`: decoding these never changes what a URI means.
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+        default: false
+        }
+    }
+
+    /// The characters a URI may hold raw: unreserved, sub-delims, `: @ / ? %`. Not `# [ ]` (never in a
+    /// request path), and no space, control, quote mark, backslash, `< > ^ \` { | }` or byte ≥ 0x80.
+    static func isURICharacter(_ byte: UInt8) -> Bool {
+        if isUnreserved(byte) { return true }
+        return switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+             UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "%"): true
+        default: false
+        }
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+
+    /// The byte `%XY` at `index` stands for, or nil when `%` is not followed by two hex digits.
+    static func decodedByte(_ bytes: [UInt8], at index: Int) -> UInt8? {
+        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
+        return high << 4 | low
+    }
+
+    /// `%XY` with upper-case hex digits.
+    static func encoded(_ byte: UInt8) -> [UInt8] {
+        let digits = Array("0123456789ABCDEF".utf8)
+        return [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
+    }
+
+    /// Every `%XY` decoded; nil when one is malformed.
+    static func decoded(_ encoded: some Collection<UInt8>) -> [UInt8]? {
+        let bytes = Array(encoded)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%") {
+                guard let byte = decodedByte(bytes, at: index) else { return nil }
+                output.append(byte)
+                index += 3
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        return output
+    }
+}
+
+extension String {
+    /// The bytes as a string when they are valid UTF-8 (no overlong forms, no surrogates), else nil.
+    init?(validatingUTF8Bytes bytes: some Collection<UInt8>) {
+        let string = String(decoding: bytes, as: UTF8.self)
+        // Decoding replaces each invalid sequence with U+FFFD, so a repaired string differs from its input.
+        guard string.utf8.elementsEqual(bytes) else { return nil }
+        self = string
+    }
+}
