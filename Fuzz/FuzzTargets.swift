@@ -64,6 +64,10 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         _ = try? CanonicalURL.Host(parsing: text)
         _ = UntrustedText.escaped(text)
     },
+    "discovery-request": { bytes in
+        // The request target as `serve` receives it: canonical path, then the lookup call.
+        _ = DiscoveryRoute(target: bytes)
+    },
     "store": { bytes in
         guard let value = try? JSONReader(maxBytes: 1 << 20).parse(bytes, source: "fuzz"),
               let record = try? StoredConfiguration(from: value, source: "fuzz") else { return }

@@ -19,16 +19,10 @@ final class ServeProcess {
         process.standardError = errors
         try process.run()
         // The first stdout line is "listening on http://127.0.0.1:PORT".
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("listening on "), let first = text.split(separator: "\n").first else {
+        let first = output.readFirstLine()
+        guard first.hasPrefix("listening on ") else {
             process.terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(text)"])
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(first)"])
         }
         url = String(first.dropFirst("listening on ".count))
     }
