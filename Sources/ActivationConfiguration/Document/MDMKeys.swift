@@ -24,7 +24,7 @@ public enum MDMKeys {
             // Each level is an object; an array key adds the one-element array around it.
             let depth = parts.count + parts.dropLast().filter { arrayKeys.contains(String($0)) }.count
             if depth > limits.maxDepth {
-                throw ConfigurationError(.tooDeep, "\(source): \(shown(key)): nesting deeper than \(limits.maxDepth) levels")
+                throw ConfigurationError.tooDeep("\(source): \(shown(key))", limit: limits.maxDepth)
             }
             if parts.contains(where: \.isEmpty) {
                 throw ConfigurationError(.invalidValue, "\(source): \(shown(key)): a flattened key has an empty level")
@@ -53,7 +53,7 @@ public enum MDMKeys {
     }
 
     /// Keys are quoted in errors, shortened.
-    private static func shown(_ key: String) -> String { UntrustedText.escaped(key, maxCharacters: 80) }
+    private static func shown(_ key: String) -> String { InputText.quoted(key, limit: 80) }
 
     /// A level of the inflated tree, filled in place (a value type would be copied at every key).
     private final class Folder {
