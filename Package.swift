@@ -3,8 +3,8 @@ import Foundation
 import PackageDescription
 
 // Layers (see README "Layout"):
-//   ActivationConfiguration    pure Swift: documents, payloads, policy, transformers, providers,
-//                              loader, store, files. No C imaging, no network stack.
+//   ActivationConfiguration    documents, payloads, signed codes, keys, policy, transformers,
+//                              providers, loader, store, files. No C imaging (zlib only), no network stack.
 //   ActivationImaging          C-backed: image decoding, zbar scanning, qrencode encoding, rendering,
 //                              and the barcode configuration provider.
 //   ActivationDiscovery        the discovery-service provider (HTTP client).
@@ -38,10 +38,13 @@ let package = Package(
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // Raw DEFLATE of the configuration inside `AC1:` codes.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(
             name: "ActivationConfiguration",
             dependencies: [
+                "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]

@@ -5,7 +5,7 @@
 #   scripts/setup.sh --bench  also the benchmark tools (hyperfine, wrk, ImageMagick)
 set -euo pipefail
 
-packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libturbojpeg0-dev libzxing-dev)
+packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
   --test) packages+=(zxing-cpp-tools zbar-tools qrencode) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
@@ -25,8 +25,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # A wrong pkg-config name only warns in SwiftPM; fail here instead, with the reason.
-pkg-config --exists zbar libqrencode libpng libturbojpeg zxing || {
-  echo "setup: pkg-config cannot find zbar, libqrencode, libpng, libturbojpeg or zxing" >&2
+pkg-config --exists zbar libqrencode libpng libturbojpeg zxing zlib || {
+  echo "setup: pkg-config cannot find zbar, libqrencode, libpng, libturbojpeg, zxing or zlib" >&2
   exit 1
 }
 command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not on PATH; install Swift 6 first" >&2; exit 1; }

@@ -70,7 +70,7 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         // Providers and the store
         /// A provider found nothing (no file, no such e-mail domain or code).
         public static let notFound = Code("not-found")
-        /// An onboarding code has expired.
+        /// An onboarding code or a signed activation code has expired.
         public static let expired = Code("expired")
         /// A discovery service could not be reached or answered with an error.
         public static let serviceUnavailable = Code("service-unavailable")
@@ -80,6 +80,22 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         // Payloads
         /// The text is something else (a URL, Wi-Fi settings, a product code), not a configuration.
         public static let notConfiguration = Code("not-configuration")
+
+        // Compact signed codes (`AC1:`) and trust lists
+        /// The text after `AC1:` is not valid Base45.
+        public static let invalidBase45 = Code("invalid-base45")
+        /// The bytes are not CBOR of the strict profile activation codes use (the reason says where).
+        public static let invalidCBOR = Code("invalid-cbor")
+        /// The code's key id is in no trust list given, or the key is outside its validity period.
+        public static let unknownKey = Code("unknown-key")
+        /// The code is not valid yet (`nbf`, or issued in the future), beyond the allowed clock skew.
+        public static let notYetValid = Code("not-yet-valid")
+        /// The code names audiences (app ids) and the app is not one of them.
+        public static let audienceMismatch = Code("audience-mismatch")
+        /// The code's issuer is not the one the trust list binds its key to.
+        public static let issuerMismatch = Code("issuer-mismatch")
+        /// A trust list is not valid (the reason names the entry and key).
+        public static let invalidTrustList = Code("invalid-trust-list")
     }
 
     /// What went wrong, for programs.

@@ -7,12 +7,12 @@ struct Activate: AsyncParsableCommand {
         commandName: "activate",
         abstract: "Scan, check and generate activation QR codes for enterprise mobile apps.",
         discussion: """
-            Administrators hand an app its server and sign-in settings as a QR code, a file, managed configuration or a discovery service. `activate` reads such codes from images (`scan`), makes them (`generate`), checks configurations (`inspect`), runs the onboarding lifecycle (`onboard`, `restore`, `reset`) and a discovery service (`serve`).
+            Administrators hand an app its server and sign-in settings as a QR code, a file, managed configuration or a discovery service. `activate` reads such codes from images (`scan`), makes them (`generate`, plain or signed), checks configurations (`inspect`), runs the onboarding lifecycle (`onboard`, `restore`, `reset`), a discovery service (`serve`), and manages signing keys and trust lists (`keys`).
 
             Exit codes:
               0   success (scan: every input had at least one code)
               1   an input could not be read or an output not written (reason on stderr)
-              2   inspect/onboard/generate --config/serve: the input was read but rejected
+              2   inspect/onboard/generate --config/serve/keys: the input was read but rejected
               3   restore: nothing is onboarded
               4   scan: some input had no code (the others are still scanned and printed)
               5   onboard: the configuration was declined at the prompt
@@ -20,7 +20,7 @@ struct Activate: AsyncParsableCommand {
             """,
         version: ActivateVersion.current,
         subcommands: [ScanCommand.self, GenerateCommand.self, InspectCommand.self, OnboardCommand.self, RestoreCommand.self,
-                      ResetCommand.self, ServeCommand.self]
+                      ResetCommand.self, ServeCommand.self, KeysCommand.self]
     )
 }
 

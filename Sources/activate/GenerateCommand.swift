@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import ActivationImaging
 import ArgumentParser
+import Foundation
 
 struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,7 +12,9 @@ struct GenerateCommand: AsyncParsableCommand {
 
             The format follows the --output extension (.png, .svg, .txt) or --format. Without --output the code is drawn on the terminal. An existing file is never replaced without --force, and files are written atomically. Before writing, the rendered image is scanned again and must give back the exact payload bytes.
 
-            With --config FILE the configuration document is read and checked first (the security-policy options apply) and its canonical compact JSON is encoded; --sign KEY.pem (an EC P-256/384/521 or RSA private key) makes it a signed code (JWS) that `activate scan --public-key` verifies.
+            With --config FILE the configuration document is read and checked first, as `scan` and `inspect` will check the code (security-policy options, an app id: --app-id supplies one the document lacks), and its canonical compact JSON is encoded. --sign KEY.pem (Ed25519, EC P-256/384/521 or RSA) makes it a signed code (JWS) that `activate scan --public-key` verifies.
+
+            --compact --sign KEY.pem makes a compact signed AC1 code instead (Ed25519 or P-256 keys from `activate keys create`): smaller than the unsigned JSON, in QR alphanumeric mode, with an expiry (--expires, default 14 days, at most 30), an optional issuer and audience (app ids). Readers verify it with a trust list (`activate keys trust`, `scan --trust-list`).
 
             Examples:
               activate generate 'https://mobile.example.com' --output code.png
@@ -19,6 +22,7 @@ struct GenerateCommand: AsyncParsableCommand {
               printf '%s' "$PAYLOAD" | activate generate      # on this terminal
               activate generate --config config.json --output activation.png
               activate generate --config config.json --sign signer.pem -o signed.png
+              activate generate --config config.json --compact --sign admin.pem --issuer acme-it --expires 7d -o ac1.png
 
             Exit codes: 0 written; 1 the payload or an output cannot be used (too large, an existing file, an unwritable path); 2 --config: the document is rejected; 64 usage error.
             """
@@ -33,8 +37,23 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Check this configuration document and encode its canonical JSON.", valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("With --config: sign the code (JWS) with this PEM private key.", valueName: "pem"))
+    @Option(help: ArgumentHelp("With --config: sign the code with this PEM private key (a JWS; with --compact an AC1 code).", valueName: "pem"))
     var sign: String?
+
+    @Flag(help: "With --config and --sign: make a compact signed AC1 code.")
+    var compact = false
+
+    @Option(help: ArgumentHelp("With --compact: who issues the code (a short id the trust list may bind the key to).", valueName: "id"))
+    var issuer: String?
+
+    @Option(help: ArgumentHelp("With --compact: when the code expires (default 14d, at most 30 days).", valueName: "when"))
+    var expires: DateArgument?
+
+    @Option(help: ArgumentHelp("With --compact: an app id the code is for (repeatable; default: any app).", valueName: "app-id"))
+    var audience: [String] = []
+
+    @Option(name: .customLong("app-id"), help: ArgumentHelp("With --config: the app id, for a document that names none.", valueName: "id"))
+    var appID: String?
 
     @Flag(help: "With --config: allow a document that carries an OAuth passcode (a short-lived secret).")
     var allowPasscode = false
@@ -74,6 +93,19 @@ struct GenerateCommand: AsyncParsableCommand {
             throw ValidationError("Give the payload one way: as an argument, with --input, or with --config.")
         }
         if sign != nil && config == nil { throw ValidationError("--sign signs a configuration: add --config FILE.") }
+        if appID != nil && config == nil { throw ValidationError("--app-id completes a configuration: add --config FILE.") }
+        if compact && sign == nil { throw ValidationError("--compact makes a signed code: add --sign KEY.pem (make one with `activate keys create`).") }
+        if !compact && (issuer != nil || expires != nil || !audience.isEmpty) {
+            throw ValidationError("--issuer, --expires and --audience belong to compact signed codes: add --compact.")
+        }
+        if let expires {
+            let now = Date()
+            let date = expires.date(from: now)
+            if date <= now { throw ValidationError("--expires lies in the past.") }
+            if date.timeIntervalSince(now) > ActivationCode.maxLifetime + 60 {
+                throw ValidationError("--expires may be at most 30 days away: a printed code should not outlive a key rotation.")
+            }
+        }
         if scale < QRMatrix.minimumScale { throw ValidationError("--scale must be at least \(QRMatrix.minimumScale): scanners read 1 pixel per module badly.") }
         if !(0...100).contains(margin) { throw ValidationError("--margin must be between 0 and 100 modules.") }
         if !(1...40).contains(minVersion) { throw ValidationError("--min-version must be between 1 and 40.") }
@@ -96,7 +128,7 @@ struct GenerateCommand: AsyncParsableCommand {
     }
 
     private func generate() throws {
-        let bytes = try payloadBytes()
+        let (bytes, signed) = try payloadBytes()
         let format = try resolvedFormat()
         let generator = QRCodeGenerator(
             encoder: QRCodeEncoder(errorCorrection: errorCorrection, minimumVersion: minVersion),
@@ -107,26 +139,43 @@ struct GenerateCommand: AsyncParsableCommand {
         if destination == FileIO.standardStreamPath && format == .png && Console.stdoutIsTerminal {
             throw ImagingError(.invalidOption, "standard output is a terminal; write the PNG with --output FILE or redirect it")
         }
+        if margin < 4 {
+            Console.note("warning: a quiet zone of \(margin) modules is below the 4 the QR standard asks for; some scanners will fail")
+        }
         try FileIO.write(code.data, to: destination, replace: force)
         let matrix = code.matrix
         let pixels = format == .png || format == .svg ? ", \(code.pixelSide)×\(code.pixelSide) px" : ""
         let target = destination == FileIO.standardStreamPath ? "" : "wrote \(destination): "
         Console.note("\(target)QR version \(matrix.version)-\(matrix.errorCorrection.rawValue), \(matrix.mode.rawValue) mode, "
             + "\(bytes.count) bytes, \(matrix.size)×\(matrix.size) modules\(pixels); read back and verified")
+        if let signed { Console.note(signed) }
     }
 
-    private func payloadBytes() throws -> [UInt8] {
-        if let payload { return Array(payload.utf8) }
-        if let config {
-            let recognizer = PayloadRecognizer(policy: try policy.policy())
-            let signer = try sign.map { path in
-                try SigningKey(pem: String(decoding: try FileIO.read(path, limit: PolicyOptions.maxKeyBytes), as: UTF8.self), source: path)
-            }
-            return Array(try ConfigurationCode.make(
-                from: try FileIO.read(config, limit: recognizer.policy.limits.maxDocumentBytes), source: config,
-                recognizer: recognizer, signingKey: signer, allowPasscode: allowPasscode).utf8)
+    /// The payload, and for a signed code a line saying what signed it.
+    private func payloadBytes() throws -> (bytes: [UInt8], signed: String?) {
+        if let payload { return (Array(payload.utf8), nil) }
+        guard let config else { return (try FileIO.read(input ?? FileIO.standardStreamPath, limit: Self.maxPayloadBytes), nil) }
+        let recognizer = PayloadRecognizer(policy: try policy.policy())
+        let key = try sign.map { try SigningKey(pem: try PolicyOptions.readKey($0), source: $0) }
+        let form: ConfigurationCode.Form
+        var signed: String?
+        switch (key, compact) {
+        case (nil, _):
+            form = .json
+        case (let key?, false):
+            form = .jws(key)
+            signed = "signed: JWS \(key.algorithm.rawValue), key \(key.keyID)"
+        case (let key?, true):
+            let now = Date()
+            let claims = ActivationCodeClaims(issuer: issuer, audience: audience,
+                                              expires: expires?.date(from: now) ?? now.addingTimeInterval(ActivationCode.defaultLifetime), issuedAt: now)
+            form = .activationCode(key, claims)
+            signed = "signed: AC1, \(key.algorithm.rawValue), key \(key.keyID)\(issuer.map { ", issuer \($0)" } ?? ""), expires \(claims.expires.formatted(.iso8601))"
         }
-        return try FileIO.read(input ?? FileIO.standardStreamPath, limit: Self.maxPayloadBytes)
+        let text = try ConfigurationCode.make(
+            from: try FileIO.read(config, limit: recognizer.policy.limits.maxDocumentBytes), source: config,
+            recognizer: recognizer, form: form, applicationID: appID, allowPasscode: allowPasscode)
+        return (Array(text.utf8), signed)
     }
 
     private func resolvedFormat() throws -> QRRenderFormat {

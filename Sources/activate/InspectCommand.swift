@@ -36,7 +36,7 @@ struct InspectCommand: AsyncParsableCommand {
         let recognizer: PayloadRecognizer
         let report: ActivationReport
         do {
-            recognizer = PayloadRecognizer(policy: try policy.policy())
+            recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
             let bytes = try FileIO.read(file, limit: recognizer.policy.limits.maxDocumentBytes)
             report = try ActivationReport(payload: try recognizer.recognize(bytes: bytes, source: file),
                                           transformer: DiscoveryServiceTransformer(applicationID: appID), source: file)

@@ -57,7 +57,7 @@ struct OnboardCommand: AsyncParsableCommand {
         let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())
         let recognizer: PayloadRecognizer
         do {
-            recognizer = PayloadRecognizer(policy: try policy.policy())
+            recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
             if !force, let existing = try store.load() {
                 Console.report("already onboarded to \(existing.document.host) (\(store.path)); pass --force to replace it, or run `activate reset` first")
                 throw ExitCode(ExitStatus.failure)

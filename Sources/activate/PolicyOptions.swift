@@ -7,8 +7,12 @@ struct PolicyOptions: ParsableArguments {
     @Option(name: .customLong("public-key"), help: ArgumentHelp("A PEM public key that verifies signed codes (repeatable).", valueName: "pem"))
     var publicKeys: [String] = []
 
-    @Option(help: "Whether codes must be signed: required, optional (signed codes must verify) or forbidden.")
-    var signature: SignatureRequirement = .optional
+    @Option(name: .customLong("trust-list"),
+            help: ArgumentHelp("A trust list (JSON, `activate keys trust`) of the keys whose AC1 codes are accepted (default: $ACTIVATE_TRUST_LIST).", valueName: "file"))
+    var trustList: String?
+
+    @Option(help: "Whether codes must be signed: required, optional (signed codes must verify) or forbidden (default: required with a trust list, else optional).")
+    var signature: SignatureRequirement?
 
     @Option(name: .customLong("allow-host"), help: ArgumentHelp("Accept only hosts equal to or under this domain (repeatable).", valueName: "suffix"))
     var allowedHosts: [String] = []
@@ -29,14 +33,27 @@ struct PolicyOptions: ParsableArguments {
     /// Public-key files are small; anything larger is not a key.
     static let maxKeyBytes = 64 << 10
 
-    /// The policy, with its key files read.
+    /// The trust list named by --trust-list, else by $ACTIVATE_TRUST_LIST.
+    var trustListPath: String? {
+        trustList ?? ProcessInfo.processInfo.environment["ACTIVATE_TRUST_LIST"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The policy, with its key files and trust list read.
     ///
-    /// - Throws: ``ConfigurationError`` when a key file cannot be read or is no public key.
-    func policy() throws -> SecurityPolicy {
+    /// - Parameter applicationID: the app's id, when the command knows it (AC1 audiences).
+    /// - Throws: ``ConfigurationError`` when a key file or the trust list cannot be read or is invalid.
+    func policy(applicationID: String? = nil) throws -> SecurityPolicy {
         let keys = try publicKeys.map { path in
-            try VerificationKey(pem: String(decoding: try FileIO.read(path, limit: Self.maxKeyBytes), as: UTF8.self), source: path)
+            try VerificationKey(pem: try Self.readKey(path), source: path)
         }
-        return SecurityPolicy(allowHTTP: allowHTTP, allowedHosts: allowedHosts, signature: signature, verificationKeys: keys)
+        let trust = try trustListPath.map { try TrustList(contentsOf: $0) } ?? TrustList()
+        return SecurityPolicy(allowHTTP: allowHTTP, allowedHosts: allowedHosts, signature: signature ?? (trustListPath == nil ? .optional : .required),
+                              verificationKeys: keys, trustList: trust, applicationID: applicationID)
+    }
+
+    /// Reads a PEM key file (private or public) as text.
+    static func readKey(_ path: String) throws -> String {
+        String(decoding: try FileIO.read(path, limit: maxKeyBytes), as: UTF8.self)
     }
 }
 

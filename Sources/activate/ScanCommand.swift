@@ -66,6 +66,9 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Refuse images with more pixels than this (default: 50000000).", valueName: "pixels"))
     var maxPixels: Int = ImageDecoder.defaultMaxPixels
 
+    @Option(name: .customLong("app-id"), help: ArgumentHelp("This app's id: an AC1 code that names the apps it is for must name this one.", valueName: "id"))
+    var appID: String?
+
     @OptionGroup(title: "Security policy (for codes that carry a configuration)")
     var policy: PolicyOptions
 
@@ -84,7 +87,7 @@ struct ScanCommand: AsyncParsableCommand {
         let format: ScanOutput.Format = raw ? (binary ? .binary : .raw) : json ? .json : jsonLines ? .jsonLines : .readable
         let recognizer: PayloadRecognizer
         do {
-            recognizer = PayloadRecognizer(policy: try policy.policy())
+            recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
         } catch let error as ConfigurationError {
             Console.report(error)
             throw ExitCode(ExitStatus.failure)
@@ -204,7 +207,8 @@ struct ScanOutput {
     /// configuration the policy rejected.
     func activation(_ symbol: ScannedSymbol, file: String) -> Result<ActivationReport, ConfigurationError> {
         Result {
-            try ActivationReport(payload: try recognizer.recognize(text: symbol.text, source: file), source: file)
+            try ActivationReport(payload: try recognizer.recognize(text: symbol.text, source: file),
+                                 transformer: DiscoveryServiceTransformer(applicationID: recognizer.policy.applicationID), source: file)
         }.mapError { $0 as? ConfigurationError ?? ConfigurationError(.invalidValue, "\(file): \($0)") }
     }
 

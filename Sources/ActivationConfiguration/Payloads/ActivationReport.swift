@@ -1,3 +1,5 @@
+import Foundation
+
 /// What is shown to a person, or printed as JSON, before a configuration is used: the scan
 /// confirmation of reference §5. Secrets (passcodes) never appear in it.
 public struct ActivationReport: Sendable {
@@ -51,7 +53,12 @@ public struct ActivationReport: Sendable {
         case .unsigned:
             lines.append("  Signature:  not signed")
         case .verified(let algorithm, let fingerprint, let keyID):
-            lines.append("  Signature:  verified (\(algorithm.rawValue), key \(keyID.map { "\($0), " } ?? "")\(fingerprint))")
+            if let claims = payload.claims {
+                let issuer = claims.issuer.map { ", issuer \($0)" } ?? ""
+                lines.append("  Signature:  verified (AC1, \(algorithm.rawValue), key \(fingerprint)\(issuer), expires \(claims.expires.formatted(.iso8601)))")
+            } else {
+                lines.append("  Signature:  verified (\(algorithm.rawValue), key \(keyID.map { "\($0), " } ?? "")\(fingerprint))")
+            }
         }
         return lines
     }
@@ -115,6 +122,13 @@ public struct ActivationReport: Sendable {
             signature["algorithm"] = .string(algorithm.rawValue)
             signature["keyFingerprint"] = .string(fingerprint)
             if let keyID { signature["keyID"] = .string(keyID) }
+        }
+        if let claims = payload.claims {
+            if let issuer = claims.issuer { signature["issuer"] = .string(issuer) }
+            signature["expires"] = .string(claims.expires.formatted(.iso8601))
+            if let notBefore = claims.notBefore { signature["notBefore"] = .string(notBefore.formatted(.iso8601)) }
+            if let issuedAt = claims.issuedAt { signature["issuedAt"] = .string(issuedAt.formatted(.iso8601)) }
+            if !claims.audience.isEmpty { signature["audience"] = .array(claims.audience.map(ConfigurationValue.string)) }
         }
         configuration["signature"] = .object(signature)
         object["configuration"] = .object(configuration)

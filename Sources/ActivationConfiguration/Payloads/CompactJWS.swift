@@ -5,7 +5,7 @@ import Foundation
 public enum CompactJWS {
     /// A JWS taken apart, before its signature is checked.
     public struct Parts: Sendable, Hashable {
-        public var algorithm: JWSAlgorithm
+        public var algorithm: SignatureAlgorithm
         /// `kid`, if the header names one.
         public var keyID: String?
         public var payload: [UInt8]
@@ -22,7 +22,7 @@ public enum CompactJWS {
         return String(decoding: header, as: UTF8.self).contains("\"alg\"")
     }
 
-    /// Splits and decodes a JWS, and checks its algorithm is one of ``JWSAlgorithm``.
+    /// Splits and decodes a JWS, and checks its algorithm is one of ``SignatureAlgorithm``.
     ///
     /// - Throws: ``ConfigurationError``: `malformedSignedPayload`, `unsupportedAlgorithm` (also for `none`).
     public static func parse(_ text: String, source: String) throws -> Parts {
@@ -45,8 +45,8 @@ public enum CompactJWS {
         guard let name = header["alg"]?.stringValue else {
             throw ConfigurationError(.malformedSignedPayload, "\(source): the JWS header has no alg")
         }
-        guard let algorithm = JWSAlgorithm(rawValue: name) else {
-            let accepted = JWSAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let algorithm = SignatureAlgorithm(rawValue: name) else {
+            let accepted = SignatureAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")
             throw ConfigurationError(.unsupportedAlgorithm, "\(source): the JWS algorithm \"\(name)\" is not accepted (accepted: \(accepted))")
         }
         if let critical = header["crit"] {

@@ -1,23 +1,46 @@
-/// Makes the payload of an activation code from a configuration document: checked, normalised,
-/// written as canonical compact JSON, and optionally signed (JWS).
+import Foundation
+
+/// Makes the payload of an activation code from a configuration document: checked as `scan` and
+/// `inspect` would check the code, normalised, and written as canonical compact JSON, a signed
+/// JWS, or a compact signed `AC1:` code.
 public enum ConfigurationCode {
+    /// How the configuration is written into the code.
+    public enum Form: Sendable {
+        /// Canonical compact JSON, unsigned (what SAP Mobile Services prints).
+        case json
+        /// A compact JWS over the JSON (SAP's signed QR code), `kid` = the key id.
+        case jws(SigningKey)
+        /// A compact signed `AC1:` code with these claims.
+        case activationCode(SigningKey, ActivationCodeClaims)
+    }
+
+    /// The longest an `AC1:` code that carries an OAuth passcode may stay valid: the passcode
+    /// itself lives about 30 seconds.
+    public static let maxPasscodeLifetime: TimeInterval = 10 * 60
+
     /// Reads a document (any format ``PayloadRecognizer`` reads), checks it against the
-    /// recognizer's policy, and returns the text to put in the QR code.
+    /// recognizer's policy and the default transformation, and returns the text to put in the
+    /// QR code.
     ///
     /// - Parameters:
-    ///   - signingKey: sign the JSON into a compact JWS with this key.
+    ///   - applicationID: the app id, for a document that names none (as `scan --app-id` supplies it).
     ///   - allowPasscode: a document with an OAuth passcode (a short-lived secret) is refused
-    ///     unless this is set: a printed code outlives any passcode.
-    /// - Throws: ``ConfigurationError`` when the input is no valid configuration.
-    public static func make(from bytes: [UInt8], source: String, recognizer: PayloadRecognizer,
-                            signingKey: SigningKey? = nil, allowPasscode: Bool = false) throws -> String {
+    ///     unless this is set: a printed code outlives any passcode. An `AC1:` code that carries
+    ///     one must expire within ``maxPasscodeLifetime``.
+    /// - Throws: ``ConfigurationError`` when the input is no valid configuration, or one the
+    ///   reading side would refuse.
+    public static func make(from bytes: [UInt8], source: String, recognizer: PayloadRecognizer, form: Form = .json,
+                            applicationID: String? = nil, allowPasscode: Bool = false) throws -> String {
         // The input is the administrator's own unsigned document, so it is checked as optional-signature.
-        var policy = recognizer.policy
-        policy.signature = .optional
-        let payload = try PayloadRecognizer(policy: policy).recognize(bytes: bytes, source: source)
-        guard let document = payload.document else {
+        var unsigned = recognizer
+        unsigned.policy.signature = .optional
+        let payload = try unsigned.recognize(bytes: bytes, source: source)
+        guard var document = payload.document else {
             throw ConfigurationError(.notConfiguration, "\(source): \(payload.summary), not an onboarding configuration")
         }
+        if document.appID == nil { document.appID = applicationID }
+        // What a scanner does next: the transformation needs an app id, a supported sign-in, ….
+        _ = try ActivationReport(document: document, signature: .unsigned, source: source)
         let hasPasscode = document.auth.contains { item in
             if case .oauth2(let settings) = item.method { return settings.clients.contains { $0.passcode != nil } }
             return false
@@ -25,8 +48,16 @@ public enum ConfigurationCode {
         if hasPasscode && !allowPasscode {
             throw ConfigurationError(.invalidValue, "\(source): the document carries an OAuth passcode, a short-lived secret; pass --allow-passcode to encode it anyway")
         }
-        let json = document.canonicalJSON(includeSecrets: true)
-        guard let signingKey else { return json }
-        return try CompactJWS.sign(Array(json.utf8), with: signingKey)
+        switch form {
+        case .json:
+            return document.canonicalJSON(includeSecrets: true)
+        case .jws(let key):
+            return try CompactJWS.sign(Array(document.canonicalJSON(includeSecrets: true).utf8), with: key, keyID: key.keyID)
+        case .activationCode(let key, let claims):
+            if hasPasscode, claims.expires.timeIntervalSince(claims.issuedAt ?? Date()) > maxPasscodeLifetime {
+                throw ConfigurationError(.invalidValue, "\(source): a code that carries a passcode must expire within \(Int(maxPasscodeLifetime / 60)) minutes (--expires 10m)")
+            }
+            return try ActivationCode.make(document, claims: claims, signingKey: key, source: source)
+        }
     }
 }

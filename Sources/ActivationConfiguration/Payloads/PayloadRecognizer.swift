@@ -5,7 +5,7 @@ public enum SignatureStatus: Sendable, Hashable {
     /// No signature (plain JSON, a link, a file).
     case unsigned
     /// A signature that verified with a key the caller trusts.
-    case verified(algorithm: JWSAlgorithm, keyFingerprint: String, keyID: String?)
+    case verified(algorithm: SignatureAlgorithm, keyFingerprint: String, keyID: String?)
 
     /// `unsigned` or `verified`.
     public var name: String {
@@ -62,6 +62,8 @@ public struct RecognizedPayload: Sendable, Hashable {
         case mdkLink = "mdk-link"
         case mobileCardsLink = "mobile-cards-link"
         case mdmKeys = "mdm-keys"
+        /// A compact signed activation code (`AC1:`).
+        case activationCode = "ac1"
     }
 
     public var kind: Kind
@@ -76,6 +78,8 @@ public struct RecognizedPayload: Sendable, Hashable {
     public var summary: String
     /// For a verified signature: the signed code and the key that verified it.
     public var signatureProof: SignatureProof? = nil
+    /// For an `AC1:` code: its issuer, audience, validity and id.
+    public var claims: ActivationCodeClaims? = nil
 }
 
 /// Tells what a payload is and, for configurations, checks it against a ``SecurityPolicy``.
@@ -87,9 +91,12 @@ public struct RecognizedPayload: Sendable, Hashable {
 /// ```
 public struct PayloadRecognizer: Sendable {
     public var policy: SecurityPolicy
+    /// The clock that judges the validity of `AC1:` codes.
+    public var clock: @Sendable () -> Date
 
-    public init(policy: SecurityPolicy = SecurityPolicy()) {
+    public init(policy: SecurityPolicy = SecurityPolicy(), clock: @escaping @Sendable () -> Date = { Date() }) {
         self.policy = policy
+        self.clock = clock
     }
 
     /// Recognises the content of a file or a scanned code: property lists by their bytes,
@@ -135,8 +142,8 @@ public struct PayloadRecognizer: Sendable {
         if CompactJWS.looksLikeJWS(trimmed) {
             return try signedConfiguration(trimmed, source: source)
         }
-        if trimmed.hasPrefix("AC1:") {
-            throw ConfigurationError(.unsupportedAlgorithm, "\(source): compact signed activation codes (AC1) are not supported by this version of activate")
+        if ActivationCode.isActivationCode(trimmed) {
+            return try activationCode(trimmed, source: source)
         }
         if let style = ActivationLink.style(of: trimmed) {
             let value = try ActivationLink.document(from: trimmed, style: style, source: source)
@@ -169,6 +176,25 @@ public struct PayloadRecognizer: Sendable {
             .parse(parts.payload, source: "\(source) (signed payload)")
         let status = SignatureStatus.verified(algorithm: parts.algorithm, keyFingerprint: key.fingerprint, keyID: parts.keyID)
         return try configuration(value, format: .jws, signature: status, proof: SignatureProof(signedCode: text, key: key), source: source)
+    }
+
+    private func activationCode(_ text: String, source: String) throws -> RecognizedPayload {
+        if policy.signature == .forbidden {
+            throw ConfigurationError(.signatureForbidden, "\(source): the configuration is a signed AC1 code, and the policy forbids signed codes")
+        }
+        let keys = policy.activationCodeKeys
+        if keys.entries.isEmpty {
+            let signer = (try? ActivationCode.frame(of: text, source: source)).map { " by key \(KeyID.hex($0.keyID))" } ?? ""
+            throw ConfigurationError(.unknownKey, "\(source): the code is signed\(signer); give the trust list (--trust-list) or the public key (--public-key) that verifies it")
+        }
+        let code = try ActivationCode.verify(text, trustList: keys, at: clock(), applicationID: policy.applicationID, source: source)
+        let entry = code.trustEntry
+        let status = SignatureStatus.verified(algorithm: code.algorithm, keyFingerprint: entry.keyID, keyID: entry.keyID)
+        var payload = try configuration(code.document, format: .activationCode, signature: status,
+                                        proof: SignatureProof(signedCode: text, key: entry.key), source: source)
+        if let document = payload.document { try policy.check(document, signedBy: entry, source: source) }
+        payload.claims = code.claims
+        return payload
     }
 
     private func checkSize(_ count: Int, source: String) throws {

@@ -22,20 +22,51 @@ public struct SecurityPolicy: Sendable, Hashable {
     public var allowedHosts: [String]
     /// Whether payloads must be signed.
     public var signature: SignatureRequirement
-    /// Public keys that verify signed payloads.
+    /// Public keys that verify signed payloads: JWS, and `AC1:` codes (as trust-list entries
+    /// without constraints).
     public var verificationKeys: [VerificationKey]
+    /// The keys whose `AC1:` codes are accepted, with their issuers, validity and allowed hosts.
+    public var trustList: TrustList
+    /// The app's id, when known: an `AC1:` code that names audiences must name it.
+    public var applicationID: String?
     /// Caps on inputs.
     public var limits: ConfigurationLimits
 
     public init(allowHTTP: Bool = false, allowIPLiterals: Bool = false, allowedHosts: [String] = [],
                 signature: SignatureRequirement = .optional, verificationKeys: [VerificationKey] = [],
-                limits: ConfigurationLimits = .default) {
+                trustList: TrustList = TrustList(), applicationID: String? = nil, limits: ConfigurationLimits = .default) {
         self.allowHTTP = allowHTTP
         self.allowIPLiterals = allowIPLiterals
         self.allowedHosts = allowedHosts.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
         self.signature = signature
         self.verificationKeys = verificationKeys
+        self.trustList = trustList
+        self.applicationID = applicationID
         self.limits = limits
+    }
+
+    /// The keys that verify `AC1:` codes: the trust list, plus each given public key that can
+    /// sign such codes and is not in it already.
+    public var activationCodeKeys: TrustList {
+        var keys = trustList
+        for key in verificationKeys where key.activationCodeAlgorithm != nil && keys.entry(keyID: key.keyIDBytes) == nil {
+            if let entry = try? TrustList.Entry(key: key) { try? keys.add(entry) }
+        }
+        return keys
+    }
+
+    /// Checks `document` against the hosts the trust list binds `entry`'s key to (if any).
+    ///
+    /// - Throws: ``ConfigurationError`` (`hostNotAllowed`) naming the key.
+    public func check(_ document: ConfigurationDocument, signedBy entry: TrustList.Entry, source: String) throws {
+        guard !entry.allowedHosts.isEmpty else { return }
+        var bound = self
+        bound.allowedHosts = entry.allowedHosts
+        do {
+            try bound.check(document, source: source)
+        } catch let error as ConfigurationError where error.code == .hostNotAllowed {
+            throw ConfigurationError(.hostNotAllowed, "\(error.reason); the trust list allows key \(entry.keyID) only for these hosts")
+        }
     }
 
     /// The host suffixes SAP's MDK client allows by default.

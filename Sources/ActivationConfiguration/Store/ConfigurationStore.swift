@@ -72,7 +72,7 @@ public struct StoredConfiguration: Sendable, Hashable {
             signature = .unsigned
             signatureProof = nil
         case "verified":
-            guard let algorithm = signatureObject["algorithm"]?.stringValue.flatMap(JWSAlgorithm.init(rawValue:)),
+            guard let algorithm = signatureObject["algorithm"]?.stringValue.flatMap(SignatureAlgorithm.init(rawValue:)),
                   let fingerprint = signatureObject["keyFingerprint"]?.stringValue else { throw damaged("signature fields are missing") }
             guard let signedCode = signatureObject["signedCode"]?.stringValue, let keyText = signatureObject["publicKey"]?.stringValue,
                   let der = Data(base64Encoded: keyText), let key = try? VerificationKey(derRepresentation: Array(der)) else {
@@ -108,18 +108,34 @@ public struct StoredConfiguration: Sendable, Hashable {
             }
             guard let proof = signatureProof else { throw Self.damaged(source, "it records a verified signature without proof") }
             guard proof.key.fingerprint == fingerprint else { throw Self.damaged(source, "the recorded key fingerprint is not the stored key's") }
-            if !policy.verificationKeys.isEmpty && !policy.verificationKeys.contains(proof.key) {
-                throw ConfigurationError(.signatureInvalid, "\(source): the stored configuration was signed with key \(fingerprint), which is not among the given public keys")
+            let signedValue: ConfigurationValue
+            if ActivationCode.isActivationCode(proof.signedCode) {
+                // Removing a key from the trust list revokes what it signed, stored codes too.
+                let trusted = policy.activationCodeKeys
+                guard trusted.entries.isEmpty || trusted.entry(keyID: proof.key.keyIDBytes) != nil else {
+                    throw ConfigurationError(.unknownKey, "\(source): the stored configuration was signed with key \(fingerprint), which is not in the trust list (revoked?)")
+                }
+                guard proof.key.activationCodeAlgorithm == algorithm else { throw Self.damaged(source, "the recorded algorithm is not the key's") }
+                do {
+                    signedValue = try ActivationCode.document(of: proof.signedCode, signedBy: proof.key, source: "\(source) (stored signed code)")
+                } catch {
+                    throw Self.damaged(source, "the stored signature does not verify")
+                }
+                if let entry = trusted.entry(keyID: proof.key.keyIDBytes) { try policy.check(document, signedBy: entry, source: source) }
+            } else {
+                if !policy.verificationKeys.isEmpty && !policy.verificationKeys.contains(proof.key) {
+                    throw ConfigurationError(.signatureInvalid, "\(source): the stored configuration was signed with key \(fingerprint), which is not among the given public keys")
+                }
+                let parts = try CompactJWS.parse(proof.signedCode, source: "\(source) (stored signed code)")
+                guard parts.algorithm == algorithm else { throw Self.damaged(source, "the recorded algorithm is not the signed code's") }
+                do {
+                    _ = try CompactJWS.verify(parts, with: [proof.key], source: source)
+                } catch {
+                    throw Self.damaged(source, "the stored signature does not verify")
+                }
+                signedValue = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth)
+                    .parse(parts.payload, source: "\(source) (signed payload)")
             }
-            let parts = try CompactJWS.parse(proof.signedCode, source: "\(source) (stored signed code)")
-            guard parts.algorithm == algorithm else { throw Self.damaged(source, "the recorded algorithm is not the signed code's") }
-            do {
-                _ = try CompactJWS.verify(parts, with: [proof.key], source: source)
-            } catch {
-                throw Self.damaged(source, "the stored signature does not verify")
-            }
-            let signedValue = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth)
-                .parse(parts.payload, source: "\(source) (signed payload)")
             var signed = try ConfigurationDocument(from: signedValue, source: "\(source) (signed payload)", limits: policy.limits)
             // Onboarding records the app id it was given when the document names none.
             if signed.appID == nil { signed.appID = document.appID }
