@@ -12,7 +12,7 @@ struct Activate: AsyncParsableCommand {
             Exit codes:
               0   success (scan: every input had at least one code)
               1   an input could not be read or an output not written (reason on stderr)
-              2   inspect/onboard/generate --config/serve/keys: the input was read but rejected
+              2   the input was read but rejected (scan: a code's configuration was refused)
               3   restore: nothing is onboarded
               4   scan: some input had no code (the others are still scanned and printed)
               5   onboard: the configuration was declined at the prompt

@@ -29,7 +29,9 @@ struct ScanCommand: AsyncParsableCommand {
               activate scan --json-lines --effort thorough photos/ > results.jsonl
               cat code.png | activate scan -
 
-            Exit codes: 0 every input had a code; 4 some input had none (or a folder had no images); 1 an input could not be read (stderr names it; the other inputs are still scanned); 64 usage error.
+            Codes that are compact signed AC1 codes are verified with --trust-list (or $ACTIVATE_TRUST_LIST) or --public-key; with a trust list, unsigned configurations are refused unless --signature optional.
+
+            Exit codes: 0 every input had a code, and every configuration was accepted; 2 a code's configuration was refused (the reason is shown under it); 4 some input had none (or a folder had no images); 1 an input could not be read (stderr names it; the other inputs are still scanned); 64 usage error. When several apply, the first in the order 1, 2, 4 wins.
             """
     )
 
@@ -112,6 +114,7 @@ struct ScanCommand: AsyncParsableCommand {
         progress.clear()
         output.finish()
         if output.failedCount > 0 { throw ExitCode(ExitStatus.failure) }
+        if output.rejectedCount > 0 { throw ExitCode(ExitStatus.rejected) }
         if output.emptyCount > 0 || !emptyFolders.isEmpty { throw ExitCode(ExitStatus.nothingFound) }
     }
 
@@ -195,6 +198,8 @@ struct ScanOutput {
     let recognizer: PayloadRecognizer
     private(set) var failedCount = 0
     private(set) var emptyCount = 0
+    /// Codes that carry a configuration the policy refused (a bad signature, an expired code, …).
+    private(set) var rejectedCount = 0
     private var jsonFiles: [ScanReport.File] = []
 
     init(format: Format, showFileNames: Bool, recognizer: PayloadRecognizer) {
@@ -224,12 +229,15 @@ struct ScanOutput {
             break
         }
         let symbols = (try? result.get()) ?? []
+        // Each payload is judged once; every output format shows the same verdicts.
+        let verdicts = symbols.map { activation($0, file: file) }
+        rejectedCount += verdicts.filter { if case .failure = $0 { true } else { false } }.count
         switch format {
         case .readable:
             let prefix = showFileNames ? "\(file): " : ""
-            for symbol in symbols {
+            for (symbol, verdict) in zip(symbols, verdicts) {
                 var lines = ["\(prefix)\(symbol.symbology.displayName): \(symbol.text)"]
-                switch activation(symbol, file: file) {
+                switch verdict {
                 case .success(let report) where report.payload.document != nil:
                     lines += report.lines(headline: "Scan succeeded.").map { "  \($0)" }
                 case .failure(let error):
@@ -244,9 +252,9 @@ struct ScanOutput {
         case .binary:
             Console.raw(symbols.flatMap { $0.bytes + [0x0A] })
         case .json:
-            jsonFiles.append(ScanReport.File(file: file, result: result) { activation($0, file: file) })
+            jsonFiles.append(ScanReport.File(file: file, result: result, verdicts: verdicts))
         case .jsonLines:
-            Console.raw(JSONOutput.encodeLine(ScanReport.File(file: file, result: result) { activation($0, file: file) }) + "\n")
+            Console.raw(JSONOutput.encodeLine(ScanReport.File(file: file, result: result, verdicts: verdicts)) + "\n")
         }
     }
 
@@ -263,12 +271,11 @@ enum ScanReport {
         var symbols: [Symbol]
         var error: String?
 
-        init(file: String, result: Result<[ScannedSymbol], ImagingError>,
-             activation: (ScannedSymbol) -> Result<ActivationReport, ConfigurationError>) {
+        init(file: String, result: Result<[ScannedSymbol], ImagingError>, verdicts: [Result<ActivationReport, ConfigurationError>]) {
             self.file = file
             switch result {
             case .success(let found):
-                symbols = found.map { Symbol($0, activation: activation($0)) }
+                symbols = zip(found, verdicts).map { Symbol($0, activation: $1) }
             case .failure(let failure):
                 symbols = []
                 error = failure.reason

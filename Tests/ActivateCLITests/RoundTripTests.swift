@@ -66,12 +66,13 @@ struct RoundTripTests {
     static func configuration(targetBytes: Int, seed: Int) -> [UInt8] {
         var json = #"{"host":"mobile-\#(seed).example.hana.ondemand.com","port":443,"protocol":"https","appID":"com.example.app\#(seed)","auth":[{"type":"oauth2","config":{"oauth2.clients":["#
         var client = 0
-        while json.utf8.count < targetBytes - 120 {
+        while json.utf8.count < targetBytes - 200 {
             if client > 0 { json += "," }
             json += #"{"clientID":"3f2c9a1e-0000-4000-8000-\#(String(format: "%012d", client))","redirectURL":"https://mobile.example.com/cb","grantType":"authorization_code"}"#
             client += 1
         }
-        json += #"],"oauth2.tokenEndpoint":"https://mobile.example.com/oauth2/api/v1/token"}}]}"#
+        // A complete document, so that `scan` accepts it (a refused configuration makes it exit 2).
+        json += #"],"oauth2.authorizationEndpoint":"https://mobile.example.com/oauth2/api/v1/authorize","oauth2.tokenEndpoint":"https://mobile.example.com/oauth2/api/v1/token"}}]}"#
         return Array(json.utf8)
     }
 

@@ -78,7 +78,7 @@ struct SignatureTests {
     @Test("alg none and unknown algorithms are rejected before anything else")
     func algorithms() throws {
         let body = Self.b64(Array(Self.document.utf8))
-        for alg in ["none", "HS256", "PS256", "EdDSA"] {
+        for alg in ["none", "HS256", "PS256", "ES256K", "Ed25519"] {
             let jws = Self.b64(Array(#"{"alg":"\#(alg)"}"#.utf8)) + "." + body + "." + (alg == "none" ? "" : "c2ln")
             let error = Self.reject(jws, policy([try Fixture.publicKey("ec256")]))
             #expect(error?.code == .unsupportedAlgorithm, "\(alg)")
@@ -125,10 +125,10 @@ struct SignatureTests {
     func keyErrors() throws {
         let pem = try Fixture.text("keys/ec256.pem")
         let error = #expect(throws: ConfigurationError.self) { try VerificationKey(pem: pem, source: "signer.pem") }
-        #expect(error?.reason == "signer.pem: is a private key; give the public key (openssl pkey -pubout)")
+        #expect(error?.reason == "signer.pem: an EC P-256 private key is not a usable public key; give the public key (activate keys public KEY.pem) (accepted: Ed25519, EC P-256/384/521, or RSA of 2048 bits or more)")
         #expect(error.map { !$0.reason.contains(pem.split(separator: "\n")[1]) } == true)
         #expect(throws: ConfigurationError.self) { try SigningKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", source: "k") }
-        #expect(String(describing: try Fixture.privateKey("ec256")) == "SigningKey(ES256)")
+        #expect(String(describing: try Fixture.privateKey("ec256")) == "SigningKey(ES256, \(try Fixture.publicKey("ec256").keyID))")
     }
 }
 
@@ -151,10 +151,15 @@ struct RecognitionTests {
         #expect(!payload.summary.contains("JBSWY3DPEHPK3PXP") && !payload.summary.contains("secret-password"))
     }
 
-    @Test("a compact signed code (AC1) is refused plainly, not misread")
-    func compactSignedCode() {
-        let error = #expect(throws: ConfigurationError.self) { try PayloadRecognizer().recognize(text: "AC1:6BFOXN*TS0BI", source: "x") }
-        #expect(error?.reason == "x: compact signed activation codes (AC1) are not supported by this version of activate")
+    @Test("text that starts like an AC1 code is judged as one: broken is broken, and a signed one needs keys")
+    func compactSignedCode() throws {
+        let broken = #expect(throws: ConfigurationError.self) { try PayloadRecognizer().recognize(text: "AC1:6BFOXN*TS0BI", source: "x") }
+        #expect(broken?.code == .invalidCBOR)
+        let key = try Fixture.privateKey("ed25519")
+        let code = try ActivationCode.make(try #require(try PayloadRecognizer().recognize(text: SignatureTests.document, source: "d").document),
+                                           claims: ActivationCodeClaims(expires: Date().addingTimeInterval(600)), signingKey: key, source: "d")
+        let unverifiable = #expect(throws: ConfigurationError.self) { try PayloadRecognizer().recognize(text: code, source: "x") }
+        #expect(unverifiable?.reason == "x: the code is signed by key \(key.keyID); give the trust list (--trust-list) or the public key (--public-key) that verifies it")
     }
 
     @Test("a link missing a parameter names it")

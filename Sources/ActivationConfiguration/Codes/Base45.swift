@@ -54,6 +54,8 @@ public enum Base45 {
             }
             return Int(values[Int(character)])
         }
+        // Every character is checked before any group is read, so a stray character is named as such.
+        if let bad = characters.firstIndex(where: { !isAlphabet($0) }) { _ = try value(at: bad) }
         var index = 0
         while index < characters.count {
             let remaining = characters.count - index

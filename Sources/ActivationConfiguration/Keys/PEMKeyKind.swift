@@ -36,6 +36,11 @@ enum PEMKeyKind: Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether the document is an Ed25519 key (by its algorithm identifier).
+    var isEd25519: Bool {
+        if case .key("Ed25519", _) = self { true } else { false }
+    }
+
     var isPrivate: Bool {
         switch self {
         case .key(_, let isPrivate): isPrivate
@@ -47,7 +52,8 @@ enum PEMKeyKind: Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .key(let algorithm, let isPrivate):
-            let article = algorithm.first.map { "aeiou".contains($0.lowercased()) || algorithm.hasPrefix("RSA") } == true ? "an" : "a"
+            // "an RSA", "an X25519", "an EC", "an unrecognised"; "a DSA".
+            let article = algorithm.first.map { "AEFHILMNORSXaeiou".contains($0) } == true ? "an" : "a"
             return "\(article) \(algorithm) \(isPrivate ? "private" : "public") key"
         case .certificate: return "a certificate (give its public key: openssl x509 -pubkey -noout)"
         case .encryptedPrivateKey: return "a password-protected private key (decrypt it: openssl pkey -in KEY.pem -out plain.pem)"

@@ -42,7 +42,8 @@ public struct VerificationKey: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` (`invalidKey`) saying what the file holds instead (a private
     ///   key, an RSA-1024 key, a certificate, …); the reason never contains key material.
     public init(pem: String, source: String = "public key") throws {
-        if let key = try? Curve25519.Signing.PublicKey(pemRepresentation: pem) {
+        // swift-crypto's Curve25519 reader does not check the algorithm: an X25519 key would pass.
+        if PEMKeyKind(pem: pem).isEd25519, let key = try? Curve25519.Signing.PublicKey(pemRepresentation: pem) {
             self.init(.ed25519(key))
         } else if let key = try? P256.Signing.PublicKey(pemRepresentation: pem) {
             self.init(.p256(key))
@@ -173,7 +174,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// - Throws: ``ConfigurationError`` (`invalidKey`) saying what the file holds instead (a public
     ///   key, an RSA-1024 key, an encrypted key, …); the reason never contains key material.
     public init(pem: String, source: String = "private key") throws {
-        if let key = try? Curve25519.Signing.PrivateKey(pemRepresentation: pem) {
+        if PEMKeyKind(pem: pem).isEd25519, let key = try? Curve25519.Signing.PrivateKey(pemRepresentation: pem) {
             backing = .ed25519(key)
         } else if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
             backing = .p256(key)

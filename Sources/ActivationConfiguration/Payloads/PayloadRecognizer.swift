@@ -184,8 +184,9 @@ public struct PayloadRecognizer: Sendable {
         }
         let keys = policy.activationCodeKeys
         if keys.entries.isEmpty {
-            let signer = (try? ActivationCode.frame(of: text, source: source)).map { " by key \(KeyID.hex($0.keyID))" } ?? ""
-            throw ConfigurationError(.unknownKey, "\(source): the code is signed\(signer); give the trust list (--trust-list) or the public key (--public-key) that verifies it")
+            // A broken code is reported as broken first (reading order), then the missing keys.
+            let frame = try ActivationCode.frame(of: text, source: source)
+            throw ConfigurationError(.unknownKey, "\(source): the code is signed by key \(KeyID.hex(frame.keyID)); give the trust list (--trust-list) or the public key (--public-key) that verifies it")
         }
         let code = try ActivationCode.verify(text, trustList: keys, at: clock(), applicationID: policy.applicationID, source: source)
         let entry = code.trustEntry
