@@ -5,7 +5,9 @@
 // Each target feeds the bytes to the public entry point a real input reaches and requires only
 // that it returns or throws its error: a crash, a leak, a hang or a blow-up is the finding.
 
-import ActivationConfiguration
+// `@testable`: the AC1 payload target reaches the steps behind the signature check directly
+// (scripts/fuzz.sh builds with -enable-testing).
+@testable import ActivationConfiguration
 import ActivationDiscoveryServer
 import ActivationImaging
 import Foundation
@@ -68,6 +70,33 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         // The request target as `serve` receives it: canonical path, then the lookup call.
         _ = DiscoveryRoute(target: bytes)
     },
+    // AC1 codes up to the signature: the fuzzer's bytes as the COSE frame (behind a valid prefix
+    // and Base45), and as the text itself.
+    "ac1": { bytes in
+        _ = try? ActivationCode.verify(ActivationCode.prefix + Base45.encode(bytes), trustList: fuzzTrustList, source: "fuzz")
+        _ = try? ActivationCode.verify(String(decoding: bytes, as: UTF8.self), trustList: fuzzTrustList, source: "fuzz")
+    },
+    // What lies behind the signature, which a fuzzer cannot forge: the claims (then inflation and
+    // the compact configuration), raw DEFLATE, and the compact configuration's CBOR itself.
+    "ac1-payload": { bytes in
+        if let (_, compressed) = try? ActivationCode.claims(bytes, source: "fuzz"), let value = try? ActivationCode.configuration(compressed, source: "fuzz") {
+            checkDocument(value)
+        }
+        _ = try? RawDeflate.inflate(bytes, limit: ActivationCode.maxInflatedBytes, what: "fuzz", source: "fuzz")
+        guard let item = try? CBORReader(maxDepth: 8, maxItems: 4096, maxBytes: ActivationCode.maxInflatedBytes).read(bytes, what: "fuzz", source: "fuzz") else { return }
+        // Whatever CBOR is read is written back to the same bytes (the reader takes only deterministic forms).
+        guard item.encoded.count == bytes.count else { fatalError("CBOR re-encoding changed the length") }
+        guard let value = try? CompactConfiguration.decode(item, source: "fuzz"),
+              let document = try? ConfigurationDocument(from: value, source: "fuzz") else { return }
+        checkDocument(value)
+        // A document read from the compact form survives another round through it.
+        guard let again = try? CompactConfiguration.encode(document, source: "fuzz"), let reread = try? CompactConfiguration.decode(again, source: "fuzz"),
+              (try? ConfigurationDocument(from: reread, source: "fuzz")) == document else { fatalError("compact configuration round trip changed the document") }
+    },
+    "trust-list": { bytes in
+        guard let list = try? TrustList(json: bytes, source: "fuzz") else { return }
+        guard (try? TrustList(json: Array(list.json.utf8), source: "fuzz")) == list else { fatalError("trust list round trip changed it") }
+    },
     "store": { bytes in
         guard let value = try? JSONReader(maxBytes: 1 << 20).parse(bytes, source: "fuzz"),
               let record = try? StoredConfiguration(from: value, source: "fuzz") else { return }
@@ -92,6 +121,16 @@ let fuzzKeys: [VerificationKey] = {
         -----END PUBLIC KEY-----
         """
     return (try? VerificationKey(pem: pem)).map { [$0] } ?? []
+}()
+
+/// The Ed25519 test key (Tests/ActivationConfigurationTests/Fixtures/keys/ed25519) as a trust list.
+let fuzzTrustList: TrustList = {
+    let pem = """
+        -----BEGIN PUBLIC KEY-----
+        MCowBQYDK2VwAyEAUPj30TFJJW6UZT4oP34FxdbO69MXdQByAkQR5/1htaY=
+        -----END PUBLIC KEY-----
+        """
+    return (try? VerificationKey(pem: pem)).flatMap { try? TrustList([TrustList.Entry(key: $0)]) } ?? TrustList()
 }()
 
 nonisolated(unsafe) var selected: (@Sendable ([UInt8]) -> Void)?
