@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages activate needs, only those missing; uses sudo when not root.
 #   scripts/setup.sh          libraries to build and run (zbar, qrencode, libpng, libjpeg-turbo)
-#   scripts/setup.sh --test   also the peer tools the tests compare against
+#   scripts/setup.sh --test   also the peer tools the tests compare against, and a Python venv
+#                             (.build/interop-venv) with the AC1 reference implementation's packages
 #   scripts/setup.sh --bench  also the benchmark tools (hyperfine, wrk, ImageMagick)
 set -euo pipefail
 
 packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
-  --test) packages+=(zxing-cpp-tools zbar-tools qrencode) ;;
+  --test) packages+=(zxing-cpp-tools zbar-tools qrencode python3-venv) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
 esac
 
@@ -30,3 +31,19 @@ pkg-config --exists zbar libqrencode libpng libturbojpeg zxing zlib || {
   exit 1
 }
 command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not on PATH; install Swift 6 first" >&2; exit 1; }
+
+# The interop tests cross-check AC1 codes with an independent Python implementation
+# (Tests/Interop), which needs cbor2, base45 and cryptography from PyPI.
+if [ "${1:-}" = "--test" ]; then
+  cd "$(dirname "$0")/.."
+  venv=.build/interop-venv
+  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography' 2>/dev/null; then
+    echo "setup: creating $venv for the AC1 interop tests (pip install -r Tests/Interop/requirements.txt)" >&2
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt || {
+      echo "setup: pip could not install Tests/Interop/requirements.txt (is PyPI reachable?)" >&2
+      exit 1
+    }
+  fi
+fi
