@@ -4,11 +4,11 @@
 SWIFT ?= swift
 ACTIVATE = .build/debug/activate
 
-SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer
+SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer sample-verify-activation-code
 
 PREFIX ?= /usr/local
 
-.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve clean
+.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve bench-batch bench-sizes clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -54,6 +54,15 @@ bench-decode: setup-bench
 	benchmarks/compare-decoders.py $(CORPUS)
 	.build/release/decode-benchmark $(CORPUS)
 	benchmarks/memory-12mp.sh
+
+# generate --batch: 1000 signed AC1 codes, each read back, against qrencode; then the size of each kind of code.
+bench-batch: setup-bench
+	$(SWIFT) build -c release --product activate
+	benchmarks/batch-generate.sh 1000
+
+bench-sizes: setup-bench
+	$(SWIFT) build -c release --product activate
+	benchmarks/code-sizes.sh
 
 # libFuzzer targets (Fuzz/): a few seconds each in `make test`; `make fuzz` runs each until
 # 10 million executions or FUZZ_SECONDS (default one hour), release build.

@@ -51,7 +51,7 @@ let package = Package(
         ),
         .target(
             name: "ActivationImaging",
-            dependencies: ["ActivationConfiguration", "CZBar", "CQREncode", "CPNG", "CTurboJPEG"]
+            dependencies: ["ActivationConfiguration", "CZBar", "CQREncode", "CPNG", "CTurboJPEG", "CZlib"]
         ),
         // The second decoding engine, zxing-cpp (Debian's libzxing-dev), in a process of its own:
         // ActivationImaging starts it and survives its crashes (see ZXingEngine.swift).
@@ -97,6 +97,7 @@ let package = Package(
             name: "sample-scan-to-configuration", dependencies: ["ActivationConfiguration", "ActivationImaging"],
             path: "SampleCodes/ScanToConfiguration"),
         .executableTarget(name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomTransformer"),
+        .executableTarget(name: "sample-verify-activation-code", dependencies: ["ActivationConfiguration"], path: "SampleCodes/VerifyActivationCode"),
         // `swift run -c release decode-benchmark CORPUS_DIR` (README "Benchmarks").
         .executableTarget(name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "benchmarks/DecodeBenchmark"),
 

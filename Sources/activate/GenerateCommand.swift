@@ -16,6 +16,8 @@ struct GenerateCommand: AsyncParsableCommand {
 
             --compact --sign KEY.pem makes a compact signed AC1 code instead (Ed25519 or P-256 keys from `activate keys create`): smaller than the unsigned JSON, in QR alphanumeric mode, with an expiry (--expires, default 14 days, at most 30), an optional issuer and audience (app ids). Readers verify it with a trust list (`activate keys trust`, `scan --trust-list`).
 
+            --batch INPUT... --out-dir DIR makes one code per configuration document: each INPUT is a document, a folder of them (.json .plist .txt), or a JSON-lines file (.jsonl: one document per line, named by its "name" key). Codes are made in parallel (--jobs), each checked and read back, and written as DIR/<name>.png; --sheet FILE.html adds a printable page with one card per code (label, host, app id, key id, expiry). A failing document is reported with its input and the others go on.
+
             Examples:
               activate generate 'https://mobile.example.com' --output code.png
               activate generate --input config.json --ec Q --output config.svg
@@ -23,8 +25,9 @@ struct GenerateCommand: AsyncParsableCommand {
               activate generate --config config.json --output activation.png
               activate generate --config config.json --sign signer.pem -o signed.png
               activate generate --config config.json --compact --sign admin.pem --issuer acme-it --expires 7d -o ac1.png
+              activate generate --batch configs/ users.jsonl --out-dir codes --compact --sign admin.pem --sheet codes.html
 
-            Exit codes: 0 written; 1 the payload or an output cannot be used (too large, an existing file, an unwritable path); 2 --config: the document is rejected; 64 usage error.
+            Exit codes: 0 written (--batch: every code); 1 the payload or an output cannot be used (too large, an existing file, an unwritable path); 2 --config: the document is rejected (--batch: some document was, and no output failed); 64 usage error.
             """
     )
 
@@ -79,6 +82,18 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Smallest QR version to use, 1-40.", valueName: "version"))
     var minVersion: Int = 1
 
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Make one code per document: documents, folders of them, JSON-lines files.", valueName: "input"))
+    var batch: [String] = []
+
+    @Option(name: .customLong("out-dir"), help: ArgumentHelp("With --batch: the folder the codes are written to.", valueName: "dir"))
+    var outDir: String?
+
+    @Option(help: ArgumentHelp("With --batch: also write a printable HTML page of all codes.", valueName: "file.html"))
+    var sheet: String?
+
+    @Option(help: ArgumentHelp("With --batch: codes made at the same time (default: the number of cores).", valueName: "n"))
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @Flag(help: "Replace the output file if it exists.")
     var force = false
 
@@ -89,11 +104,19 @@ struct GenerateCommand: AsyncParsableCommand {
     static let maxPayloadBytes = 64 << 10
 
     func validate() throws {
-        if [payload != nil, input != nil, config != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("Give the payload one way: as an argument, with --input, or with --config.")
+        if [payload != nil, input != nil, config != nil, !batch.isEmpty].filter({ $0 }).count > 1 {
+            throw ValidationError("Give the payload one way: as an argument, with --input, with --config, or with --batch.")
         }
-        if sign != nil && config == nil { throw ValidationError("--sign signs a configuration: add --config FILE.") }
-        if appID != nil && config == nil { throw ValidationError("--app-id completes a configuration: add --config FILE.") }
+        if !batch.isEmpty {
+            if outDir == nil { throw ValidationError("--batch writes its codes to a folder: add --out-dir DIR.") }
+            if output != nil { throw ValidationError("--batch names each code after its document; use --out-dir instead of --output.") }
+            if format == .terminal { throw ValidationError("--batch writes files: --format png, svg or text.") }
+            if jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+        } else if outDir != nil || sheet != nil {
+            throw ValidationError("--out-dir and --sheet belong to --batch.")
+        }
+        if sign != nil && config == nil && batch.isEmpty { throw ValidationError("--sign signs a configuration: add --config FILE.") }
+        if appID != nil && config == nil && batch.isEmpty { throw ValidationError("--app-id completes a configuration: add --config FILE.") }
         if compact && sign == nil { throw ValidationError("--compact makes a signed code: add --sign KEY.pem (make one with `activate keys create`).") }
         if !compact && (issuer != nil || expires != nil || !audience.isEmpty) {
             throw ValidationError("--issuer, --expires and --audience belong to compact signed codes: add --compact.")
@@ -109,15 +132,15 @@ struct GenerateCommand: AsyncParsableCommand {
         if scale < QRMatrix.minimumScale { throw ValidationError("--scale must be at least \(QRMatrix.minimumScale): scanners read 1 pixel per module badly.") }
         if !(0...100).contains(margin) { throw ValidationError("--margin must be between 0 and 100 modules.") }
         if !(1...40).contains(minVersion) { throw ValidationError("--min-version must be between 1 and 40.") }
-        if payload == nil && input == nil && config == nil && Console.stdinIsTerminal {
+        if payload == nil && input == nil && config == nil && batch.isEmpty && Console.stdinIsTerminal {
             throw ValidationError("Give a payload: as an argument, with --input FILE, or on standard input.")
         }
-        _ = try resolvedFormat()
+        _ = try resolvedFormat(batch: !batch.isEmpty)
     }
 
     func run() async throws {
         do {
-            try generate()
+            if batch.isEmpty { try generate() } else { try generateBatch() }
         } catch let error as ImagingError {
             Console.report(error)
             throw ExitCode(ExitStatus.failure)
@@ -156,30 +179,86 @@ struct GenerateCommand: AsyncParsableCommand {
         if let payload { return (Array(payload.utf8), nil) }
         guard let config else { return (try FileIO.read(input ?? FileIO.standardStreamPath, limit: Self.maxPayloadBytes), nil) }
         let recognizer = PayloadRecognizer(policy: try policy.policy())
-        let key = try sign.map { try SigningKey(pem: try PolicyOptions.readKey($0), source: $0) }
-        let form: ConfigurationCode.Form
-        var signed: String?
-        switch (key, compact) {
-        case (nil, _):
-            form = .json
-        case (let key?, false):
-            form = .jws(key)
-            signed = "signed: JWS \(key.algorithm.rawValue), key \(key.keyID)"
-        case (let key?, true):
-            let now = Date()
-            let claims = ActivationCodeClaims(issuer: issuer, audience: audience,
-                                              expires: expires?.date(from: now) ?? now.addingTimeInterval(ActivationCode.defaultLifetime), issuedAt: now)
-            form = .activationCode(key, claims)
-            signed = "signed: AC1, \(key.algorithm.rawValue), key \(key.keyID)\(issuer.map { ", issuer \($0)" } ?? ""), expires \(claims.expires.formatted(.iso8601))"
-        }
+        let form = try formMaker()()
         let text = try ConfigurationCode.make(
             from: try FileIO.read(config, limit: recognizer.policy.limits.maxDocumentBytes), source: config,
             recognizer: recognizer, form: form, applicationID: appID, allowPasscode: allowPasscode)
-        return (Array(text.utf8), signed)
+        return (Array(text.utf8), Self.describe(form))
     }
 
-    private func resolvedFormat() throws -> QRRenderFormat {
+    /// Makes the form of each code: unsigned, JWS, or an AC1 code with fresh claims (its own id
+    /// and issue time) each time it is called.
+    private func formMaker() throws -> @Sendable () -> ConfigurationCode.Form {
+        let key = try sign.map { try SigningKey(pem: try PolicyOptions.readKey($0), source: $0) }
+        let started = Date()
+        let expiry = expires?.date(from: started) ?? started.addingTimeInterval(ActivationCode.defaultLifetime)
+        let (issuer, audience, compact) = (issuer, audience, compact)
+        return {
+            switch (key, compact) {
+            case (nil, _): .json
+            case (let key?, false): .jws(key)
+            case (let key?, true): .activationCode(key, ActivationCodeClaims(issuer: issuer, audience: audience, expires: expiry, issuedAt: Date()))
+            }
+        }
+    }
+
+    /// What signed a code, for the closing note.
+    static func describe(_ form: ConfigurationCode.Form) -> String? {
+        switch form {
+        case .json: nil
+        case .jws(let key): "signed: JWS \(key.algorithm.rawValue), key \(key.keyID)"
+        case .activationCode(let key, let claims):
+            "signed: AC1, \(key.algorithm.rawValue), key \(key.keyID)\(claims.issuer.map { ", issuer \($0)" } ?? ""), expires \(claims.expires.formatted(.iso8601))"
+        }
+    }
+
+    /// `--batch`: every document's code into --out-dir, in parallel, in input order.
+    private func generateBatch() throws {
+        guard let outDir else { return }
+        let makeForm = try formMaker()
+        let format = try resolvedFormat(batch: true)
+        let settings = CodeBatch.Settings(
+            recognizer: PayloadRecognizer(policy: try policy.policy()), form: makeForm, applicationID: appID, allowPasscode: allowPasscode,
+            generator: QRCodeGenerator(encoder: QRCodeEncoder(errorCorrection: errorCorrection, minimumVersion: minVersion), scale: scale, margin: margin),
+            format: format, outputDirectory: outDir, replace: force)
+        let work = CodeBatch.jobs(from: batch)
+        if work.isEmpty { throw ConfigurationError(.notFound, "--batch: no configuration documents in \(batch.joined(separator: ", "))") }
+        if margin < 4 {
+            Console.note("warning: a quiet zone of \(margin) modules is below the 4 the QR standard asks for; some scanners will fail")
+        }
+        var progress = Progress(total: work.count, enabled: work.count > 1 && Console.stderrIsTerminal, noun: "codes")
+        var cards: [CodeSheet.Card] = []
+        var (made, rejected, failed) = (0, 0, 0)
+        let clock = ContinuousClock()
+        let start = clock.now
+        try CodeBatch.run(work, settings: settings, concurrency: jobs) { outcome in
+            progress.clear()
+            switch outcome.result {
+            case .success(let code):
+                made += 1
+                Console.print(lines: [code.path])
+                if sheet != nil { cards.append(CodeSheet.Card(code, label: outcome.job.name)) }
+            case .failure(let error):
+                if let error = error as? ConfigurationError, error.exitStatus == ExitStatus.rejected { rejected += 1 } else { failed += 1 }
+                Console.report(outcome.failure ?? "\(outcome.job.source): failed")
+            }
+            progress.advance(failed: rejected + failed)
+        }
+        progress.clear()
+        if let sheet {
+            try FileIO.write(Array(try CodeSheet.html(title: "Activation codes (\(made))", cards: cards).utf8), to: sheet, replace: force)
+        }
+        let seconds = (clock.now - start).inMilliseconds / 1000
+        Console.note("made \(made) of \(work.count) codes in \(outDir)\(sheet.map { " and the sheet \($0)" } ?? "")"
+            + String(format: " in %.1f s (%.0f codes/s)", seconds, Double(made) / max(seconds, 0.001))
+            + (made < work.count ? "; \(work.count - made) failed" : "") + (Self.describe(makeForm()).map { "; \($0)" } ?? ""))
+        if failed > 0 { throw ExitCode(ExitStatus.failure) }
+        if rejected > 0 { throw ExitCode(ExitStatus.rejected) }
+    }
+
+    private func resolvedFormat(batch: Bool = false) throws -> QRRenderFormat {
         if let format { return format }
+        if batch { return .png }
         guard let output, output != FileIO.standardStreamPath else { return .terminal }
         guard let format = QRRenderFormat(fileName: output) else {
             throw ValidationError("Cannot tell the format from '\(output)'; name it .png, .svg or .txt, or pass --format.")

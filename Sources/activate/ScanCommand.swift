@@ -31,7 +31,7 @@ struct ScanCommand: AsyncParsableCommand {
 
             Codes that are compact signed AC1 codes are verified with --trust-list (or $ACTIVATE_TRUST_LIST) or --public-key; with a trust list, unsigned configurations are refused unless --signature optional.
 
-            Exit codes: 0 every input had a code, and every configuration was accepted; 2 a code's configuration was refused (the reason is shown under it); 4 some input had none (or a folder had no images); 1 an input could not be read (stderr names it; the other inputs are still scanned); 64 usage error. When several apply, the first in the order 1, 2, 4 wins.
+            Exit codes: 0 every input had a code, and every configuration was accepted; 2 a code's configuration was refused (the reason is shown under it; --raw and --binary do not judge payloads); 4 some input had none (or a folder had no images); 1 an input could not be read (stderr names it; the other inputs are still scanned); 64 usage error. When several apply, the first in the order 1, 2, 4 wins.
             """
     )
 
@@ -131,38 +131,6 @@ struct ScanCommand: AsyncParsableCommand {
     }
 }
 
-/// A one-line progress bar on stderr (only on a terminal), redrawn at most ten times a second.
-struct Progress {
-    let total: Int
-    let enabled: Bool
-    private var done = 0
-    private var lastDraw = ContinuousClock.now - .seconds(1)
-    private var drawn = false
-
-    init(total: Int, enabled: Bool) {
-        self.total = total
-        self.enabled = enabled
-    }
-
-    mutating func advance(failed: Int) {
-        done += 1
-        guard enabled, ContinuousClock.now - lastDraw > .milliseconds(100) || done == total else { return }
-        lastDraw = .now
-        let width = 30
-        let filled = width * done / max(1, total)
-        let bar = String(repeating: "=", count: filled) + String(repeating: " ", count: width - filled)
-        Console.terminalControl("\r[\(bar)] \(done)/\(total) files\(failed > 0 ? ", \(failed) unreadable" : "")")
-        drawn = true
-    }
-
-    /// Removes the bar so that other output starts on a clean line.
-    mutating func clear() {
-        guard drawn else { return }
-        Console.terminalControl("\r\u{1B}[K")
-        drawn = false
-    }
-}
-
 extension ScanEffort: ExpressibleByArgument {}
 
 /// A comma-separated `--symbology` value.
@@ -229,8 +197,9 @@ struct ScanOutput {
             break
         }
         let symbols = (try? result.get()) ?? []
-        // Each payload is judged once; every output format shows the same verdicts.
-        let verdicts = symbols.map { activation($0, file: file) }
+        // Each payload is judged once, for the formats that show verdicts; --raw and --binary only
+        // read (zbarimg's contract: pipe the payload to `activate inspect -` to judge it).
+        let verdicts = format == .raw || format == .binary ? [] : symbols.map { activation($0, file: file) }
         rejectedCount += verdicts.filter { if case .failure = $0 { true } else { false } }.count
         switch format {
         case .readable:

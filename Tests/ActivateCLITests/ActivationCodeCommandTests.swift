@@ -268,3 +268,63 @@ struct ActivationCodeCommandTests {
         #expect(try await ActivateCLI.run(["scan", unsigned, "--trust-list", trustList, "--signature", "optional"]).status == 0)
     }
 }
+
+@Suite("generate --batch")
+struct BatchGenerateTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    @Test("documents, folders and JSON lines become one read-back code each; a bad one is named and the others go on")
+    func batch() async throws {
+        let folder = directory.file("configs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["oauth-authorization-code.json", "saml.json", "android-basic.json"] {
+            try FileManager.default.copyItem(atPath: "\(SourceTree.documents)/\(name)", toPath: "\(folder)/\(name)")
+        }
+        let sample = try String(contentsOfFile: SourceTree.path("SampleCodes/oauth-configuration.json"), encoding: .utf8)
+        let evil = #"{"name":"<script>alert(1)</script>","host":"x.example.com","appID":"a<b>","auth":[{"type":"basic"}]}"#
+        let lines = [
+            sample.replacingOccurrences(of: "{\"host\"", with: #"{"name":"alice","host""#),
+            #"{"name":"bob","host":"http://insecure.example.com","auth":[{"type":"basic"}]}"#,  // refused: a host with a scheme
+            "not json",
+            #"{"name":"carol","config":{"host":"carol.example.com","appID":"c&d","auth":[{"type":"basic"}]}}"#,
+            #"{"name":"alice","host":"dup.example.com","appID":"x","auth":[{"type":"basic"}]}"#,  // the name is taken
+            evil,
+            "",
+        ]
+        let jsonl = try directory.write("people.jsonl", Array(lines.joined(separator: "\n").utf8))
+        let out = directory.file("codes"), sheet = directory.file("codes.html")
+        let result = try await ActivateCLI.run(["generate", "--batch", folder, jsonl, "--out-dir", out, "--compact",
+                                                "--sign", "\(SourceTree.keys)/ed25519.pem", "--issuer", "acme-it", "--sheet", sheet, "--jobs", "2"])
+        #expect(result.status == 2, "\(result.stderr)")
+        let written = result.text.split(separator: "\n").map(String.init)
+        // Input order: the folder (sorted), then the lines.
+        #expect(written == ["android-basic", "oauth-authorization-code", "saml", "alice", "carol"].map { "\(out)/\($0).png" }, "\(written)")
+        #expect(result.stderr.contains("\(jsonl):2: host: "), "\(result.stderr)")
+        #expect(result.stderr.contains("\(jsonl):3: "))
+        #expect(result.stderr.contains(#"\#(jsonl):5: the name "alice" is taken by \#(jsonl):1"#))
+        #expect(result.stderr.contains(#"\#(jsonl):6: the name "<script>alert(1)</script>" cannot be a file name"#))
+        #expect(result.stderr.contains("made 5 of 9 codes in \(out) and the sheet \(sheet)"))
+        // Each code reads back as a verified AC1 code.
+        let trust = directory.file("trust.json")
+        #expect(try await ActivateCLI.run(["keys", "trust", "add", "\(SourceTree.keys)/ed25519.pub.pem", "--trust-list", trust]).status == 0)
+        let scan = try await ActivateCLI.run(["scan", out, "--trust-list", trust])
+        #expect(scan.status == 0, "\(scan.text)")
+        #expect(scan.text.components(separatedBy: "Signature:  verified (AC1, EdDSA").count == 6)
+        // The sheet: a card per code, every document text escaped.
+        let page = try String(contentsOfFile: sheet, encoding: .utf8)
+        #expect(page.components(separatedBy: "<div class=\"card\">").count == 6)
+        #expect(page.contains("<dd>c&amp;d</dd>") && page.contains("data:image/png;base64,"))
+        #expect(!page.contains("<script>"))
+        // Nothing is replaced without --force.
+        let again = try await ActivateCLI.run(["generate", "--batch", folder, "--out-dir", out])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("already exists; pass --force"))
+        #expect(try await ActivateCLI.run(["generate", "--batch", folder, "--out-dir", out, "--force"]).status == 0)
+        #expect(try await ActivateCLI.run(["generate", "--batch", folder]).status == 64)
+        #expect(try await ActivateCLI.run(["generate", "--batch", folder, "--out-dir", out, "-o", "x.png"]).status == 64)
+    }
+}

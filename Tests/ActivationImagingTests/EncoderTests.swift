@@ -35,6 +35,16 @@ struct EncoderTests {
         #expect(try QRCodeEncoder(errorCorrection: .medium).encode(Array(payload.dropLast())).version == 40)
     }
 
+    @Test("mixed payloads are split into the segments that take the fewest bits")
+    func segments() throws {
+        let json = try QRCodeEncoder().encode(Array(#"{"clientID":"3f2c9a1e-0000-4000-8000-000000000001","port":443}"#.utf8))
+        #expect(json.mode == .mixed)
+        #expect(try QRCodeEncoder().encode(Array("AC1:6BFOXN*TS0BI".utf8)).mode == .alphanumeric)
+        #expect(try QRCodeEncoder().encode(Array("hello".utf8)).mode == .byte)
+        // A short digit run inside text is not worth its own segment header.
+        #expect(try QRCodeEncoder().encode(Array("abc12def".utf8)).mode == .byte)
+    }
+
     @Test("the capacity table matches libqrencode at version 40", arguments: ErrorCorrection.allCases)
     func capacity(level: ErrorCorrection) throws {
         for (mode, unit) in [(QREncodingMode.numeric, UInt8(ascii: "7")), (.alphanumeric, UInt8(ascii: "A")), (.byte, UInt8(ascii: "a"))] {

@@ -104,6 +104,24 @@ public enum FileIO {
         syncDirectory(directory)
     }
 
+    /// Makes a folder (and its parents) if it is not there; an existing path must be a folder.
+    ///
+    /// - Throws: ``ConfigurationError`` (`fileUnwritable`) naming `path`.
+    public static func makeDirectory(_ path: String) throws {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw ConfigurationError(.fileUnwritable, "\(path): is \(kind(info.st_mode)), not a folder")
+            }
+            return
+        }
+        let parent = parentDirectory(of: path)
+        if parent != path, stat(parent, &info) != 0 { try makeDirectory(parent) }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+            throw ConfigurationError(.fileUnwritable, "\(path): cannot make the folder: \(describe(errno))")
+        }
+    }
+
     /// Removes a file; returns `false` when there was nothing to remove.
     ///
     /// - Throws: ``ConfigurationError`` (`fileUnwritable`) when the file exists but cannot be removed.

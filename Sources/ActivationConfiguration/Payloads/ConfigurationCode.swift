@@ -31,6 +31,21 @@ public enum ConfigurationCode {
     ///   reading side would refuse.
     public static func make(from bytes: [UInt8], source: String, recognizer: PayloadRecognizer, form: Form = .json,
                             applicationID: String? = nil, allowPasscode: Bool = false) throws -> String {
+        try makeCode(from: bytes, source: source, recognizer: recognizer, form: form, applicationID: applicationID, allowPasscode: allowPasscode).text
+    }
+
+    /// A code's text and the checked document it carries.
+    public struct Code: Sendable, Hashable {
+        /// What goes into the QR code.
+        public var text: String
+        /// The document, normalised, with the app id filled in.
+        public var document: ConfigurationDocument
+    }
+
+    /// Like ``make(from:source:recognizer:form:applicationID:allowPasscode:)``, also returning the
+    /// document (for labels and reports).
+    public static func makeCode(from bytes: [UInt8], source: String, recognizer: PayloadRecognizer, form: Form = .json,
+                                applicationID: String? = nil, allowPasscode: Bool = false) throws -> Code {
         // The input is the administrator's own unsigned document, so it is checked as optional-signature.
         var unsigned = recognizer
         unsigned.policy.signature = .optional
@@ -50,14 +65,14 @@ public enum ConfigurationCode {
         }
         switch form {
         case .json:
-            return document.canonicalJSON(includeSecrets: true)
+            return Code(text: document.canonicalJSON(includeSecrets: true), document: document)
         case .jws(let key):
-            return try CompactJWS.sign(Array(document.canonicalJSON(includeSecrets: true).utf8), with: key, keyID: key.keyID)
+            return Code(text: try CompactJWS.sign(Array(document.canonicalJSON(includeSecrets: true).utf8), with: key, keyID: key.keyID), document: document)
         case .activationCode(let key, let claims):
             if hasPasscode, claims.expires.timeIntervalSince(claims.issuedAt ?? Date()) > maxPasscodeLifetime {
                 throw ConfigurationError(.invalidValue, "\(source): a code that carries a passcode must expire within \(Int(maxPasscodeLifetime / 60)) minutes (--expires 10m)")
             }
-            return try ActivationCode.make(document, claims: claims, signingKey: key, source: source)
+            return Code(text: try ActivationCode.make(document, claims: claims, signingKey: key, source: source), document: document)
         }
     }
 }

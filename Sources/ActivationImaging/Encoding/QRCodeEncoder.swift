@@ -7,9 +7,9 @@ import Darwin
 
 /// Builds QR codes from payload bytes with libqrencode.
 ///
-/// The payload is stored exactly: in numeric or alphanumeric mode when every byte is in that set
-/// (smaller codes, and Base45 activation codes fit there), otherwise in 8-bit byte mode. The
-/// smallest version that holds it is chosen, never below ``minimumVersion``.
+/// The payload is stored exactly, split into the numeric, alphanumeric and byte segments that take
+/// the fewest bits (``QRSegments``; an all-alphanumeric `AC1:` code is one alphanumeric segment).
+/// The smallest version that holds it is chosen, never below ``minimumVersion``.
 public struct QRCodeEncoder: Sendable, Hashable {
     /// The error-correction level (default M).
     public var errorCorrection: ErrorCorrection
@@ -32,24 +32,41 @@ public struct QRCodeEncoder: Sendable, Hashable {
         guard !payload.isEmpty else {
             throw ImagingError(.invalidOption, "payload: is empty; there is nothing to encode")
         }
-        let mode = QREncodingMode.densest(for: payload)
-        let capacity = mode.capacity(at: errorCorrection)
+        let densest = QREncodingMode.densest(for: payload)
+        let capacity = densest.capacity(at: errorCorrection)
         let tooLarge = ImagingError(
             .payloadTooLarge,
-            "payload: \(payload.count) \(mode == .byte ? "bytes" : "characters") do not fit in a QR code; at error-correction "
-                + "level \(errorCorrection.rawValue) the largest \(mode.rawValue) payload is \(capacity)"
-                + (errorCorrection == .low ? "" : " (level L holds \(mode.capacity(at: .low)))"))
-        guard payload.count <= capacity else { throw tooLarge }
+            "payload: \(payload.count) \(densest == .byte ? "bytes" : "characters") do not fit in a QR code; at error-correction "
+                + "level \(errorCorrection.rawValue) the largest \(densest.rawValue) payload is \(capacity)"
+                + (errorCorrection == .low ? "" : " (level L holds \(densest.capacity(at: .low)))"))
+        // Byte payloads may still fit with their digit and letter runs in denser segments.
+        guard payload.count <= capacity || densest == .byte else { throw tooLarge }
 
+        // Segment headers grow with the version group, so the best split depends on it: split for
+        // the smallest group first, and take the result if the code stays in that group.
+        var result: QRMatrix?
+        for group in QRSegments.group(ofVersion: minimumVersion)...2 {
+            let segments = QRSegments.split(payload, group: group)
+            let matrix = try encode(segments, tooLarge: tooLarge)
+            result = matrix
+            if QRSegments.group(ofVersion: matrix.version) <= group { break }
+        }
+        guard let result else { throw tooLarge }
+        return result
+    }
+
+    private func encode(_ segments: [QRSegments.Segment], tooLarge: ImagingError) throws -> QRMatrix {
         guard let input = QRinput_new2(Int32(minimumVersion), errorCorrection.qrLevel) else {
             throw ImagingError(.libraryFailure, "payload: libqrencode could not start (out of memory)")
         }
         defer { QRinput_free(input) }
-        let appended = payload.withUnsafeBufferPointer {
-            QRinput_append(input, mode.qrMode, Int32($0.count), $0.baseAddress)
-        }
-        guard appended == 0 else {
-            throw ImagingError(.libraryFailure, "payload: libqrencode refused the data (\(String(cString: strerror(errno))))")
+        for segment in segments {
+            let appended = segment.bytes.withUnsafeBufferPointer {
+                QRinput_append(input, segment.mode.qrMode, Int32($0.count), $0.baseAddress)
+            }
+            guard appended == 0 else {
+                throw ImagingError(.libraryFailure, "payload: libqrencode refused the data (\(String(cString: strerror(errno))))")
+            }
         }
         errno = 0
         guard let code = QRcode_encodeInput(input) else {
@@ -60,7 +77,9 @@ public struct QRCodeEncoder: Sendable, Hashable {
         let size = Int(code.pointee.width)
         // Bit 0 of each byte is the module's colour; the other bits are libqrencode's bookkeeping.
         let modules = (0..<size * size).map { code.pointee.data[$0] & 1 == 1 }
-        return try QRMatrix(size: size, version: Int(code.pointee.version), errorCorrection: errorCorrection, mode: mode, modules: modules)
+        let modes = Set(segments.map(\.mode))
+        return try QRMatrix(size: size, version: Int(code.pointee.version), errorCorrection: errorCorrection,
+                            mode: modes.count == 1 ? segments[0].mode : .mixed, modules: modules)
     }
 }
 
@@ -80,7 +99,7 @@ extension QREncodingMode {
         switch self {
         case .numeric: QR_MODE_NUM
         case .alphanumeric: QR_MODE_AN
-        case .byte: QR_MODE_8
+        case .byte, .mixed: QR_MODE_8
         }
     }
 }

@@ -19,6 +19,8 @@ public enum QREncodingMode: String, Sendable, Hashable, CaseIterable, Codable {
     case alphanumeric
     /// Any bytes, stored as they are (8 bits a byte).
     case byte
+    /// Several segments, each in the densest mode for its part (``QRSegments``), as qrencode does.
+    case mixed
 
     /// The mode for a payload: numeric or alphanumeric when every byte is in that set, else byte.
     public static func densest(for payload: [UInt8]) -> QREncodingMode {
@@ -39,7 +41,7 @@ public enum QREncodingMode: String, Sendable, Hashable, CaseIterable, Codable {
         switch self {
         case .numeric: return row.numeric
         case .alphanumeric: return row.alphanumeric
-        case .byte: return row.byte
+        case .byte, .mixed: return row.byte
         }
     }
 }

@@ -1,4 +1,5 @@
 internal import CPNG
+internal import CZlib
 
 /// PNG through libpng's simplified `png_image_*` API, which reports errors by return value
 /// (no setjmp) and converts every bit depth, palette and colour type for us.
@@ -21,6 +22,14 @@ enum PNGCodec {
             let width = Int(image.width), height = Int(image.height)
             try ImageDecoder.checkPixels(width: width, height: height, limit: maxPixels, name: name)
             let isColor = image.format & png_uint_32(PNG_FORMAT_FLAG_COLOR) != 0
+            if !isColor && image.format & png_uint_32(PNG_FORMAT_FLAG_ALPHA) == 0 {
+                // Plain gray (every generated code): libpng delivers the pixels as they are.
+                image.format = png_uint_32(PNG_FORMAT_GRAY)
+                var gray = [UInt8](repeating: 0, count: width * height)
+                let finished = gray.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+                guard finished != 0 else { throw failure(&image, name) }
+                return GrayImage(unchecked: width, height, gray)
+            }
             image.format = isColor ? png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA) : png_uint_32(PNG_FORMAT_GA)
             let channels = isColor ? 4 : 2
             var samples = [UInt8](repeating: 0, count: width * height * channels)
@@ -64,6 +73,29 @@ enum PNGCodec {
         }
         guard written != 0 else { throw failure(&image, "png") }
         return Array(output.prefix(Int(size)))
+    }
+
+    /// A 1-bit gray PNG from filtered rows (each a filter byte and the packed bits). libpng's
+    /// simplified API writes only 8-bit images, so the few chunks are written here, with zlib.
+    static func encodeBilevel(width: Int, height: Int, rows: [UInt8]) throws -> [UInt8] {
+        var compressedSize = compressBound(uLong(rows.count))
+        var compressed = [UInt8](repeating: 0, count: Int(compressedSize))
+        let status = compressed.withUnsafeMutableBufferPointer { output in
+            rows.withUnsafeBufferPointer { compress2(output.baseAddress, &compressedSize, $0.baseAddress, uLong($0.count), 6) }
+        }
+        guard status == Z_OK else { throw ImagingError(.libraryFailure, "png: zlib could not compress the image (\(status))") }
+        func bigEndian(_ value: Int) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        func chunk(_ type: String, _ data: [UInt8]) {
+            let body = Array(type.utf8) + data
+            file += bigEndian(data.count) + body
+            file += bigEndian(Int(body.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) }))
+        }
+        // Bit depth 1, color type 0 (gray), deflate, filter method 0, no interlace.
+        chunk("IHDR", bigEndian(width) + bigEndian(height) + [1, 0, 0, 0, 0])
+        chunk("IDAT", Array(compressed.prefix(Int(compressedSize))))
+        chunk("IEND", [])
+        return file
     }
 
     private static func failure(_ image: inout png_image, _ name: String) -> ImagingError {

@@ -1,0 +1,87 @@
+import ActivationConfiguration
+import Foundation
+
+/// A printable HTML page of activation codes, one card per code: the code image, its label, and
+/// what it connects to (host, app id), who signed it (key id) and until when. Self-contained: the
+/// images are embedded, so the page prints the same wherever it is opened. Every text from a
+/// document is HTML-escaped.
+public enum CodeSheet {
+    /// One card.
+    public struct Card: Sendable, Hashable {
+        public var label: String
+        /// The code's image file (PNG or SVG), embedded into the page.
+        public var imagePath: String
+        public var host: String
+        public var appID: String?
+        public var keyID: String?
+        public var expires: Date?
+
+        public init(label: String, imagePath: String, host: String, appID: String?, keyID: String?, expires: Date?) {
+            self.label = label
+            self.imagePath = imagePath
+            self.host = host
+            self.appID = appID
+            self.keyID = keyID
+            self.expires = expires
+        }
+
+        /// The card of a code a batch made.
+        public init(_ made: CodeBatch.Made, label: String) {
+            self.init(label: label, imagePath: made.path, host: made.document.host, appID: made.document.appID, keyID: made.keyID, expires: made.expires)
+        }
+    }
+
+    /// The page. Images are read from their files (capped at 1 MiB each).
+    ///
+    /// - Throws: ``ConfigurationError`` when an image cannot be read.
+    public static func html(title: String, cards: [Card]) throws -> String {
+        var page = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
+            <style>
+            body { font: 11pt system-ui, sans-serif; margin: 1cm; }
+            h1 { font-size: 14pt; }
+            .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(6.5cm, 1fr)); gap: 0.6cm; }
+            .card { border: 1px solid #999; border-radius: 4px; padding: 0.4cm; break-inside: avoid; page-break-inside: avoid; }
+            .card img { width: 100%; image-rendering: pixelated; }
+            .label { font-weight: bold; font-size: 12pt; margin: 0.2cm 0; overflow-wrap: anywhere; }
+            dl { display: grid; grid-template-columns: auto 1fr; gap: 0 0.3cm; margin: 0; font-size: 9pt; }
+            dt { color: #555; } dd { margin: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
+            @media print { body { margin: 0; } h1 { display: none; } }
+            </style></head><body>
+            <h1>\(escape(title))</h1>
+            <div class="cards">
+
+            """
+        for card in cards {
+            let image = try FileIO.read(card.imagePath, limit: 1 << 20)
+            let type = card.imagePath.lowercased().hasSuffix(".svg") ? "image/svg+xml" : "image/png"
+            var details = [("Server", card.host)]
+            if let appID = card.appID { details.append(("App", appID)) }
+            if let keyID = card.keyID { details.append(("Key", keyID)) }
+            if let expires = card.expires { details.append(("Expires", expires.formatted(.iso8601))) }
+            page += """
+                <div class="card"><img alt="activation code \(escape(card.label))" src="data:\(type);base64,\(Data(image).base64EncodedString())">
+                <div class="label">\(escape(card.label))</div><dl>\(details.map { "<dt>\($0.0)</dt><dd>\(escape($0.1))</dd>" }.joined())</dl></div>
+
+                """
+        }
+        return page + "</div></body></html>\n"
+    }
+
+    /// HTML text: the five characters with a meaning in HTML escaped, controls made visible.
+    static func escape(_ text: String) -> String {
+        var output = ""
+        for character in UntrustedText.escaped(text) {
+            switch character {
+            case "&": output += "&amp;"
+            case "<": output += "&lt;"
+            case ">": output += "&gt;"
+            case "\"": output += "&quot;"
+            case "'": output += "&#39;"
+            default: output.append(character)
+            }
+        }
+        return output
+    }
+}
