@@ -170,6 +170,22 @@ struct RecognitionTests {
         #expect(error?.reason == "x: link parameter AuthorizationEndpointUrl: missing")
     }
 
+    @Test("MDK and Work Zone links that name the server SapCloudPlatformEndpoint are configurations")
+    func sapCloudPlatformEndpoint() throws {
+        let link = try Fixture.text("documents/mdk-link.txt").trimmingCharacters(in: .whitespacesAndNewlines)
+        let renamed = link.replacingOccurrences(of: "ServerUrl=", with: "SapCloudPlatformEndpoint=")
+        let payload = try PayloadRecognizer().recognize(text: renamed, source: "x")
+        #expect(payload.format == .mdkLink)
+        #expect(payload.document == (try PayloadRecognizer().recognize(text: link, source: "x")).document)
+        #expect(payload.document?.baseURL == "https://mobile-demo.example.hana.ondemand.com")
+        // Both names at once must agree: a link cannot show one server and connect to another.
+        let both = link + "&SapCloudPlatformEndpoint=https%3A%2F%2Fmobile.evil.example"
+        let error = #expect(throws: ConfigurationError.self) { try PayloadRecognizer().recognize(text: both, source: "x") }
+        #expect(error?.reason == "x: link parameters ServerUrl and SapCloudPlatformEndpoint name different servers")
+        let agreeing = link + "&SapCloudPlatformEndpoint=https%3A%2F%2Fmobile-demo.example.hana.ondemand.com"
+        #expect(try PayloadRecognizer().recognize(text: agreeing, source: "x").document?.host == "mobile-demo.example.hana.ondemand.com")
+    }
+
     @Test("JSON writer escapes what it must and nothing else")
     func writer() {
         let value: ConfigurationValue = .object(["a/b": .string("é \"q\" \n\u{01}"), "n": .array([.integer(-3), .number(1.5), .bool(true), .null])])

@@ -34,3 +34,17 @@ struct PayloadTextTests {
         #expect(symbol.text == "Zürich Café")
     }
 }
+
+@Suite("Declared character sets (ECI)")
+struct DeclaredCharsetTests {
+    /// Codes made with segno, each declaring its character set: ECI 21 Windows-1250, 22 Windows-1251,
+    /// 23 Windows-1252, 24 Windows-1256, 28 Big5, 29 GB18030, 30 EUC-KR.
+    @Test("a code that declares its character set comes out as its text in UTF-8",
+          arguments: ["cp1250", "cp1251", "cp1252", "cp1256", "big5", "gb18030", "euc_kr"])
+    func declared(name: String) throws {
+        let expected = String(decoding: try Fixture.bytes("eci/\(name).txt"), as: UTF8.self)
+        let symbol = try #require(try BarcodeScanner(effort: .fast).scanFile(Fixture.path("eci/\(name).png")).first)
+        #expect(symbol.text == expected)
+        #expect(symbol.bytes == Array(expected.utf8))
+    }
+}

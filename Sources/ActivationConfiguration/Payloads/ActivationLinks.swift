@@ -2,7 +2,9 @@ import Foundation
 
 /// Activation links that carry a configuration in their query, mapped to a document.
 ///
-/// - MDK: `<scheme>://?AppId=…&ClientId=…&ServerUrl=…&AuthorizationEndpointUrl=…&RedirectUrl=…&TokenUrl=…`
+/// - MDK: `<scheme>://?AppId=…&ClientId=…&ServerUrl=…&AuthorizationEndpointUrl=…&RedirectUrl=…&TokenUrl=…`;
+///   MDK and Work Zone onboarding links may name the server `SapCloudPlatformEndpoint` instead of
+///   `ServerUrl` (both at once must agree)
 /// - SAP Mobile Cards: `com.sap.content2go://configure?serverURL=…&oauthClientId=…&oauthEndpoint=…`
 ///
 /// Decisions where the public record is silent: parameter names match ignoring case; a Mobile
@@ -21,7 +23,7 @@ public enum ActivationLink {
               scheme != "http", scheme != "https" else { return nil }
         let names = Set((components.queryItems ?? []).map { $0.name.lowercased() })
         if scheme == "com.sap.content2go" || (names.contains("serverurl") && names.contains("oauthclientid")) { return .mobileCards }
-        if names.contains("serverurl") && (names.contains("clientid") || names.contains("appid")) { return .mdk }
+        if names.contains("serverurl") || names.contains("sapcloudplatformendpoint"), names.contains("clientid") || names.contains("appid") { return .mdk }
         return nil
     }
 
@@ -39,7 +41,14 @@ public enum ActivationLink {
         let server: String, appID: String, clientID: String, authorize: String, token: String, redirect: String
         switch style {
         case .mdk:
-            server = try parameter("ServerUrl")
+            let named = try ["ServerUrl", "SapCloudPlatformEndpoint"].compactMap { name in
+                items.contains { $0.name.lowercased() == name.lowercased() } ? try parameter(name) : nil
+            }
+            guard let first = named.first else { throw ConfigurationError(.missingKey, "\(source): link parameter ServerUrl: missing") }
+            guard Set(named).count == 1 else {
+                throw ConfigurationError(.invalidValue, "\(source): link parameters ServerUrl and SapCloudPlatformEndpoint name different servers")
+            }
+            server = first
             appID = try parameter("AppId")
             clientID = try parameter("ClientId")
             authorize = try parameter("AuthorizationEndpointUrl")

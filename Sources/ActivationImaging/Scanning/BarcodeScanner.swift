@@ -68,7 +68,7 @@ public struct BarcodeScanner: Sendable, Hashable {
             var found: [ScannedSymbol]
             switch pass.engine {
             case .zbar:
-                found = ZBarEngine(symbologies: symbologies, testInverted: pass.invertedRetry).scan(prepared)
+                found = Self.convertingDeclaredCharsets(ZBarEngine(symbologies: symbologies, testInverted: pass.invertedRetry).scan(prepared), in: prepared)
             case .zxing:
                 guard let engine = ZXingEngine.shared else { continue }
                 found = engine.scan(prepared, options: .init(symbologies: symbologies))
@@ -98,6 +98,23 @@ public struct BarcodeScanner: Sendable, Hashable {
     /// - Throws: ``ImagingError`` when the file cannot be read or is no readable image.
     public func scanFile(_ path: String) throws -> [ScannedSymbol] {
         scan(try decoder.decodeFile(path))
+    }
+
+    /// zbar's binary mode hands over QR bytes without saying whether the code declares a character
+    /// set (ECI). Only for QR codes with non-ASCII bytes, ask zxing-cpp, which does: a code that
+    /// declares Windows-1252, Big5, GB18030, EUC-KR, … gets its text in UTF-8, as ZXing gives it.
+    static func convertingDeclaredCharsets(_ symbols: [ScannedSymbol], in image: GrayImage) -> [ScannedSymbol] {
+        let candidates = symbols.indices.filter { [.qr, .microqr].contains(symbols[$0].symbology) && symbols[$0].bytes.contains { $0 >= 0x80 } }
+        guard !candidates.isEmpty, let engine = ZXingEngine.shared else { return symbols }
+        let declared = engine.declaredCharsetTexts(image)
+        guard !declared.isEmpty else { return symbols }
+        var result = symbols
+        for index in candidates {
+            guard let match = declared.first(where: { $0.raw == symbols[index].bytes }) else { continue }
+            result[index].bytes = match.utf8
+            result[index].text = String(decoding: match.utf8, as: UTF8.self)
+        }
+        return result
     }
 
     /// Drops symbols that repeat an earlier one of the same kind and bytes at an overlapping place

@@ -65,7 +65,26 @@ final class ZXingEngine: Sendable {
             return []
         }
         checkIn(helper)
-        return Self.parse(response)
+        return Self.parse(response).map(\.symbol)
+    }
+
+    /// The ECI-declared QR payloads in `image`: each code's raw bytes (what zbar's binary mode
+    /// hands over) and its text converted to UTF-8 by the declared character set. zbar cannot say
+    /// whether a code declares one; this is how Windows-1250/1251/1252/1256, Big5, GB18030 and
+    /// EUC-KR codes come out as the text they carry.
+    func declaredCharsetTexts(_ image: GrayImage) -> [(raw: [UInt8], utf8: [UInt8])] {
+        var request = [UInt8]()
+        request += Array("AZX1".utf8)
+        let formats = Symbology.qr.zxingFormat | Symbology.microqr.zxingFormat
+        for value in [UInt32(image.width), UInt32(image.height), formats, UInt32(1)] { request += Self.littleEndian(value) }
+        request += image.pixels
+        guard let helper = checkOut() else { return [] }
+        guard let response = helper.exchange(request, timeoutMilliseconds: Self.timeoutMilliseconds) else {
+            helper.terminate()
+            return []
+        }
+        checkIn(helper)
+        return Self.parse(response).filter(\.hasECI).map { ($0.raw, $0.symbol.bytes) }
     }
 
     private func checkOut() -> Helper? {
@@ -81,11 +100,12 @@ final class ZXingEngine: Sendable {
         (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
     }
 
-    /// Parses a response; symbols of formats activate does not report are dropped.
-    static func parse(_ data: [UInt8]) -> [ScannedSymbol] {
+    /// Parses a response; symbols of formats activate does not report are dropped. Each comes with
+    /// its raw bytes and whether it declares a character set (ECI).
+    static func parse(_ data: [UInt8]) -> [(symbol: ScannedSymbol, raw: [UInt8], hasECI: Bool)] {
         var reader = ByteReader(data: data)
         guard let count = reader.u32() else { return [] }
-        var symbols: [ScannedSymbol] = []
+        var symbols: [(symbol: ScannedSymbol, raw: [UInt8], hasECI: Bool)] = []
         for _ in 0..<count {
             guard let format = reader.u32(), let hasECI = reader.u32(), let bytes = reader.block(), let text = reader.block() else { return symbols }
             var corners: [Point] = []
@@ -94,11 +114,11 @@ final class ZXingEngine: Sendable {
                 corners.append(Point(x: Int(Int32(bitPattern: x)), y: Int(Int32(bitPattern: y))))
             }
             guard let symbology = Symbology(zxingFormat: format) else { continue }
-            // zbar hands over ECI-declared text converted to UTF-8; do the same here so that both
-            // engines give the same bytes for the same code.
+            // ECI-declared text is handed over converted to UTF-8 (the zbar pass asks this engine
+            // for it too, see BarcodeScanner), so both engines give the same bytes for one code.
             let payload = hasECI == 1 ? text : bytes
             let decoded = symbology.isLinear ? (PayloadText.decode(payload, as: .isoLatin1) ?? "") : PayloadText.decode(payload).text
-            symbols.append(ScannedSymbol(symbology: symbology, bytes: payload, text: decoded, corners: corners))
+            symbols.append((ScannedSymbol(symbology: symbology, bytes: payload, text: decoded, corners: corners), bytes, hasECI == 1))
         }
         return symbols
     }
