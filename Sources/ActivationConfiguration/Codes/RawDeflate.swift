@@ -13,16 +13,7 @@ enum RawDeflate {
         }
         defer { deflateEnd(&stream) }
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))))
-        var input = input
-        let status = input.withUnsafeMutableBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { destination in
-                stream.next_in = source.baseAddress
-                stream.avail_in = uInt(source.count)
-                stream.next_out = destination.baseAddress
-                stream.avail_out = uInt(destination.count)
-                return CZlib.deflate(&stream, Z_FINISH)
-            }
-        }
+        let status = run(&stream, input, into: &output) { CZlib.deflate($0, Z_FINISH) }
         guard status == Z_STREAM_END else { throw ConfigurationError(.invalidValue, "zlib: compressing failed (\(status))") }
         return Array(output.prefix(Int(stream.total_out)))
     }
@@ -41,16 +32,7 @@ enum RawDeflate {
         defer { inflateEnd(&stream) }
         // One byte more than the limit: filling it proves the data is too large.
         var output = [UInt8](repeating: 0, count: limit + 1)
-        var input = input
-        let status = input.withUnsafeMutableBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { destination in
-                stream.next_in = source.baseAddress
-                stream.avail_in = uInt(source.count)
-                stream.next_out = destination.baseAddress
-                stream.avail_out = uInt(destination.count)
-                return CZlib.inflate(&stream, Z_FINISH)
-            }
-        }
+        let status = run(&stream, input, into: &output) { CZlib.inflate($0, Z_FINISH) }
         let produced = Int(stream.total_out)
         if produced > limit {
             throw ConfigurationError(.inputTooLarge, "\(source): \(what) inflates to more than \(ByteCount(limit)) (the limit); refused")
@@ -62,5 +44,20 @@ enum RawDeflate {
             throw ConfigurationError(.invalidValue, "\(source): \(what) has \(stream.avail_in) bytes after the end of its DEFLATE data")
         }
         return Array(output.prefix(produced))
+    }
+
+    /// One zlib call over all of `input` into `output`, with the stream pointing at both.
+    private static func run(_ stream: inout z_stream, _ input: [UInt8], into output: inout [UInt8],
+                            _ call: (UnsafeMutablePointer<z_stream>) -> Int32) -> Int32 {
+        var input = input
+        return input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                stream.next_in = source.baseAddress
+                stream.avail_in = uInt(source.count)
+                stream.next_out = destination.baseAddress
+                stream.avail_out = uInt(destination.count)
+                return call(&stream)
+            }
+        }
     }
 }
