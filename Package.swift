@@ -136,7 +136,7 @@ let package = Package(
 if ProcessInfo.processInfo.environment["ACTIVATE_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
         name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationDiscoveryServer"], path: "Fuzz",
-        exclude: ["seeds"],
+        exclude: ["seeds", "lsan-suppressions.txt"],
         // No Swift `main`: libFuzzer's drives the target.
         swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }
