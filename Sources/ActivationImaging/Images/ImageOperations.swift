@@ -40,6 +40,33 @@ extension GrayImage {
         return GrayImage(unchecked: newWidth, newHeight, output)
     }
 
+    /// Shrunk by a whole `factor`: each output pixel the mean of a `factor`×`factor` block (every
+    /// input pixel counts; a partial block at the right or bottom edge is dropped).
+    public func downsampled(by factor: Int) -> GrayImage {
+        guard factor > 1, width >= factor, height >= factor else { return self }
+        let newWidth = width / factor, newHeight = height / factor
+        var output = [UInt8](repeating: 255, count: newWidth * newHeight)
+        var sums = [Int](repeating: 0, count: newWidth)
+        let area = factor * factor
+        pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                for y in 0..<newHeight {
+                    for index in sums.indices { sums[index] = 0 }
+                    for row in y * factor..<(y + 1) * factor {
+                        let line = row * width
+                        for x in 0..<newWidth {
+                            var sum = 0
+                            for column in x * factor..<(x + 1) * factor { sum += Int(source[line + column]) }
+                            sums[x] += sum
+                        }
+                    }
+                    for x in 0..<newWidth { target[y * newWidth + x] = UInt8(sums[x] / area) }
+                }
+            }
+        }
+        return GrayImage(unchecked: newWidth, newHeight, output)
+    }
+
     /// Contrast stretched so the darkest 1% become black and the lightest 1% white: rescues faint
     /// prints and over-exposed photos.
     public func stretchedContrast() -> GrayImage {

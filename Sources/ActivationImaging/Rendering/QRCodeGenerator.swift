@@ -85,7 +85,7 @@ public struct QRCodeGenerator: Sendable, Hashable {
     ///   and several times faster (`generate --batch`).
     /// - Throws: ``ImagingError`` (`verificationFailed`) saying what was read instead.
     public static func verify(_ image: GrayImage, reads payload: [UInt8], moduleSize: Int = 1) throws {
-        let checked = moduleSize >= 4 ? image.scaled(by: 2 / Double(moduleSize)) : image
+        let checked = moduleSize >= 4 ? image.downsampled(by: moduleSize / 2) : image
         let found = ZBarEngine(symbologies: [.qr], testInverted: false).scan(checked)
         guard found.count == 1, found[0].bytes == payload else {
             let what = found.isEmpty ? "no code" : found.count > 1 ? "\(found.count) codes" : "different bytes"

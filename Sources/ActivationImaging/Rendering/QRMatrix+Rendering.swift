@@ -35,7 +35,7 @@ extension QRMatrix {
         guard side <= 10_000 else {
             throw ImagingError(.invalidOption, "scale: \(scale) px per module makes a \(side)×\(side) image; use a smaller scale")
         }
-        // Each row: filter byte 0, then 1 bit per pixel, 1 = white.
+        // Each row: a filter byte, then 1 bit per pixel, 1 = white.
         let rowBytes = 1 + (side + 7) / 8
         var raw = [UInt8](repeating: 0, count: rowBytes * side)
         var row = [UInt8](repeating: 0xFF, count: rowBytes)
@@ -51,9 +51,11 @@ extension QRMatrix {
                     }
                 }
             }
-            for line in moduleRow * scale..<(moduleRow + 1) * scale {
-                raw.replaceSubrange(line * rowBytes..<(line + 1) * rowBytes, with: row)
-            }
+            // The first pixel row of a module row as it is; the repeats as PNG "Up" filter rows
+            // (filter byte 2, all zero: "same as above"), which zlib compresses to almost nothing.
+            let first = moduleRow * scale
+            raw.replaceSubrange(first * rowBytes..<(first + 1) * rowBytes, with: row)
+            for line in first + 1..<first + scale { raw[line * rowBytes] = 2 }
         }
         return try PNGCodec.encodeBilevel(width: side, height: side, rows: raw)
     }
