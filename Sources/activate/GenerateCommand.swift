@@ -162,9 +162,7 @@ struct GenerateCommand: AsyncParsableCommand {
         if destination == FileIO.standardStreamPath && format == .png && Console.stdoutIsTerminal {
             throw ImagingError(.invalidOption, "standard output is a terminal; write the PNG with --output FILE or redirect it")
         }
-        if margin < 4 {
-            Console.note("warning: a quiet zone of \(margin) modules is below the 4 the QR standard asks for; some scanners will fail")
-        }
+        warnAboutMargin()
         try FileIO.write(code.data, to: destination, replace: force)
         let matrix = code.matrix
         let pixels = format == .png || format == .svg ? ", \(code.pixelSide)×\(code.pixelSide) px" : ""
@@ -172,6 +170,12 @@ struct GenerateCommand: AsyncParsableCommand {
         Console.note("\(target)QR version \(matrix.version)-\(matrix.errorCorrection.rawValue), \(matrix.mode.rawValue) mode, "
             + "\(bytes.count) bytes, \(matrix.size)×\(matrix.size) modules\(pixels); read back and verified")
         if let signed { Console.note(signed) }
+    }
+
+    private func warnAboutMargin() {
+        if margin < 4 {
+            Console.note("warning: a quiet zone of \(margin) modules is below the 4 the QR standard asks for; some scanners will fail")
+        }
     }
 
     /// The payload, and for a signed code a line saying what signed it.
@@ -223,9 +227,7 @@ struct GenerateCommand: AsyncParsableCommand {
             format: format, outputDirectory: outDir, replace: force)
         let work = CodeBatch.jobs(from: batch)
         if work.isEmpty { throw ConfigurationError(.notFound, "--batch: no configuration documents in \(batch.joined(separator: ", "))") }
-        if margin < 4 {
-            Console.note("warning: a quiet zone of \(margin) modules is below the 4 the QR standard asks for; some scanners will fail")
-        }
+        warnAboutMargin()
         var progress = Progress(total: work.count, enabled: work.count > 1 && Console.stderrIsTerminal, noun: "codes")
         var cards: [CodeSheet.Card] = []
         var (made, rejected, failed) = (0, 0, 0)
