@@ -88,6 +88,8 @@ let package = Package(
                 "ZXingHelper",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // IOError: `serve` names a port in use plainly.
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
 

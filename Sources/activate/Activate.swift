@@ -12,7 +12,7 @@ struct Activate: AsyncParsableCommand {
             Exit codes:
               0   success (scan: every input had at least one code)
               1   an input could not be read or an output not written (reason on stderr)
-              2   the input was read but rejected (scan: a code's configuration was refused)
+              2   the input was read but rejected (scan: a code was refused)
               3   restore: nothing is onboarded
               4   scan: some input had no code (the others are still scanned and printed)
               5   onboard: the configuration was declined at the prompt
@@ -25,9 +25,16 @@ struct Activate: AsyncParsableCommand {
 }
 
 extension Activate {
-    /// ArgumentParser's main, plus one rule: if a result could not be written to stdout
-    /// (a full disk, a closed pipe), the command fails with exit 1, whatever it computed.
+    /// ArgumentParser's main, plus two rules: no subcommand is a usage error (help on stderr,
+    /// exit 64); and if a result could not be written to stdout (a full disk, a closed pipe), the
+    /// command fails with exit 1, whatever it computed.
     static func main() async {
+        // Without a subcommand there is nothing to do: the help goes where errors go, and it is a
+        // usage error, so that a script that forgot the subcommand does not pass.
+        if CommandLine.arguments.count == 1 {
+            for line in helpMessage().split(separator: "\n", omittingEmptySubsequences: false) { Console.note(String(line)) }
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

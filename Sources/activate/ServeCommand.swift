@@ -1,6 +1,8 @@
 import ActivationConfiguration
 import ActivationDiscoveryServer
 import ArgumentParser
+import Foundation
+import NIOCore
 import Logging
 
 struct ServeCommand: AsyncParsableCommand {
@@ -72,6 +74,15 @@ struct ServeCommand: AsyncParsableCommand {
             try await server.run { port in
                 Console.print("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            Console.report("serve: port \(port) is in use on \(host) (another server listens there); choose another with --port")
+            throw ExitCode(ExitStatus.failure)
+        } catch let error as IOError where error.errnoCode == EACCES {
+            Console.report("serve: port \(port) on \(host) needs privileges this user lacks; choose a port above 1023 with --port")
+            throw ExitCode(ExitStatus.failure)
+        } catch let error as IOError {
+            Console.report("serve: cannot listen on \(host) port \(port): \(FileIO.describe(error.errnoCode))")
+            throw ExitCode(ExitStatus.failure)
         } catch {
             Console.report("serve: \(error)")
             throw ExitCode(ExitStatus.failure)

@@ -63,6 +63,16 @@ struct ConfigurationCommandTests {
         try expectGolden(json.text, "inspect-rejected.json")
     }
 
+    @Test("activate without a subcommand: the help on stderr, nothing on stdout, exit 64")
+    func noSubcommand() async throws {
+        let result = try await ActivateCLI.run([])
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("OVERVIEW: Scan, check and generate activation QR codes"))
+        #expect(result.stderr.contains("SUBCOMMANDS:") && result.stderr.contains("keys"))
+        #expect(try await ActivateCLI.run(["--help"]).status == 0)
+    }
+
     @Test("inspect exit codes: 1 unreadable, 2 not a configuration, 64 usage")
     func exitCodes() async throws {
         #expect(try await ActivateCLI.run(["inspect", directory.file("missing.json")]).status == 1)

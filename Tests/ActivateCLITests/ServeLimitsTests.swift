@@ -39,6 +39,16 @@ struct ServeLimitsTests {
         #expect(try await ActivateCLI.run(["serve", "--configs", configs, "--max-connections", "0"]).status == 64)
     }
 
+    @Test("a port in use is named plainly, without the network library's internals")
+    func portInUse() async throws {
+        let server = try ServeProcess(configs: configs)
+        let second = try await ActivateCLI.run(["serve", "--configs", configs, "--port", "\(server.port)"])
+        _ = server.stop()
+        #expect(second.status == 1)
+        #expect(second.stderr == "activate: serve: port \(server.port) is in use on 127.0.0.1 (another server listens there); choose another with --port\n",
+                "\(second.stderr)")
+    }
+
     @Test("odd spellings of a lookup path: answered, and the log holds no address or code")
     func log() async throws {
         let server = try ServeProcess(configs: configs)
