@@ -32,7 +32,7 @@ extension Activate {
         // Without a subcommand there is nothing to do: the help goes where errors go, and it is a
         // usage error, so that a script that forgot the subcommand does not pass.
         if CommandLine.arguments.count == 1 {
-            for line in helpMessage().split(separator: "\n", omittingEmptySubsequences: false) { Console.note(String(line)) }
+            for line in helpMessage().split(separator: "\n", omittingEmptySubsequences: false) { Console.error(String(line)) }
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {

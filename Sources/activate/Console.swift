@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ActivationConfiguration
 import ActivationImaging
+import ArgumentParser
 import Synchronization
 
 /// The only way the tool writes to standard output and standard error.
@@ -26,19 +27,27 @@ enum Console {
     /// One line for people on stdout.
     static func print(_ line: String) { print(lines: [line]) }
 
-    /// One line for people on stderr (summaries, notes).
+    /// `--quiet`: no summaries, notes or progress; errors still.
+    static let quiet = Atomic<Bool>(false)
+
+    /// One line for people on stderr (summaries, notes, warnings); nothing with `--quiet`.
     static func note(_ line: String) {
+        if !quiet.load(ordering: .relaxed) { error(line) }
+    }
+
+    /// One line on stderr, whatever `--quiet` says: errors and the help.
+    static func error(_ line: String) {
         write(STDERR_FILENO, Array((UntrustedText.escaped(line) + "\n").utf8))
     }
 
     /// `activate: <message>` on stderr.
-    static func report(_ message: String) { note("activate: \(message)") }
+    static func report(_ message: String) { error("activate: \(message)") }
 
     /// `activate: <reason>` on stderr; a reason's lines (``ConfigurationError/init(_:lines:)``,
     /// each already escaped) stay lines.
     static func report(_ error: ConfigurationError) {
         for (index, line) in error.reason.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            note(index == 0 ? "activate: \(line)" : String(line))
+            self.error(index == 0 ? "activate: \(line)" : String(line))
         }
     }
 
@@ -53,12 +62,19 @@ enum Console {
     static func raw(_ bytes: [UInt8]) { write(STDOUT_FILENO, bytes) }
     static func raw(_ text: String) { raw(Array(text.utf8)) }
 
-    /// The tool's own terminal control sequences (the progress bar) on stderr.
+    /// The tool's own terminal control sequences (the progress bar) on stderr; none with `--quiet`.
     static func terminalControl(_ text: String) {
+        if quiet.load(ordering: .relaxed) { return }
         write(STDERR_FILENO, Array(text.utf8))
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    /// The width of the terminal on stdout, in columns, when stdout is one and says.
+    static var terminalColumns: Int? {
+        var size = winsize()
+        guard stdoutIsTerminal, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
     static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
@@ -111,4 +127,15 @@ enum ExitStatus {
     static let cancelled: Int32 = 5
     /// Usage error (ArgumentParser's validation errors exit with the same code).
     static let usage: Int32 = 64
+}
+
+/// `-q/--quiet`, for every command that prints summaries or progress.
+struct QuietOption: ParsableArguments {
+    @Flag(name: [.short, .long], help: "Print no summaries, notes, warnings or progress on stderr (errors still).")
+    var quiet = false
+
+    // Parsing is the one place every command passes through before it prints anything.
+    func validate() throws {
+        Console.quiet.store(quiet, ordering: .relaxed)
+    }
 }

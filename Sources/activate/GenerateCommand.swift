@@ -34,13 +34,13 @@ struct GenerateCommand: AsyncParsableCommand {
     @Argument(help: "The payload text. Omit it to read --input or standard input.")
     var payload: String?
 
-    @Option(name: .long, help: ArgumentHelp("Read the payload from this file (`-`: standard input).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Read the payload from this file (`-`: standard input).", valueName: "file"), completion: .file())
     var input: String?
 
-    @Option(help: ArgumentHelp("Check this configuration document and encode its canonical JSON.", valueName: "file"))
+    @Option(help: ArgumentHelp("Check this configuration document and encode its canonical JSON.", valueName: "file"), completion: .file())
     var config: String?
 
-    @Option(help: ArgumentHelp("With --config: sign the code with this PEM private key (a JWS; with --compact an AC1 code).", valueName: "pem"))
+    @Option(help: ArgumentHelp("With --config: sign the code with this PEM private key (a JWS; with --compact an AC1 code).", valueName: "pem"), completion: .file())
     var sign: String?
 
     @Flag(help: "With --config and --sign: make a compact signed AC1 code.")
@@ -61,10 +61,12 @@ struct GenerateCommand: AsyncParsableCommand {
     @Flag(help: "With --config: allow a document that carries an OAuth passcode (a short-lived secret).")
     var allowPasscode = false
 
+    @OptionGroup var quietOption: QuietOption
+
     @OptionGroup(title: "Security policy (with --config)")
     var policy: PolicyOptions
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Write the code here (`-`: standard output).", valueName: "file"))
+    @Option(name: [.short, .long], help: ArgumentHelp("Write the code here (`-`: standard output).", valueName: "file"), completion: .file())
     var output: String?
 
     @Option(help: "Output format (default: from the --output extension; terminal without --output).")
@@ -82,13 +84,13 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Smallest QR version to use, 1-40.", valueName: "version"))
     var minVersion: Int = 1
 
-    @Option(parsing: .upToNextOption, help: ArgumentHelp("Make one code per document: documents, folders of them, JSON-lines files.", valueName: "input"))
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Make one code per document: documents, folders of them, JSON-lines files.", valueName: "input"), completion: .file())
     var batch: [String] = []
 
-    @Option(name: .customLong("out-dir"), help: ArgumentHelp("With --batch: the folder the codes are written to.", valueName: "dir"))
+    @Option(name: .customLong("out-dir"), help: ArgumentHelp("With --batch: the folder the codes are written to.", valueName: "dir"), completion: .directory)
     var outDir: String?
 
-    @Option(help: ArgumentHelp("With --batch: also write a printable HTML page of all codes.", valueName: "file.html"))
+    @Option(help: ArgumentHelp("With --batch: also write a printable HTML page of all codes.", valueName: "file.html"), completion: .file())
     var sheet: String?
 
     @Option(help: ArgumentHelp("With --batch: codes made at the same time (default: the number of cores).", valueName: "n"))
@@ -161,6 +163,12 @@ struct GenerateCommand: AsyncParsableCommand {
         let destination = output ?? FileIO.standardStreamPath
         if destination == FileIO.standardStreamPath && format == .png && Console.stdoutIsTerminal {
             throw ImagingError(.invalidOption, "standard output is a terminal; write the PNG with --output FILE or redirect it")
+        }
+        // A code wrapped by a narrow terminal cannot be scanned: say so instead of drawing it.
+        let width = code.matrix.size + 2 * margin
+        if destination == FileIO.standardStreamPath && format == .terminal, let columns = Console.terminalColumns, width > columns {
+            throw ImagingError(.invalidOption, "the code is \(width) modules wide and this terminal \(columns) columns; "
+                + "widen the terminal, or write a file: --output code.png")
         }
         warnAboutMargin()
         try FileIO.write(code.data, to: destination, replace: force)

@@ -20,7 +20,7 @@ struct InspectCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The file to inspect; `-` reads standard input.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The file to inspect; `-` reads standard input.", valueName: "file"), completion: .file())
     var file: String
 
     @Flag(help: "Print the result as JSON.")

@@ -45,8 +45,10 @@ extension KeysCommand {
                 """
         )
 
-        @Option(help: ArgumentHelp("Where to write the private key.", valueName: "key.pem"))
+        @Option(help: ArgumentHelp("Where to write the private key.", valueName: "key.pem"), completion: .file())
         var out: String
+
+        @OptionGroup var quietOption: QuietOption
 
         @Option(help: "The key type: ed25519 or p256.")
         var algorithm: SigningKey.Kind = .ed25519
@@ -75,11 +77,13 @@ extension KeysCommand {
             discussion: "Exit codes: 0 done; 1 a file cannot be read or written; 2 the file is no usable private key; 64 usage error."
         )
 
-        @Argument(help: ArgumentHelp("The private key.", valueName: "key.pem"))
+        @Argument(help: ArgumentHelp("The private key.", valueName: "key.pem"), completion: .file())
         var key: String
 
-        @Option(help: ArgumentHelp("Write the public key here instead of standard output.", valueName: "pub.pem"))
+        @Option(help: ArgumentHelp("Write the public key here instead of standard output.", valueName: "pub.pem"), completion: .file())
         var out: String?
+
+        @OptionGroup var quietOption: QuietOption
 
         @Flag(help: "Replace the output file if it exists.")
         var force = false
@@ -105,7 +109,7 @@ extension KeysCommand {
             discussion: "Exit codes: 0 printed; 1 the file cannot be read; 2 the file is no usable key; 64 usage error."
         )
 
-        @Argument(help: ArgumentHelp("A PEM private or public key.", valueName: "pem"))
+        @Argument(help: ArgumentHelp("A PEM private or public key.", valueName: "pem"), completion: .file())
         var key: String
 
         func run() async throws {

@@ -32,20 +32,21 @@ struct OnboardCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("A configuration file (JSON or property list).", valueName: "file")) var file: [String] = []
+    @Option(help: ArgumentHelp("A configuration file (JSON or property list).", valueName: "file"), completion: .file()) var file: [String] = []
     @Option(name: .customLong("json-string"), help: ArgumentHelp("Configuration text.", valueName: "text")) var jsonString: [String] = []
     @Flag(help: "Read managed configuration ($ACTIVATE_MANAGED_CONFIG).") var managed = false
     @Option(help: ArgumentHelp("Look up this e-mail address's domain in the discovery service.", valueName: "address")) var email: String?
     @Option(help: ArgumentHelp("Look up this onboarding code in the discovery service.", valueName: "code")) var code: String?
-    @Option(help: ArgumentHelp("Scan this image for an activation code.", valueName: "image")) var scan: [String] = []
+    @Option(help: ArgumentHelp("Scan this image for an activation code.", valueName: "image"), completion: .file()) var scan: [String] = []
     @Option(help: ArgumentHelp("The discovery service's base URL.", valueName: "url")) var discovery: String?
     @Option(name: .customLong("app-id"), help: ArgumentHelp("The application id (for the discovery service, and when a document names none).", valueName: "id")) var appID: String?
     @Option(name: .customLong("app-version"), help: ArgumentHelp("The application version for the discovery service.", valueName: "version")) var appVersion = "1.0"
-    @Option(help: ArgumentHelp("Where to store the configuration.", valueName: "path")) var store: String?
+    @Option(help: ArgumentHelp("Where to store the configuration.", valueName: "path"), completion: .file()) var store: String?
     @Flag(help: "Do not ask for confirmation.") var yes = false
     @Flag(help: "Replace a configuration that is already stored.") var force = false
     @Flag(help: "Print the stored result as JSON.") var json = false
     @OptionGroup(title: "Security policy") var policy: PolicyOptions
+    @OptionGroup var quietOption: QuietOption
 
     func validate() throws {
         if (email != nil || code != nil) && (discovery == nil || appID == nil) {
@@ -90,8 +91,10 @@ struct OnboardCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.rejected)
         }
         let summary = report.lines(headline: "Configuration found in \(found.origin).")
-        if json { summary.forEach(Console.note) } else { Console.print(lines: summary) }
-        if interactive && !yes && !Self.confirm("Connect to \(found.document.host) and store this configuration? [y/N] ") {
+        // What is about to be stored is shown even with --quiet when it is asked about.
+        let asking = interactive && !yes
+        if json { summary.forEach(asking ? Console.error : Console.note) } else { Console.print(lines: summary) }
+        if asking && !Self.confirm("Connect to \(found.document.host) and store this configuration? [y/N] ") {
             Console.report("not stored")
             throw ExitCode(ExitStatus.cancelled)
         }
@@ -189,7 +192,7 @@ struct RestoreCommand: AsyncParsableCommand {
     )
 
     @Flag(help: "Print the stored configuration as JSON (README, \"restore --json\").") var json = false
-    @Option(help: ArgumentHelp("Where the configuration is stored.", valueName: "path")) var store: String?
+    @Option(help: ArgumentHelp("Where the configuration is stored.", valueName: "path"), completion: .file()) var store: String?
     @OptionGroup(title: "Security policy") var policy: PolicyOptions
 
     func run() async throws {
@@ -239,7 +242,8 @@ struct ResetCommand: AsyncParsableCommand {
         discussion: "Idempotent: exits 0 whether or not a configuration was stored; 1 if it cannot be removed."
     )
 
-    @Option(help: ArgumentHelp("Where the configuration is stored.", valueName: "path")) var store: String?
+    @Option(help: ArgumentHelp("Where the configuration is stored.", valueName: "path"), completion: .file()) var store: String?
+    @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
         let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())

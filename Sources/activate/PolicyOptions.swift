@@ -4,11 +4,11 @@ import Foundation
 
 /// The security-policy options shared by `inspect`, `scan` and `generate --config`.
 struct PolicyOptions: ParsableArguments {
-    @Option(name: .customLong("public-key"), help: ArgumentHelp("A PEM public key that verifies signed codes (repeatable).", valueName: "pem"))
+    @Option(name: .customLong("public-key"), help: ArgumentHelp("A PEM public key that verifies signed codes (repeatable).", valueName: "pem"), completion: .file())
     var publicKeys: [String] = []
 
     @Option(name: .customLong("trust-list"),
-            help: ArgumentHelp("A trust list (JSON, `activate keys trust`) of the keys whose AC1 codes are accepted (default: $ACTIVATE_TRUST_LIST).", valueName: "file"))
+            help: ArgumentHelp("A trust list (JSON, `activate keys trust`) of the keys whose AC1 codes are accepted (default: $ACTIVATE_TRUST_LIST).", valueName: "file"), completion: .file())
     var trustList: String?
 
     @Option(help: "Whether codes must be signed: required, optional (signed codes must verify) or forbidden (default: required with a trust list, else optional).")

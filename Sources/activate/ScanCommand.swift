@@ -35,7 +35,7 @@ struct ScanCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Image files or folders to scan; `-` reads standard input.", valueName: "file"))
+    @Argument(help: ArgumentHelp("Image files or folders to scan; `-` reads standard input.", valueName: "file"), completion: .file())
     var files: [String]
 
     @Flag(help: "Print only the payloads, each followed by a newline.")
@@ -70,6 +70,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("app-id"), help: ArgumentHelp("This app's id: an AC1 code that names the apps it is for must name this one.", valueName: "id"))
     var appID: String?
+
+    @OptionGroup var quietOption: QuietOption
 
     @OptionGroup(title: "Security policy (for codes that carry a configuration)")
     var policy: PolicyOptions

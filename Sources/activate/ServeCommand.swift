@@ -33,7 +33,7 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The folder with discovery.json and the documents.", valueName: "dir")) var configs: String
+    @Option(help: ArgumentHelp("The folder with discovery.json and the documents.", valueName: "dir"), completion: .directory) var configs: String
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0: any free port).") var port = 8080
     @Option(name: .customLong("log-level"), help: "trace, debug, info (each request), warning, error.") var logLevel: String = "info"

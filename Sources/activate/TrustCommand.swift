@@ -14,7 +14,7 @@ struct TrustCommand: AsyncParsableCommand {
 
     /// Options every trust subcommand takes.
     struct FileOption: ParsableArguments {
-        @Option(name: .customLong("trust-list"), help: ArgumentHelp("The trust-list file.", valueName: "file"))
+        @Option(name: .customLong("trust-list"), help: ArgumentHelp("The trust-list file.", valueName: "file"), completion: .file())
         var path: String
 
         func validate() throws {
@@ -49,7 +49,7 @@ struct TrustCommand: AsyncParsableCommand {
                 """
         )
 
-        @Argument(help: ArgumentHelp("The public key (Ed25519 or P-256, from `activate keys public`).", valueName: "pub.pem"))
+        @Argument(help: ArgumentHelp("The public key (Ed25519 or P-256, from `activate keys public`).", valueName: "pub.pem"), completion: .file())
         var key: String
 
         @OptionGroup var file: FileOption
@@ -65,6 +65,8 @@ struct TrustCommand: AsyncParsableCommand {
 
         @Option(name: .customLong("not-after"), help: ArgumentHelp("Stop trusting the key after this time.", valueName: "when"))
         var notAfter: DateArgument?
+
+        @OptionGroup var quietOption: QuietOption
 
         @Flag(help: "Replace the entry if the key is in the list already (to change its issuer, hosts or dates).")
         var replace = false
@@ -100,6 +102,8 @@ struct TrustCommand: AsyncParsableCommand {
         var keyID: String
 
         @OptionGroup var file: FileOption
+
+        @OptionGroup var quietOption: QuietOption
 
         func validate() throws {
             guard keyID.count == 16, keyID.allSatisfy(\.isHexDigit) else {

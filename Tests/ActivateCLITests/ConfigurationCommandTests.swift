@@ -73,6 +73,33 @@ struct ConfigurationCommandTests {
         #expect(try await ActivateCLI.run(["--help"]).status == 0)
     }
 
+    @Test("-q/--quiet: no summaries or warnings, results and errors still")
+    func quiet() async throws {
+        let directory = try TemporaryDirectory()
+        let loud = try await ActivateCLI.run(["generate", "HELLO", "--margin", "2", "-o", directory.file("a.png")])
+        #expect(loud.stderr.contains("warning: a quiet zone") && loud.stderr.contains("read back and verified"))
+        let quiet = try await ActivateCLI.run(["generate", "HELLO", "--margin", "2", "-q", "-o", directory.file("b.png")])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        let key = try await ActivateCLI.run(["keys", "create", "--quiet", "--out", directory.file("k.pem")])
+        #expect(key.stderr.isEmpty && key.text.count == 17)
+        let failed = try await ActivateCLI.run(["generate", "HELLO", "-q", "-o", directory.file("b.png")])
+        #expect(failed.status == 1 && failed.stderr.contains("already exists"))
+        let scan = try await ActivateCLI.run(["scan", "-q", directory.file("b.png")])
+        #expect(scan.status == 0 && scan.text == "QR-Code: HELLO\n" && scan.stderr.isEmpty)
+    }
+
+    @Test("a code wider than the terminal is refused with a hint, not wrapped")
+    func narrowTerminal() async throws {
+        // script(1) gives activate a real terminal whose width stty sets.
+        let command = "stty cols 30; '\(ActivateCLI.executable)' generate 'https://example.com/a-longer-payload-here'"
+        let narrow = try await Tool.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+        #expect(narrow.status == 1)
+        #expect(narrow.text.contains("the code is 37 modules wide and this terminal 30 columns; widen the terminal, or write a file: --output code.png"),
+                "\(narrow.text)")
+        let wide = try await Tool.run("/usr/bin/script", ["-qec", command.replacingOccurrences(of: "cols 30", with: "cols 120"), "/dev/null"])
+        #expect(wide.status == 0 && wide.text.contains("read back and verified"), "\(wide.text)")
+    }
+
     @Test("inspect exit codes: 1 unreadable, 2 not a configuration, 64 usage")
     func exitCodes() async throws {
         #expect(try await ActivateCLI.run(["inspect", directory.file("missing.json")]).status == 1)
