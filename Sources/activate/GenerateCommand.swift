@@ -94,7 +94,7 @@ struct GenerateCommand: AsyncParsableCommand {
     var sheet: String?
 
     @Option(help: ArgumentHelp("With --batch: codes made at the same time (default: the number of cores).", valueName: "n"))
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    var jobs: Int?
 
     @Flag(help: "Replace the output file if it exists.")
     var force = false
@@ -113,7 +113,7 @@ struct GenerateCommand: AsyncParsableCommand {
             if outDir == nil { throw ValidationError("--batch writes its codes to a folder: add --out-dir DIR.") }
             if output != nil { throw ValidationError("--batch names each code after its document; use --out-dir instead of --output.") }
             if format == .terminal { throw ValidationError("--batch writes files: --format png, svg or text.") }
-            if jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+            if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
         } else if outDir != nil || sheet != nil {
             throw ValidationError("--out-dir and --sheet belong to --batch.")
         }
@@ -241,7 +241,7 @@ struct GenerateCommand: AsyncParsableCommand {
         var (made, rejected, failed) = (0, 0, 0)
         let clock = ContinuousClock()
         let start = clock.now
-        try CodeBatch.run(work, settings: settings, concurrency: jobs) { outcome in
+        try CodeBatch.run(work, settings: settings, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { outcome in
             progress.clear()
             switch outcome.result {
             case .success(let code):

@@ -54,7 +54,7 @@ struct ScanCommand: AsyncParsableCommand {
     var effort: ScanEffort = .normal
 
     @Option(help: ArgumentHelp("Files decoded at the same time (default: the number of cores).", valueName: "n"))
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    var jobs: Int?
 
     @Flag(help: "Say on stderr, per file, which decoding pass found the codes and how long it took.")
     var verbose = false
@@ -65,7 +65,7 @@ struct ScanCommand: AsyncParsableCommand {
             valueName: "list"))
     var symbology: [SymbologyList] = []
 
-    @Option(help: ArgumentHelp("Refuse images with more pixels than this (default: 50000000).", valueName: "pixels"))
+    @Option(help: ArgumentHelp("Refuse images with more pixels than this.", valueName: "pixels"))
     var maxPixels: Int = ImageDecoder.defaultMaxPixels
 
     @Option(name: .customLong("app-id"), help: ArgumentHelp("This app's id: an AC1 code that names the apps it is for must name this one.", valueName: "id"))
@@ -79,7 +79,7 @@ struct ScanCommand: AsyncParsableCommand {
     func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one image file, or `-` for standard input.") }
         if [raw, json, jsonLines].filter({ $0 }).count > 1 { throw ValidationError("--raw, --json and --json-lines cannot be combined; choose one output format.") }
-        if jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
         if binary && !raw { throw ValidationError("--binary only applies to --raw output.") }
         if maxPixels < 1 { throw ValidationError("--max-pixels must be positive.") }
         if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (`-`) can be read only once.") }
@@ -107,7 +107,7 @@ struct ScanCommand: AsyncParsableCommand {
         for folder in emptyFolders { Console.report("\(folder): no image files in this folder") }
         var output = ScanOutput(format: format, showFileNames: paths.count > 1 || paths.count < files.count, recognizer: recognizer)
         var progress = Progress(total: paths.count, enabled: paths.count > 1 && Console.stderrIsTerminal && !verbose)
-        scanner.scanFiles(paths, concurrency: jobs) { result in
+        scanner.scanFiles(paths, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { result in
             progress.clear()
             if verbose { Console.note(Self.describe(result)) }
             output.emit(file: result.path, result.outcome.map(\.symbols))

@@ -100,6 +100,16 @@ struct ConfigurationCommandTests {
         #expect(wide.status == 0 && wide.text.contains("read back and verified"), "\(wide.text)")
     }
 
+    @Test("--help never states a default twice", arguments: ["scan", "generate", "inspect", "onboard", "restore", "reset", "serve",
+                                                             "keys create", "keys public", "keys trust add", "keys trust list"])
+    func helpDefaults(command: String) async throws {
+        let help = try await ActivateCLI.run(command.split(separator: " ").map(String.init) + ["--help"]).text
+        // Joined lines, so that a default wrapped onto the next line is seen too.
+        let text = help.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(text.contains("USAGE:"))
+        #expect(!text.contains(try Regex(#"\(default:[^)]*\)\.? \(default:"#)), "\(help)")
+    }
+
     @Test("inspect exit codes: 1 unreadable, 2 not a configuration, 64 usage")
     func exitCodes() async throws {
         #expect(try await ActivateCLI.run(["inspect", directory.file("missing.json")]).status == 1)
