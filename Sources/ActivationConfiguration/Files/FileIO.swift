@@ -58,8 +58,12 @@ public enum FileIO {
     ///
     /// - Parameters:
     ///   - mode: permission bits of the new file, before the process umask (use `0o600` for secrets).
+    ///   - syncFolder: make the new name durable at once (fsync of the folder). A caller writing many
+    ///     files into one folder passes `false` and calls ``syncFolder(_:)`` once at the end; each
+    ///     file's content is made durable before its name appears either way, so a crash never
+    ///     leaves a partial file under the final name.
     /// - Throws: ``ConfigurationError`` with `fileExists` or `fileUnwritable`; the reason names `path`.
-    public static func write(_ bytes: [UInt8], to path: String, replace: Bool, mode: UInt32 = 0o644) throws {
+    public static func write(_ bytes: [UInt8], to path: String, replace: Bool, mode: UInt32 = 0o644, syncFolder: Bool = true) throws {
         if path == standardStreamPath {
             try writeAll(fd: STDOUT_FILENO, bytes, name: "standard output")
             return
@@ -101,7 +105,12 @@ public enum FileIO {
                 throw writeError(path, errno: code)
             }
         }
-        syncDirectory(directory)
+        if syncFolder { syncDirectory(directory) }
+    }
+
+    /// Makes the names written into `folder` durable (one fsync of the folder).
+    public static func syncFolder(_ folder: String) {
+        syncDirectory(folder)
     }
 
     /// Makes a folder (and its parents) if it is not there; an existing path must be a folder.

@@ -192,6 +192,8 @@ public enum CodeBatch {
         } emit: { _, outcome in
             report(outcome)
         }
+        // The names, made durable once for the whole batch (each file's content already is).
+        FileIO.syncFolder(settings.outputDirectory)
     }
 
     static func make(_ job: Job, settings: Settings) throws -> Made {
@@ -201,7 +203,7 @@ public enum CodeBatch {
                                                   applicationID: settings.applicationID, allowPasscode: settings.allowPasscode)
         let generated = try settings.generator.generate(Array(code.text.utf8), as: settings.format)
         let path = "\(settings.outputDirectory)/\(job.name).\(settings.format == .png ? "png" : settings.format == .svg ? "svg" : "txt")"
-        try FileIO.write(generated.data, to: path, replace: settings.replace)
+        try FileIO.write(generated.data, to: path, replace: settings.replace, syncFolder: false)
         var keyID: String?, expires: Date?
         switch form {
         case .json: break
