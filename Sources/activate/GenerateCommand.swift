@@ -49,7 +49,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --compact: who issues the code (a short id the trust list may bind the key to).", valueName: "id"))
     var issuer: String?
 
-    @Option(help: ArgumentHelp("With --compact: when the code expires (default 14d, at most 30 days).", valueName: "when"))
+    @Option(help: ArgumentHelp("With --compact: when the code expires: a span (14d, 12h, 30m) or a date (2027-01-31, 2027-01-31T12:00:00Z); default 14d, at most 30 days.", valueName: "when"))
     var expires: DateArgument?
 
     @Option(help: ArgumentHelp("With --compact: an app id the code is for (repeatable; default: any app).", valueName: "app-id"))

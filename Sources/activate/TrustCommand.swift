@@ -45,6 +45,8 @@ struct TrustCommand: AsyncParsableCommand {
                   activate keys trust add admin.pub.pem --trust-list trust.json
                   activate keys trust add new.pub.pem --trust-list trust.json --issuer acme-it --not-before 2027-01-01 --allow-host example.hana.ondemand.com
 
+                A time (<when>) is a date (2027-01-31, midnight UTC), an RFC 3339 time (2027-01-31T12:00:00Z) or a span from now (30d, 12h, 30m).
+
                 Exit codes: 0 added; 1 a file cannot be read or written; 2 the key or list is not usable (a private key, an RSA key, the key is there already); 64 usage error.
                 """
         )
