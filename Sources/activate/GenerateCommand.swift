@@ -235,6 +235,9 @@ struct GenerateCommand: AsyncParsableCommand {
             format: format, outputDirectory: outDir, replace: force)
         let work = CodeBatch.jobs(from: batch)
         if work.isEmpty { throw ConfigurationError(.notFound, "--batch: no configuration documents in \(batch.joined(separator: ", "))") }
+        if sheet != nil && work.count > CodeSheet.maxCards {
+            throw ConfigurationError(.tooManyItems, "--sheet: \(work.count) documents; a sheet holds at most \(CodeSheet.maxCards) cards (split the batch)")
+        }
         warnAboutMargin()
         var progress = Progress(total: work.count, enabled: work.count > 1 && Console.stderrIsTerminal, noun: "codes")
         var cards: [CodeSheet.Card] = []

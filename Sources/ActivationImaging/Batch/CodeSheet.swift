@@ -31,6 +31,9 @@ public enum CodeSheet {
         }
     }
 
+    /// The most cards one sheet takes: about 25 MB of page, and more than anyone prints at once.
+    public static let maxCards = 5_000
+
     /// The page. Images are read from their files (capped at 1 MiB each).
     ///
     /// - Throws: ``ConfigurationError`` when an image cannot be read.
