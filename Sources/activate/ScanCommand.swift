@@ -107,7 +107,7 @@ struct ScanCommand: AsyncParsableCommand {
         for folder in emptyFolders { Console.report("\(folder): no image files in this folder") }
         var output = ScanOutput(format: format, showFileNames: paths.count > 1 || paths.count < files.count, recognizer: recognizer)
         var progress = Progress(total: paths.count, enabled: paths.count > 1 && Console.stderrIsTerminal && !verbose)
-        scanner.scanFiles(paths, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { result in
+        for await result in scanner.results(for: paths, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount) {
             progress.clear()
             if verbose { Console.note(Self.describe(result)) }
             output.emit(file: result.path, result.outcome.map(\.symbols))

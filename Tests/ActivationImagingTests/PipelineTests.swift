@@ -138,6 +138,44 @@ struct BatchTests {
         #expect(files == ["\(root)/a.pgm", "\(root)/b/1.JPG", "\(root)/b/2.png", "\(root)/c/d/e.jpeg", "\(root)/notes.txt", "-"])
     }
 
+    @Test("results(for:) is an async sequence in input order, errors included")
+    func asyncResults() async throws {
+        let paths = [Fixture.path("base.png"), Fixture.path("empty.png"), Fixture.path("corpus/ean8-1/1.png"), Fixture.path("missing.png")]
+        var seen: [(String, Bool)] = []
+        for await result in BarcodeScanner().results(for: paths, concurrency: 2) {
+            seen.append((result.path, (try? result.outcome.get().symbols.isEmpty == false) ?? false))
+        }
+        #expect(seen.map(\.0) == paths)
+        #expect(seen.map(\.1) == [true, false, true, false])
+    }
+
+    @Test("breaking out of results(for:) stops the work: the sequence ends without decoding the rest")
+    func asyncStop() async throws {
+        let paths = Array(repeating: Fixture.path("base.png"), count: 400)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var count = 0
+        for await _ in BarcodeScanner().results(for: paths, concurrency: 2) {
+            count += 1
+            if count == 3 { break }
+        }
+        #expect(count == 3)
+        #expect(clock.now - start < .seconds(10))
+    }
+
+    @Test("scan(file:) runs off the cooperative pool and stops when its task is cancelled")
+    func asyncScan() async throws {
+        let symbols = try await BarcodeScanner().scan(file: Fixture.path("base.png"))
+        #expect(symbols.count == 1)
+        await #expect(throws: ImagingError.self) { try await BarcodeScanner().scan(file: Fixture.path("missing.png")) }
+        // A blank page makes the thorough pipeline try every pass; cancelled, it stops between them.
+        let blank = try GrayImage(width: 1500, height: 1500, pixels: [UInt8](repeating: 255, count: 1500 * 1500))
+        let task = Task { try await BarcodeScanner(effort: .thorough).scan(image: blank) }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await BarcodeScanner(effort: .fast).scan(image: blank).isEmpty)
+    }
+
     @Test("scanFiles reports every file, errors included, in order")
     func scanFiles() throws {
         let paths = [Fixture.path("base.png"), Fixture.path("empty.png"), Fixture.path("corpus/ean8-1/1.png"), Fixture.path("baseline.jpg")]

@@ -54,12 +54,21 @@ public struct BarcodeScanner: Sendable, Hashable {
 
     /// Scans a decoded image and says which pass found the codes (`activate scan --verbose`).
     public func trace(_ image: GrayImage) -> Trace {
+        // Without a stop flag nothing can interrupt the passes.
+        (try? trace(image, stop: StopFlag())) ?? Trace(symbols: [], pass: nil, timings: [])
+    }
+
+    /// The pipeline, checking `stop` before each pass.
+    ///
+    /// - Throws: `CancellationError` once `stop` is set.
+    func trace(_ image: GrayImage, stop: StopFlag) throws -> Trace {
         var timings: [(pass: String, duration: Duration)] = []
         let clock = ContinuousClock()
         // Past the first two passes, a large photo is read at half size: codes in such photos are
         // big enough, and every later pass gets four times cheaper.
         var reduced: GrayImage?
         for (index, pass) in ScanPass.passes(for: effort).enumerated() {
+            if stop.isSet { throw CancellationError() }
             let start = clock.now
             let useReduced = index >= 2 && image.width * image.height > Self.reduceAbovePixels
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }

@@ -55,21 +55,94 @@ extension BarcodeScanner {
                           report: (FileResult) -> Void) {
         let scanner = self
         OrderedParallel.run(count: paths.count, concurrency: max(1, concurrency), lookahead: 4 * max(1, concurrency)) { index in
-            let clock = ContinuousClock()
-            let start = clock.now
-            let outcome = Result { try scanner.trace(scanner.decoder.decodeFile(paths[index])) }.mapError {
-                $0 as? ImagingError ?? ImagingError(.libraryFailure, "\(paths[index]): \($0)")
-            }
-            return FileResult(path: paths[index], outcome: outcome, duration: clock.now - start)
+            scanner.fileResult(paths[index])
         } emit: { _, result in
             report(result)
         }
     }
 }
 
+extension BarcodeScanner {
+    /// The results of scanning `paths`, as an asynchronous sequence in input order: decoded on up
+    /// to `concurrency` threads of their own (never the cooperative pool), at most
+    /// `4 × concurrency` files ahead of the consumer. Ending the iteration, or cancelling the task
+    /// that iterates, stops the work: no new file is started.
+    ///
+    /// ```swift
+    /// for await result in BarcodeScanner().results(for: paths) {
+    ///     print(result.path, (try? result.outcome.get().symbols.count) ?? 0)
+    /// }
+    /// ```
+    public func results(for paths: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount) -> AsyncStream<FileResult> {
+        let scanner = self
+        let workers = max(1, concurrency)
+        let (stream, continuation) = AsyncStream.makeStream(of: FileResult.self)
+        let stop = StopFlag()
+        continuation.onTermination = { _ in stop.set() }
+        Thread.detachNewThread {
+            OrderedParallel.run(count: paths.count, concurrency: workers, lookahead: 4 * workers, stop: stop) { index in
+                scanner.fileResult(paths[index])
+            } emit: { _, result in
+                if case .terminated = continuation.yield(result) { stop.set() }
+            }
+            continuation.finish()
+        }
+        return stream
+    }
+
+    /// Reads, decodes and scans an image file off the cooperative thread pool.
+    ///
+    /// - Throws: ``ImagingError`` when the file cannot be read or is no readable image;
+    ///   `CancellationError` when the task is cancelled (checked between the pipeline's passes).
+    public func scan(file path: String) async throws -> [ScannedSymbol] {
+        let scanner = self
+        return try await Self.offThePool { stop in
+            try scanner.trace(scanner.decoder.decodeFile(path), stop: stop).symbols
+        }
+    }
+
+    /// Scans a decoded image off the cooperative thread pool.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled (checked between passes).
+    public func scan(image: GrayImage) async throws -> [ScannedSymbol] {
+        let scanner = self
+        return try await Self.offThePool { stop in try scanner.trace(image, stop: stop).symbols }
+    }
+
+    /// Runs blocking work on a thread of its own, so that decoding never holds one of the few
+    /// cooperative threads; a cancelled task sets the flag the work checks.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable (StopFlag) throws -> T) async throws -> T {
+        let stop = StopFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(with: Result { try work(stop) }) }
+            }
+        } onCancel: {
+            stop.set()
+        }
+    }
+
+    func fileResult(_ path: String) -> FileResult {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let outcome = Result { try trace(decoder.decodeFile(path)) }.mapError {
+            $0 as? ImagingError ?? ImagingError(.libraryFailure, "\(path): \($0)")
+        }
+        return FileResult(path: path, outcome: outcome, duration: clock.now - start)
+    }
+}
+
+/// A flag that a canceller sets and long work checks between its steps.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
+}
+
 /// A parallel map whose results are emitted in input order, with a bounded window of work ahead.
+/// Once `stop` is set, no new item is started and emitting ends after the items already started.
 enum OrderedParallel {
-    static func run<T: Sendable>(count: Int, concurrency: Int, lookahead: Int,
+    static func run<T: Sendable>(count: Int, concurrency: Int, lookahead: Int, stop: StopFlag = StopFlag(),
                                  work: @escaping @Sendable (Int) -> T, emit: (Int, T) -> Void) {
         guard count > 0 else { return }
         let state = OrderedParallelState<T>()
@@ -79,10 +152,11 @@ enum OrderedParallel {
                 while true {
                     state.condition.lock()
                     // Do not run too far ahead of what has been reported.
-                    while state.nextToStart < count && state.nextToStart >= state.nextToEmit + lookahead {
-                        state.condition.wait()
+                    while state.nextToStart < count && state.nextToStart >= state.nextToEmit + lookahead && !stop.isSet {
+                        // Timed: a stop set from outside the lock is seen within a tenth of a second.
+                        state.condition.wait(until: Date(timeIntervalSinceNow: 0.1))
                     }
-                    guard state.nextToStart < count else {
+                    guard state.nextToStart < count, !stop.isSet else {
                         state.condition.unlock()
                         return
                     }
@@ -101,7 +175,17 @@ enum OrderedParallel {
         }
         while true {
             state.condition.lock()
-            while state.results[state.nextToEmit] == nil { state.condition.wait() }
+            if stop.isSet {
+                // What was started finishes on its own; nothing more is emitted.
+                state.condition.broadcast()
+                state.condition.unlock()
+                return
+            }
+            while state.results[state.nextToEmit] == nil && !stop.isSet { state.condition.wait(until: Date(timeIntervalSinceNow: 0.1)) }
+            if state.results[state.nextToEmit] == nil {
+                state.condition.unlock()
+                return
+            }
             let index = state.nextToEmit
             let value = state.results.removeValue(forKey: index)!
             state.nextToEmit += 1
