@@ -30,7 +30,7 @@ let loader = ConfigurationLoader(providers: [
     TenantTableProvider(),
     FileConfigurationProvider(path: "ConfigurationProvider.json"),
 ])
-let result = await loader.load { keys in
+let result = try await loader.load { keys in
     print("the loader asks once for: \(keys.map(\.rawValue).joined(separator: ", "))")
     return [.onboardingCode: code]
 }

@@ -70,7 +70,7 @@ struct OnboardCommand: AsyncParsableCommand {
 
         let loader = ConfigurationLoader(providers: providers(recognizer: recognizer))
         let interactive = Console.stdinIsTerminal
-        let result = await loader.load { keys in interactive ? Self.ask(for: keys) : [:] }
+        let result = try await loader.load { keys in interactive ? Self.ask(for: keys) : [:] }
         let providerID: String, found: ProvidedConfiguration
         do {
             var winner = try result.get()

@@ -35,7 +35,7 @@ struct LoaderTests {
             ScriptedProvider(identifier: "b", host: "b.example.com", calls: log),
             ScriptedProvider(identifier: "c", host: "c.example.com", calls: log),
         ])
-        let result = await loader.load()
+        let result = try await loader.load()
         #expect(result.winner?.providerID == "b")
         #expect(result.winner?.configuration.document.host == "b.example.com")
         #expect(log.identifiers == ["a", "b"], "c is never asked")
@@ -52,7 +52,7 @@ struct LoaderTests {
             ScriptedProvider(identifier: "code", inputKeys: [.onboardingCode, .emailAddress], calls: log),
             ScriptedProvider(identifier: "json", inputKeys: [.jsonString], host: "json.example.com", calls: log),
         ])
-        let result = await loader.load { keys in
+        let result = try await loader.load { keys in
             asked.withLock { $0.append(keys) }
             return [.emailAddress: "someone@example.com", .jsonString: "{}"]
         }
@@ -63,25 +63,25 @@ struct LoaderTests {
     }
 
     @Test("input is not asked for when an earlier provider succeeds")
-    func noNeedlessQuestion() async {
+    func noNeedlessQuestion() async throws {
         let asked = Mutex(0)
         let loader = ConfigurationLoader(providers: [
             ScriptedProvider(identifier: "file", host: "file.example.com"),
             ScriptedProvider(identifier: "email", inputKeys: [.emailAddress], host: "x.example.com"),
         ])
-        let result = await loader.load { _ in asked.withLock { $0 += 1 }; return [:] }
+        let result = try await loader.load { _ in asked.withLock { $0 += 1 }; return [:] }
         #expect(result.winner?.providerID == "file")
         #expect(asked.withLock { $0 } == 0)
     }
 
     @Test("with no input, input-needing providers are skipped and reported")
-    func skipped() async {
+    func skipped() async throws {
         let log = CallLog()
         let loader = ConfigurationLoader(providers: [
             ScriptedProvider(identifier: "email", inputKeys: [.emailAddress], host: "x.example.com", calls: log),
             ScriptedProvider(identifier: "last", calls: log),
         ])
-        let result = await loader.load { _ in [:] }
+        let result = try await loader.load { _ in [:] }
         #expect(result.winner == nil)
         #expect(result.skipped == ["email"])
         #expect(log.identifiers == ["last"])
@@ -101,7 +101,7 @@ struct LoaderTests {
             FileConfigurationProvider(path: bad),
             JSONStringConfigurationProvider(text: "https://example.com"),
         ])
-        let result = await loader.load()
+        let result = try await loader.load()
         #expect(result.winner == nil)
         #expect(result.failures.map(\.error.code) == [.notFound, .notFound, .invalidHost, .notConfiguration])
         #expect(result.failures.map(\.providerID) == [
@@ -122,12 +122,30 @@ struct LoaderTests {
         #expect(provided.origin == "managed configuration (\(path))")
     }
 
+    @Test("a cancelled load throws CancellationError, never a provider failure")
+    func cancellation() async throws {
+        struct Cancelling: ConfigurationProvider {
+            let identifier = "cancelling"
+            func provide(input: ProviderInput) async throws -> ProvidedConfiguration { throw CancellationError() }
+        }
+        let loader = ConfigurationLoader(providers: [Cancelling(), ScriptedProvider(identifier: "last", host: "x.example.com")])
+        await #expect(throws: CancellationError.self) { try await loader.load() }
+        // A task cancelled before the load: no provider is asked.
+        let log = CallLog()
+        let outcome = await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await ConfigurationLoader(providers: [ScriptedProvider(identifier: "only", calls: log)]).load()
+        }.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(log.identifiers.isEmpty)
+    }
+
     @Test("the JSON-string provider asks for JSONstring when it has no text")
     func jsonStringInput() async throws {
         let provider = JSONStringConfigurationProvider()
         #expect(provider.inputKeys == [.jsonString])
         let text = try Fixture.text("documents/android-basic.json")
-        let result = await ConfigurationLoader(providers: [provider]).load { _ in [.jsonString: text] }
+        let result = try await ConfigurationLoader(providers: [provider]).load { _ in [.jsonString: text] }
         #expect(result.winner?.configuration.document.host == "mobile-demo.example.hana.ondemand.com")
     }
 }

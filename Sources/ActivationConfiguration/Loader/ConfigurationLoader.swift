@@ -35,7 +35,7 @@ public struct LoadResult: Sendable {
 ///
 /// ```swift
 /// let loader = ConfigurationLoader(providers: [ManagedConfigurationProvider(), FileConfigurationProvider(path: "config.json")])
-/// let result = await loader.load { keys in ["emailAddress": "someone@example.com"] }
+/// let result = try await loader.load { keys in ["emailAddress": "someone@example.com"] }
 /// let (provider, configuration) = try result.get()
 /// ```
 public struct ConfigurationLoader: Sendable {
@@ -49,10 +49,13 @@ public struct ConfigurationLoader: Sendable {
     ///
     /// - Parameter input: asked at most once, with the keys the remaining providers can use;
     ///   return the answers (an empty answer skips them).
-    public func load(input: @Sendable ([ProviderInputKey]) async -> ProviderInput = { _ in [:] }) async -> LoadResult {
+    /// - Throws: only `CancellationError`, when the task is cancelled (checked before each
+    ///   provider, and passed on from a provider): a cancelled load is no provider's failure.
+    public func load(input: @Sendable ([ProviderInputKey]) async -> ProviderInput = { _ in [:] }) async throws -> LoadResult {
         var result = LoadResult(winner: nil, failures: [], skipped: [])
         var answers: ProviderInput?
         for (index, provider) in providers.enumerated() {
+            try Task.checkCancellation()
             let keys = provider.inputKeys
             if !keys.isEmpty {
                 if answers == nil {
@@ -73,6 +76,8 @@ public struct ConfigurationLoader: Sendable {
                 return result
             } catch let error as ConfigurationError {
                 result.failures.append(ProviderFailure(providerID: provider.identifier, error: error))
+            } catch is CancellationError {
+                throw CancellationError()
             } catch {
                 result.failures.append(ProviderFailure(providerID: provider.identifier,
                                                        error: ConfigurationError(.serviceUnavailable, "\(error)")))
