@@ -80,6 +80,8 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         // Payloads
         /// The text is something else (a URL, Wi-Fi settings, a product code), not a configuration.
         public static let notConfiguration = Code("not-configuration")
+        /// An image holds no QR code or barcode at all.
+        public static let noCodeFound = Code("no-code-found")
 
         // Compact signed codes (`AC1:`) and trust lists
         /// The text after `AC1:` is not valid Base45.

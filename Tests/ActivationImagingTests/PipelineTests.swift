@@ -1,3 +1,4 @@
+import ActivationConfiguration
 @testable import ActivationImaging
 import Foundation
 import Synchronization
@@ -185,5 +186,36 @@ struct BatchTests {
         }
         #expect(seen.map(\.0) == paths)
         #expect(seen.map(\.1) == [true, false, true, true])
+    }
+}
+
+@Suite("Barcode configuration provider")
+struct BarcodeProviderTests {
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("SampleCodes").path
+
+    func failure(_ path: String) async -> ConfigurationError? {
+        do {
+            _ = try await BarcodeConfigurationProvider(imagePath: path).provide(input: [:])
+            return nil
+        } catch {
+            return error as? ConfigurationError
+        }
+    }
+
+    @Test("a code with a configuration is provided; no code and other codes fail with codes to match on")
+    func outcomes() async throws {
+        let found = try await BarcodeConfigurationProvider(imagePath: "\(Self.samples)/oauth-activation.png").provide(input: [:])
+        #expect(found.document.host == "mobile-demo.example.hana.ondemand.com")
+        let blank = NSTemporaryDirectory() + "blank-\(UUID().uuidString).png"
+        defer { try? FileManager.default.removeItem(atPath: blank) }
+        let white = try GrayImage(width: 200, height: 200, pixels: [UInt8](repeating: 255, count: 200 * 200))
+        try Data(try white.png()).write(to: URL(fileURLWithPath: blank))
+        let none = await failure(blank)
+        #expect(none?.code == .noCodeFound)
+        #expect(none?.reason == "\(blank): no QR code or barcode found")
+        let other = await failure(Fixture.path("base.png"))
+        #expect(other?.code == .notConfiguration, "\(other?.reason ?? "")")
+        #expect(await failure(Fixture.path("missing.png"))?.code == .fileUnreadable)
     }
 }

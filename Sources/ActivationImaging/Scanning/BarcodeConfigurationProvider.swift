@@ -2,7 +2,8 @@ import ActivationConfiguration
 
 /// Scans an image and takes the first code that carries an onboarding configuration (reference §2,
 /// "barcode"). Codes that are something else (a URL, a product code) are passed over; a
-/// configuration the policy rejects is an error, not skipped.
+/// configuration the policy rejects is an error, not skipped. An image without any code fails
+/// with `noCodeFound`, one whose codes are no configuration with `notConfiguration`.
 public struct BarcodeConfigurationProvider: ConfigurationProvider {
     public static let defaultIdentifier = "activate.provider.barcode"
     public let identifier = BarcodeConfigurationProvider.defaultIdentifier
@@ -19,9 +20,13 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
     public func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
         let symbols: [ScannedSymbol]
         do {
-            symbols = try scanner.scanFile(imagePath)
+            // Off the cooperative pool; a cancelled task stops between the pipeline's passes.
+            symbols = try await scanner.scan(file: imagePath)
         } catch let error as ImagingError {
             throw ConfigurationError(error.code == .unreadable ? .fileUnreadable : .notConfiguration, error.reason)
+        }
+        if symbols.isEmpty {
+            throw ConfigurationError(.noCodeFound, "\(imagePath): no QR code or barcode found")
         }
         var seen: [String] = []
         for symbol in symbols {
@@ -31,7 +36,6 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
             }
             seen.append(payload.summary)
         }
-        let found = seen.isEmpty ? "no code" : seen.joined(separator: "; ")
-        throw ConfigurationError(.notFound, "\(imagePath): no activation code found (found: \(found))")
+        throw ConfigurationError(.notConfiguration, "\(imagePath): no activation code found (found: \(seen.joined(separator: "; ")))")
     }
 }
