@@ -117,11 +117,7 @@ public struct PayloadRecognizer: Sendable {
         }
         var text = bytes
         if text.starts(with: [0xEF, 0xBB, 0xBF]) { text.removeFirst(3) }  // a BOM some editors write
-        guard let string = String(validating: text, as: UTF8.self) else {
-            let position = Self.firstInvalidUTF8(text)
-            throw ConfigurationError(.invalidUTF8, "\(source): not valid UTF-8 at byte \(position)")
-        }
-        return try recognize(text: string, source: source)
+        return try recognize(text: try InputText.utf8(text, source: source), source: source)
     }
 
     /// Recognises scanned or pasted text.
@@ -229,23 +225,5 @@ public struct PayloadRecognizer: Sendable {
             return result(.productCode, "a product code (\(text))")
         }
         return result(.text, "plain text (\(text.count) characters)")
-    }
-
-    /// The offset of the first byte that does not start or continue a valid UTF-8 sequence.
-    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
-        var index = 0
-        while index < bytes.count {
-            let length: Int = switch bytes[index] {
-            case 0x00...0x7F: 1
-            case 0xC2...0xDF: 2
-            case 0xE0...0xEF: 3
-            case 0xF0...0xF4: 4
-            default: 0
-            }
-            guard length > 0, index + length <= bytes.count,
-                  String(validating: bytes[index..<index + length], as: UTF8.self) != nil else { return index }
-            index += length
-        }
-        return index
     }
 }

@@ -1,6 +1,34 @@
 /// Pieces the document readers (JSON, XML and binary property lists) share: how input text is quoted
 /// in an error, where an offset is, and the errors for the document-wide limits.
 enum InputText {
+    /// `bytes` as a string, when they are valid UTF-8.
+    ///
+    /// - Throws: ``ConfigurationError`` (`invalidUTF8`) naming `source` and the first bad byte.
+    static func utf8(_ bytes: some Collection<UInt8>, source: String) throws -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(.invalidUTF8, "\(source): not valid UTF-8 at byte \(firstInvalidUTF8(Array(bytes)))")
+        }
+        return text
+    }
+
+    /// The offset of the first byte that does not start or continue a valid UTF-8 sequence.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
+        var index = 0
+        while index < bytes.count {
+            let length: Int = switch bytes[index] {
+            case 0x00...0x7F: 1
+            case 0xC2...0xDF: 2
+            case 0xE0...0xEF: 3
+            case 0xF0...0xF4: 4
+            default: 0
+            }
+            guard length > 0, index + length <= bytes.count,
+                  String(validating: bytes[index..<index + length], as: UTF8.self) != nil else { return index }
+            index += length
+        }
+        return index
+    }
+
     /// `text` as it may appear inside an error message: at most `limit` characters, control and
     /// bidi characters as visible escapes (``UntrustedText``).
     static func quoted(_ text: some StringProtocol, limit: Int = 40) -> String {

@@ -55,9 +55,7 @@ struct XMLPropertyListReader {
 
     private mutating func document() throws -> ConfigurationValue {
         // Validating once up front lets the rest treat bytes >= 0x80 as opaque text.
-        if String(validating: bytes, as: UTF8.self) == nil {
-            throw ConfigurationError(.invalidUTF8, "\(source): not valid UTF-8 at byte \(PayloadRecognizer.firstInvalidUTF8(bytes))")
-        }
+        _ = try InputText.utf8(bytes, source: source)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { offset = 3 }
         if lookingAt("<?xml"), offset + 5 < bytes.count, Self.isSpace(bytes[offset + 5]) { try declaration() }
         try prolog()
