@@ -117,12 +117,7 @@ public struct ActivationReport: Sendable {
             if item == primary { entry["primary"] = .bool(true) }
             return .object(entry)
         })
-        var signature: ConfigurationObject = ["status": .string(payload.signature.name)]
-        if case .verified(let algorithm, let fingerprint, let keyID) = payload.signature {
-            signature["algorithm"] = .string(algorithm.rawValue)
-            signature["keyFingerprint"] = .string(fingerprint)
-            if let keyID { signature["keyID"] = .string(keyID) }
-        }
+        var signature = payload.signature.record
         if let claims = payload.claims {
             if let issuer = claims.issuer { signature["issuer"] = .string(issuer) }
             signature["expires"] = .string(claims.expires.formatted(.iso8601))

@@ -32,12 +32,7 @@ public struct StoredConfiguration: Sendable, Hashable {
     /// The stored form: `{"format":1,"provider":…,"origin":…,"storedAt":…,"signature":{…},"document":{…}}`;
     /// a verified signature also keeps `signedCode` (the JWS) and `publicKey` (base64 DER).
     public var value: ConfigurationValue {
-        var signatureObject: ConfigurationObject = ["status": .string(signature.name)]
-        if case .verified(let algorithm, let fingerprint, let keyID) = signature {
-            signatureObject["algorithm"] = .string(algorithm.rawValue)
-            signatureObject["keyFingerprint"] = .string(fingerprint)
-            if let keyID { signatureObject["keyID"] = .string(keyID) }
-        }
+        var signatureObject = signature.record
         if let signatureProof {
             signatureObject["signedCode"] = .string(signatureProof.signedCode)
             signatureObject["publicKey"] = .string(Data(signatureProof.key.derRepresentation).base64EncodedString())
