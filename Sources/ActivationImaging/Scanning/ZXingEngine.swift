@@ -15,17 +15,23 @@ import Glibc
 /// concurrent caller, and reused across images.
 final class ZXingEngine: Sendable {
     /// The helper program: `$ACTIVATE_ZXING_HELPER`, else `activate-zxing-helper` beside the
-    /// running executable. `nil` when there is none: scanning then uses zbar alone.
+    /// running executable (where SwiftPM builds it, for the CLI and for a package that depends on
+    /// the `activate-zxing-helper` product), else on `PATH` (where `make install` puts it). `nil`
+    /// when there is none: scanning then uses zbar alone (``BarcodeScanner/hasSecondEngine``).
     static let helperPath: String? = {
-        if let path = ProcessInfo.processInfo.environment["ACTIVATE_ZXING_HELPER"], !path.isEmpty {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["ACTIVATE_ZXING_HELPER"], !path.isEmpty {
             return access(path, X_OK) == 0 ? path : nil
         }
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let candidate = (executable as NSString).deletingLastPathComponent + "/activate-zxing-helper"
-        return access(candidate, X_OK) == 0 ? candidate : nil
+        var candidates: [String] = []
+        if length > 0 {
+            let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            candidates.append((executable as NSString).deletingLastPathComponent + "/activate-zxing-helper")
+        }
+        candidates += (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/activate-zxing-helper" }
+        return candidates.first { access($0, X_OK) == 0 }
     }()
 
     /// The shared engine, or `nil` when the helper is not installed.
