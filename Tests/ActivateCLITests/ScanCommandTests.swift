@@ -186,4 +186,17 @@ struct ScanCommandTests {
             + chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])
             + chunk("IEND", [])
     }
+
+    @Test("the zxing helper is found beside activate, else on PATH; without it Micro QR is not read")
+    func helperLookup() async throws {
+        let image = SourceTree.path("Tests/ActivationImagingTests/Fixtures/corpus/microqrcode-1/M2-Alpha.png")
+        let alone = try TemporaryDirectory()
+        try FileManager.default.copyItem(atPath: ActivateCLI.executable, toPath: alone.file("activate"))
+        let buildFolder = (ActivateCLI.executable as NSString).deletingLastPathComponent
+        let without = try await Tool.run("/usr/bin/env", ["PATH=/usr/bin:/bin", alone.file("activate"), "scan", "--raw", image])
+        #expect(without.status == 4)
+        let onPath = try await Tool.run("/usr/bin/env", ["PATH=\(buildFolder):/usr/bin:/bin", alone.file("activate"), "scan", "--raw", image])
+        #expect(onPath.status == 0 && onPath.text == "ABC\n", "\(onPath.stderr)")
+        #expect(try await ActivateCLI.run(["scan", "--raw", image]).text == "ABC\n")
+    }
 }
