@@ -100,6 +100,9 @@ let package = Package(
             path: "SampleCodes/ScanToConfiguration"),
         .executableTarget(name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomTransformer"),
         .executableTarget(name: "sample-verify-activation-code", dependencies: ["ActivationConfiguration"], path: "SampleCodes/VerifyActivationCode"),
+        // The README's "Library" program, verbatim (a test keeps the two the same).
+        .executableTarget(
+            name: "sample-scan-and-check", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "SampleCodes/ScanAndCheck"),
         // `swift run -c release decode-benchmark CORPUS_DIR` (README "Benchmarks").
         .executableTarget(name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "benchmarks/DecodeBenchmark"),
 

@@ -1,0 +1,33 @@
+// Scan images through the library, check every code with the security policy, print what was found.
+//
+//   swift run sample-scan-and-check [image ...]      (default: SampleCodes/oauth-activation.png)
+import ActivationConfiguration
+import ActivationImaging
+
+let images = CommandLine.arguments.dropFirst().isEmpty ? ["SampleCodes/oauth-activation.png"] : Array(CommandLine.arguments.dropFirst())
+let scanner = BarcodeScanner()  // zbar, plus zxing-cpp when its helper is found (README, "Scan")
+let recognizer = PayloadRecognizer(policy: SecurityPolicy(allowedHosts: SecurityPolicy.sapCloudHosts))
+if !BarcodeScanner.hasSecondEngine { print("note: activate-zxing-helper not found; scanning with zbar alone") }
+
+// Many files in parallel, reported in the order given; decoding never blocks the cooperative pool.
+for await result in scanner.results(for: images) {
+    switch result.outcome {
+    case .failure(let error):
+        print("\(result.path): \(error.reason)")
+    case .success(let trace) where trace.symbols.isEmpty:
+        print("\(result.path): no code found")
+    case .success(let trace):
+        for symbol in trace.symbols {
+            do {
+                let payload = try recognizer.recognize(text: symbol.text, source: result.path)
+                if let document = payload.document {
+                    print("\(result.path): \(symbol.symbology.displayName): you will be connected to \(document.host) (\(payload.signature.name))")
+                } else {
+                    print("\(result.path): \(symbol.symbology.displayName): \(payload.summary)")
+                }
+            } catch let error as ConfigurationError {
+                print("\(result.path): \(symbol.symbology.displayName): rejected (\(error.code)): \(error.reason)")
+            }
+        }
+    }
+}
