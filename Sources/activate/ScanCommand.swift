@@ -170,7 +170,7 @@ struct ScanOutput {
     private(set) var emptyCount = 0
     /// Codes that carry a configuration the policy refused (a bad signature, an expired code, …).
     private(set) var rejectedCount = 0
-    private var jsonFiles: [ScanReport.File] = []
+    private var jsonFiles: [ScanReport] = []
 
     init(format: Format, showFileNames: Bool, recognizer: PayloadRecognizer) {
         self.format = format
@@ -223,54 +223,15 @@ struct ScanOutput {
         case .binary:
             Console.raw(symbols.flatMap { $0.bytes + [0x0A] })
         case .json:
-            jsonFiles.append(ScanReport.File(file: file, result: result, verdicts: verdicts))
+            jsonFiles.append(ScanReport(file: file, result: result, verdicts: verdicts))
         case .jsonLines:
-            Console.raw(JSONOutput.encodeLine(ScanReport.File(file: file, result: result, verdicts: verdicts)) + "\n")
+            Console.raw(JSONOutput.encodeLine(ScanReport(file: file, result: result, verdicts: verdicts)) + "\n")
         }
     }
 
     func finish() {
         guard format == .json else { return }
         Console.raw(JSONOutput.encode(jsonFiles) + "\n")
-    }
-}
-
-/// The documented `scan --json` shape (README, "scan --json"). Keys are stable; new keys may be added.
-enum ScanReport {
-    struct File: Encodable {
-        var file: String
-        var symbols: [Symbol]
-        var error: String?
-
-        init(file: String, result: Result<[ScannedSymbol], ImagingError>, verdicts: [Result<ActivationReport, ConfigurationError>]) {
-            self.file = file
-            switch result {
-            case .success(let found):
-                symbols = zip(found, verdicts).map { Symbol($0, activation: $1) }
-            case .failure(let failure):
-                symbols = []
-                error = failure.reason
-            }
-        }
-    }
-
-    struct Symbol: Encodable {
-        var type: String
-        var text: String
-        var bytes: String
-        var position: [Point]
-        var activation: ConfigurationValue
-
-        init(_ symbol: ScannedSymbol, activation result: Result<ActivationReport, ConfigurationError>) {
-            type = symbol.symbology.rawValue
-            text = symbol.text
-            bytes = Data(symbol.bytes).base64EncodedString()
-            position = symbol.corners
-            switch result {
-            case .success(let report): activation = report.value
-            case .failure(let error): activation = ActivationReport.rejection(error)
-            }
-        }
     }
 }
 

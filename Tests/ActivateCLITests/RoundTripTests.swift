@@ -102,7 +102,7 @@ struct RoundTripTests {
         // One activate process scans them all.
         let scan = try await ActivateCLI.run(["scan", "--json"] + files)
         #expect(scan.status == 0, "\(scan.stderr)")
-        let reports = try JSONDecoder().decode([ScanFileReport].self, from: Data(scan.stdout))
+        let reports = try JSONDecoder().decode([ScanReport].self, from: Data(scan.stdout))
         #expect(reports.count == files.count)
         for (testCase, report) in zip(Self.cases, reports) {
             #expect(report.symbols.count == 1, "\(testCase.testDescription)")
@@ -117,18 +117,6 @@ struct RoundTripTests {
             #expect(result.stdout == testCase.payload, "ZXingReader: \(testCase.testDescription)")
         }
     }
-}
-
-struct ScanFileReport: Decodable {
-    struct Symbol: Decodable {
-        var type: String
-        var text: String
-        var bytes: String
-        var position: [Point]
-    }
-    var file: String
-    var symbols: [Symbol]
-    var error: String?
 }
 
 /// A small, fast, deterministic random number generator (public-domain SplitMix64).

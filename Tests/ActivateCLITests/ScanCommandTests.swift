@@ -42,7 +42,7 @@ struct ScanCommandTests {
     func json() async throws {
         let result = try await ActivateCLI.run(["scan", "--json", code, blank])
         #expect(result.status == 4)
-        let reports = try JSONDecoder().decode([ScanFileReport].self, from: Data(result.stdout))
+        let reports = try JSONDecoder().decode([ScanReport].self, from: Data(result.stdout))
         #expect(reports.map(\.file) == [code, blank])
         let symbol = try #require(reports.first?.symbols.first)
         #expect(symbol.type == "qr")
@@ -50,6 +50,13 @@ struct ScanCommandTests {
         #expect(Data(base64Encoded: symbol.bytes) == Data("Hello Zürich 日本".utf8))
         #expect(symbol.position.count == 4)
         #expect(reports[1].symbols.isEmpty && reports[1].error == nil)
+        // The library's type decodes what the tool prints, the verdict included.
+        #expect(symbol.activation.objectValue?["accepted"] == .bool(false))
+        #expect(symbol.activation.objectValue?["kind"] == .string("text"))
+        let sample = try await ActivateCLI.run(["scan", "--json", SourceTree.path("SampleCodes/oauth-activation.png")])
+        let activation = try #require(try JSONDecoder().decode([ScanReport].self, from: Data(sample.stdout)).first?.symbols.first?.activation.objectValue)
+        #expect(activation["accepted"] == .bool(true))
+        #expect(activation["configuration"]?.objectValue?["host"] == .string("mobile-demo.example.hana.ondemand.com"))
     }
 
     @Test("standard input with -")
@@ -128,7 +135,7 @@ struct ScanCommandTests {
         try Data("not scanned".utf8).write(to: URL(fileURLWithPath: "\(folder)/readme.txt"))
         let lines = try await ActivateCLI.run(["scan", "--json-lines", "--jobs", "2", folder])
         #expect(lines.status == 0, "\(lines.stderr)")
-        let objects = try lines.text.split(separator: "\n").map { try JSONDecoder().decode(ScanFileReport.self, from: Data($0.utf8)) }
+        let objects = try lines.text.split(separator: "\n").map { try JSONDecoder().decode(ScanReport.self, from: Data($0.utf8)) }
         let expectedOrder = (0..<3).flatMap { sub in stride(from: sub, to: 12, by: 3).map { "\(folder)/\(sub)/\(String(format: "%02d", $0)).png" } }
         #expect(objects.map(\.file) == expectedOrder)
         #expect(objects.map { $0.symbols.first?.text } == expectedOrder.map { "code \(Int(($0 as NSString).lastPathComponent.prefix(2))!)" })

@@ -133,6 +133,39 @@ public struct ConfigurationPath: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension ConfigurationValue: Decodable {
+    /// Decodes any JSON value. Object keys come in the decoder's order, which `JSONDecoder` does not
+    /// keep; read documents with ``JSONReader``, which does.
+    public init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: DynamicKey.self) {
+            var object = ConfigurationObject()
+            for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+                object[key.stringValue] = try container.decode(ConfigurationValue.self, forKey: key)
+            }
+            self = .object(object)
+            return
+        }
+        if var container = try? decoder.unkeyedContainer() {
+            var items: [ConfigurationValue] = []
+            while !container.isAtEnd { items.append(try container.decode(ConfigurationValue.self)) }
+            self = .array(items)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? container.decode(Int.self) {
+            self = .integer(number)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+}
+
 extension ConfigurationValue: Encodable {
     /// Encodes as the natural JSON value (data as base64 text).
     public func encode(to encoder: any Encoder) throws {
@@ -152,7 +185,7 @@ extension ConfigurationValue: Encodable {
         }
     }
 
-    private struct DynamicKey: CodingKey {
+    fileprivate struct DynamicKey: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
         init(_ string: String) { stringValue = string }
