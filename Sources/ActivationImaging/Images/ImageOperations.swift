@@ -50,17 +50,23 @@ extension GrayImage {
         let area = factor * factor
         pixels.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
-                for y in 0..<newHeight {
-                    for index in sums.indices { sums[index] = 0 }
-                    for row in y * factor..<(y + 1) * factor {
-                        let line = row * width
-                        for x in 0..<newWidth {
-                            var sum = 0
-                            for column in x * factor..<(x + 1) * factor { sum += Int(source[line + column]) }
-                            sums[x] += sum
+                sums.withUnsafeMutableBufferPointer { sums in
+                    guard let base = source.baseAddress else { return }
+                    for y in 0..<newHeight {
+                        sums.update(repeating: 0)
+                        for row in y * factor..<(y + 1) * factor {
+                            var pixel = base + row * width
+                            for x in 0..<newWidth {
+                                var sum = 0
+                                for _ in 0..<factor {
+                                    sum &+= Int(pixel.pointee)
+                                    pixel += 1
+                                }
+                                sums[x] &+= sum
+                            }
                         }
+                        for x in 0..<newWidth { target[y * newWidth + x] = UInt8(truncatingIfNeeded: sums[x] / area) }
                     }
-                    for x in 0..<newWidth { target[y * newWidth + x] = UInt8(sums[x] / area) }
                 }
             }
         }
