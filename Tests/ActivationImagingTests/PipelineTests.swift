@@ -219,3 +219,20 @@ struct BarcodeProviderTests {
         #expect(await failure(Fixture.path("missing.png"))?.code == .fileUnreadable)
     }
 }
+
+@Suite("Image operations")
+struct ImageOperationTests {
+    @Test("downsampling by a whole factor averages each block; a partial edge block is dropped")
+    func downsampled() throws {
+        // 5×4 pixels: two 2×2 blocks per row of blocks, one column and no row left over.
+        let pixels: [UInt8] = [0, 0, 255, 255, 9,
+                               0, 0, 255, 255, 9,
+                               10, 20, 100, 101, 9,
+                               30, 40, 102, 103, 9]
+        let small = try GrayImage(width: 5, height: 4, pixels: pixels).downsampled(by: 2)
+        #expect(small.width == 2 && small.height == 2)
+        #expect(small.pixels == [0, 255, 25, 101])
+        let same = try GrayImage(width: 1, height: 1, pixels: [7])
+        #expect(same.downsampled(by: 2) == same)
+    }
+}
