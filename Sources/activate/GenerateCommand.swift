@@ -93,7 +93,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --batch: also write a printable HTML page of all codes.", valueName: "file.html"), completion: .file())
     var sheet: String?
 
-    @Option(help: ArgumentHelp("With --batch: codes made at the same time (default: the number of cores).", valueName: "n"))
+    @Option(help: ArgumentHelp("With --batch: codes made at the same time (default: twice the number of cores, since each code's file waits for the disk).", valueName: "n"))
     var jobs: Int?
 
     @Flag(help: "Replace the output file if it exists.")
@@ -244,7 +244,7 @@ struct GenerateCommand: AsyncParsableCommand {
         var (made, rejected, failed) = (0, 0, 0)
         let clock = ContinuousClock()
         let start = clock.now
-        try CodeBatch.run(work, settings: settings, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount) { outcome in
+        try CodeBatch.run(work, settings: settings, concurrency: jobs ?? 2 * ProcessInfo.processInfo.activeProcessorCount) { outcome in
             progress.clear()
             switch outcome.result {
             case .success(let code):

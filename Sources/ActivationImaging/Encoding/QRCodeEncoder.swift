@@ -47,6 +47,9 @@ public struct QRCodeEncoder: Sendable, Hashable {
         var result: QRMatrix?
         for group in QRSegments.group(ofVersion: minimumVersion)...2 {
             let segments = QRSegments.split(payload, group: group)
+            // A split that cannot fit version 9 needs no trial encoding in the first group
+            // (libqrencode's mask search is most of an encoding's cost).
+            if group == 0 && QRSegments.bits(segments, group: 0) > QRSegments.version9DataBits(errorCorrection) { continue }
             let matrix = try encode(segments, tooLarge: tooLarge)
             result = matrix
             if QRSegments.group(ofVersion: matrix.version) <= group { break }
