@@ -246,16 +246,4 @@ enum KeyID {
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
-
-    /// The bytes of a 16-hex-digit key id, or `nil`.
-    static func bytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count == 16, digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: 16, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
-    }
 }

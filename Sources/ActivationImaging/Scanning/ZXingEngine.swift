@@ -56,6 +56,20 @@ final class ZXingEngine: Sendable {
 
     /// Decodes `image`; an empty result when zxing finds nothing, crashes or times out.
     func scan(_ image: GrayImage, options: Options) -> [ScannedSymbol] {
+        decode(image, options: options).map(\.symbol)
+    }
+
+    /// The ECI-declared QR payloads in `image`: each code's raw bytes (what zbar's binary mode
+    /// hands over) and its text converted to UTF-8 by the declared character set. zbar cannot say
+    /// whether a code declares one; this is how Windows-1250/1251/1252/1256, Big5, GB18030 and
+    /// EUC-KR codes come out as the text they carry.
+    func declaredCharsetTexts(_ image: GrayImage) -> [(raw: [UInt8], utf8: [UInt8])] {
+        let options = Options(symbologies: [.qr, .microqr], tryHarder: true, tryRotate: false, tryDownscale: false)
+        return decode(image, options: options).filter(\.hasECI).map { ($0.raw, $0.symbol.bytes) }
+    }
+
+    /// One request to a helper; an empty result when zxing finds nothing, crashes or times out.
+    private func decode(_ image: GrayImage, options: Options) -> [(symbol: ScannedSymbol, raw: [UInt8], hasECI: Bool)] {
         let formats = options.symbologies.reduce(UInt32(0)) { $0 | $1.zxingFormat }
         guard formats != 0 else { return [] }
         var request = [UInt8]()
@@ -71,26 +85,7 @@ final class ZXingEngine: Sendable {
             return []
         }
         checkIn(helper)
-        return Self.parse(response).map(\.symbol)
-    }
-
-    /// The ECI-declared QR payloads in `image`: each code's raw bytes (what zbar's binary mode
-    /// hands over) and its text converted to UTF-8 by the declared character set. zbar cannot say
-    /// whether a code declares one; this is how Windows-1250/1251/1252/1256, Big5, GB18030 and
-    /// EUC-KR codes come out as the text they carry.
-    func declaredCharsetTexts(_ image: GrayImage) -> [(raw: [UInt8], utf8: [UInt8])] {
-        var request = [UInt8]()
-        request += Array("AZX1".utf8)
-        let formats = Symbology.qr.zxingFormat | Symbology.microqr.zxingFormat
-        for value in [UInt32(image.width), UInt32(image.height), formats, UInt32(1)] { request += Self.littleEndian(value) }
-        request += image.pixels
-        guard let helper = checkOut() else { return [] }
-        guard let response = helper.exchange(request, timeoutMilliseconds: Self.timeoutMilliseconds) else {
-            helper.terminate()
-            return []
-        }
-        checkIn(helper)
-        return Self.parse(response).filter(\.hasECI).map { ($0.raw, $0.symbol.bytes) }
+        return Self.parse(response)
     }
 
     private func checkOut() -> Helper? {
