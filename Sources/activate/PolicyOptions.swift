@@ -23,7 +23,7 @@ struct PolicyOptions: ParsableArguments {
     func validate() throws {
         for entry in allowedHosts {
             do {
-                _ = try CanonicalURL.Host(parsing: entry.trimmingCharacters(in: CharacterSet(charactersIn: ".")))
+                _ = try CanonicalURL.Host(allowListEntry: entry)
             } catch let error as ConfigurationError {
                 throw ValidationError("--allow-host \(error.reason) (give a domain such as hana.ondemand.com)")
             }

@@ -40,7 +40,7 @@ public struct TrustList: Sendable, Hashable {
             var hosts: [String] = []
             for entry in allowedHosts {
                 do {
-                    hosts.append(try CanonicalURL.Host(parsing: entry.trimmingCharacters(in: CharacterSet(charactersIn: "."))).description)
+                    hosts.append(try CanonicalURL.Host(allowListEntry: entry).description)
                 } catch let error as ConfigurationError {
                     throw ConfigurationError(.invalidTrustList, "\(source): allowedHosts: \(error.reason)")
                 }

@@ -61,6 +61,14 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
             }
         }
 
+        /// Parses an allow-list entry (`--allow-host`, a trust list's `allowedHosts`): a domain
+        /// with or without leading and trailing dots (`.hana.ondemand.com`).
+        ///
+        /// - Throws: ``ConfigurationError`` (`invalidHost`).
+        public init(allowListEntry entry: String) throws {
+            try self.init(parsing: entry.trimmingCharacters(in: CharacterSet(charactersIn: ".")))
+        }
+
         static func parse(_ text: String) throws(Problem) -> Host {
             if text.hasPrefix("[") || text.contains(":") {
                 var inner = Substring(text)
