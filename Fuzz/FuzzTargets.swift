@@ -5,17 +5,24 @@
 // Each target feeds the bytes to the public entry point a real input reaches and requires only
 // that it returns or throws its error: a crash, a leak, a hang or a blow-up is the finding.
 
-// `@testable`: the AC1 payload target reaches the steps behind the signature check directly
-// (scripts/fuzz.sh builds with -enable-testing).
+// `@testable`: the AC1 payload target reaches the steps behind the signature check directly, and
+// the PNG target the read-back of generated codes (scripts/fuzz.sh builds with -enable-testing).
 @testable import ActivationConfiguration
 import ActivationDiscoveryServer
-import ActivationImaging
+@testable import ActivationImaging
 import Foundation
 
 /// The parsers, by the name `FUZZ_TARGET` (and `scripts/fuzz.sh`) uses.
 let targets: [String: @Sendable ([UInt8]) -> Void] = [
     // Images, with a pixel cap small enough for fast iterations (the cap itself is tested).
-    "png": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.png") },
+    "png": { bytes in
+        _ = try? ImageDecoder(maxPixels: 1 << 20).decode(bytes, name: "fuzz.png")
+        // The packed 1-bit read that checks generated codes, at the size the IHDR claims (capped).
+        guard bytes.count > 24 else { return }
+        let width = Int(bytes[18]) << 8 | Int(bytes[19]), height = Int(bytes[22]) << 8 | Int(bytes[23])
+        guard (1...1024).contains(width), (1...1024).contains(height) else { return }
+        _ = try? PNGCodec.decodeBilevel(bytes, width: width, height: height, shrinkingBy: 1 + height % 5, name: "fuzz.png")
+    },
     "jpeg": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.jpg") },
     "pnm": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.pnm") },
     // Configuration documents: parse, then the document model and the policy, as `inspect` does.

@@ -1,4 +1,4 @@
-import ActivationImaging
+@testable import ActivationImaging
 import Testing
 
 @Suite("QR encoding and rendering")
@@ -83,6 +83,24 @@ struct EncoderTests {
     func generator(format: QRRenderFormat) throws {
         let code = try QRCodeGenerator().generate(Array("verified".utf8), as: format)
         #expect(code.format == format && !code.data.isEmpty)
+    }
+
+    @Test("reading a code back: the packed 1-bit read, shrunk, equals libpng's full decode, shrunk", arguments: [2, 3, 4, 5, 8, 13, 20])
+    func bilevelReadBack(scale: Int) throws {
+        let matrix = try QRCodeEncoder().encode(Array("https://mobile.example.com/read-back?scale=\(scale)".utf8))
+        let png = try matrix.png(scale: scale, margin: 4)
+        let side = (matrix.size + 8) * scale
+        let fast = try #require(try PNGCodec.decodeBilevel(png, width: side, height: side, shrinkingBy: scale / 2, name: "code.png"))
+        #expect(fast == (try ImageDecoder().decode(png, name: "code.png").downsampled(by: scale / 2)))
+
+        // Another size, another kind of PNG, or a damaged file is never taken for the code.
+        #expect(try PNGCodec.decodeBilevel(png, width: side + 1, height: side, shrinkingBy: 1, name: "code.png") == nil)
+        let gray = try GrayImage(width: side, height: side, pixels: [UInt8](repeating: 200, count: side * side)).png()
+        #expect(try PNGCodec.decodeBilevel(gray, width: side, height: side, shrinkingBy: 1, name: "gray.png") == nil)
+        var damaged = png
+        damaged[damaged.count / 2] ^= 0x40
+        #expect(throws: ImagingError.self) { try PNGCodec.decodeBilevel(damaged, width: side, height: side, shrinkingBy: 1, name: "code.png") }
+        #expect(throws: ImagingError.self) { try PNGCodec.decodeBilevel(Array(png.prefix(png.count - 20)), width: side, height: side, shrinkingBy: 1, name: "code.png") }
     }
 
     @Test("format from file name")

@@ -24,6 +24,8 @@ public struct VerificationKey: Sendable, Hashable {
     let backing: Backing
     /// The key's SubjectPublicKeyInfo DER bytes.
     public let derRepresentation: [UInt8]
+    /// The key id as the 8 bytes an `AC1:` code carries (computed once: every signed code names it).
+    public let keyIDBytes: [UInt8]
 
     init(_ backing: Backing) {
         self.backing = backing
@@ -34,6 +36,7 @@ public struct VerificationKey: Sendable, Hashable {
         case .p521(let key): Array(key.derRepresentation)
         case .rsa(let key): Array(key.derRepresentation)
         }
+        keyIDBytes = Array(SHA256.hash(data: derRepresentation).prefix(8))
     }
 
     /// Reads a PEM public key.
@@ -103,8 +106,6 @@ public struct VerificationKey: Sendable, Hashable {
     /// lower-case hex digits. It names the key in trust lists, `AC1:` codes (`kid`) and logs.
     public var keyID: String { KeyID.hex(keyIDBytes) }
 
-    /// The key id as the 8 bytes an `AC1:` code carries.
-    public var keyIDBytes: [UInt8] { Array(SHA256.hash(data: derRepresentation).prefix(8)) }
 
     /// The same as ``keyID``: a short, safe name for logs.
     public var fingerprint: String { keyID }
@@ -152,6 +153,8 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     }
 
     let backing: Backing
+    /// The matching public key (made once: every signed code names its key id).
+    public let verificationKey: VerificationKey
 
     /// The kinds of key `activate keys create` makes.
     public enum Kind: String, Sendable, CaseIterable {
@@ -167,6 +170,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         case .ed25519: backing = .ed25519(Curve25519.Signing.PrivateKey())
         case .p256: backing = .p256(P256.Signing.PrivateKey())
         }
+        verificationKey = Self.publicKey(of: backing)
     }
 
     /// Reads a PEM private key.
@@ -189,6 +193,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
             let hint = found.isPrivate || found == .none ? "" : "; --sign needs the private key"
             throw ConfigurationError(.invalidKey, "\(source): \(found) is not a usable private key\(hint) (accepted: \(PEMKeyKind.accepted))")
         }
+        verificationKey = Self.publicKey(of: backing)
     }
 
     /// The JWS algorithm this key signs with.
@@ -202,8 +207,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The matching public key.
-    public var verificationKey: VerificationKey {
+    private static func publicKey(of backing: Backing) -> VerificationKey {
         switch backing {
         case .ed25519(let key): VerificationKey(.ed25519(key.publicKey))
         case .p256(let key): VerificationKey(.p256(key.publicKey))

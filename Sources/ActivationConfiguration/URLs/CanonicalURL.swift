@@ -142,13 +142,14 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
 
         static func parseName(_ raw: String) throws(Problem) -> Host {
             if raw.isEmpty { throw Problem("the host is empty") }
-            if raw.contains("%") {
+            if raw.utf8.contains(UInt8(ascii: "%")) {
                 throw Problem("percent-encoded characters are not allowed in a host")
             }
-            // IDNA (UTS 46) treats these full stops as dots; map them before splitting.
-            var name = String(String.UnicodeScalarView(raw.unicodeScalars.map { ["\u{3002}", "\u{FF0E}", "\u{FF61}"].contains($0) ? "." : $0 }))
-            if !name.allSatisfy(\.isASCII) {
+            var name = raw
+            if !name.utf8.allSatisfy({ $0 < 0x80 }) {
+                // IDNA (UTS 46) treats these full stops as dots; map them before splitting. Then the
                 // IDNA mapping: compatibility normalisation and lower case, then Punycode per label.
+                name = String(String.UnicodeScalarView(name.unicodeScalars.map { ["\u{3002}", "\u{FF0E}", "\u{FF61}"].contains($0) ? "." : $0 }))
                 name = name.precomposedStringWithCompatibilityMapping.lowercased()
             }
             if name.hasSuffix(".") { name.removeLast() }  // the root label: same host

@@ -62,32 +62,34 @@ enum QRSegments {
             default: (0x30...0x39).contains(byte)
             }
         }
-        var costs = headerCost
-        // chosen[i][m]: the mode byte i is written in, when the best split of bytes 0...i ends in mode m.
-        var chosen = [[Int]](repeating: [-1, -1, -1], count: payload.count)
+        // Fixed-size costs and one flat table: this runs per byte, per version group, per code.
+        var costs: InlineArray<3, Int> = [headerCost[0], headerCost[1], headerCost[2]]
+        // chosen[3 * i + m]: the mode byte i is written in, when the best split of bytes 0...i ends in mode m.
+        var chosen = [Int8](repeating: -1, count: 3 * payload.count)
         for (index, byte) in payload.enumerated() {
-            var next = [Int.max, Int.max, Int.max]
+            var next: InlineArray<3, Int> = [Int.max, Int.max, Int.max]
             for mode in 0..<3 where encodes(mode, byte) {
                 next[mode] = costs[mode] + characterCost[mode]
-                chosen[index][mode] = mode
+                chosen[3 * index + mode] = Int8(mode)
             }
             // Or end the segment here and open one in another mode for what follows.
             let continued = next
             for mode in 0..<3 {
-                for previous in 0..<3 where chosen[index][previous] >= 0 && continued[previous] != Int.max {
+                for previous in 0..<3 where continued[previous] != Int.max {
                     let switched = (continued[previous] + 5) / 6 * 6 + headerCost[mode]
                     if switched < next[mode] {
                         next[mode] = switched
-                        chosen[index][mode] = previous
+                        chosen[3 * index + mode] = Int8(previous)
                     }
                 }
             }
             costs = next
         }
-        guard !payload.isEmpty, var mode = costs.indices.min(by: { costs[$0] < costs[$1] }) else { return [] }
+        guard !payload.isEmpty else { return [] }
+        var mode = costs[0] <= costs[1] && costs[0] <= costs[2] ? 0 : costs[1] <= costs[2] ? 1 : 2
         var perByte = [Int](repeating: 0, count: payload.count)
         for index in stride(from: payload.count - 1, through: 0, by: -1) {
-            mode = chosen[index][mode]
+            mode = Int(chosen[3 * index + mode])
             perByte[index] = mode
         }
         var segments: [Segment] = []
