@@ -1,9 +1,10 @@
 /// The one error type of the `ActivationConfiguration` layer.
 ///
-/// `code` says what went wrong in a way a program can switch on; `reason` is the sentence a person
-/// reads. Reasons name the input (file name, or `-` for standard input) and, for documents, the key
-/// path, e.g. `config.json: auth[0].config.oauth2.tokenEndpoint: not an https URL`. They never
-/// contain secrets.
+/// `code` says what went wrong in a way a program can switch on (match the code, never the text);
+/// `source` (file, provider, URL) and `keyPath` say where; `reason` is the sentence a person reads,
+/// e.g. `config.json: auth[0].config.oauth2.tokenEndpoint: not an https URL`. Errors never contain
+/// secrets, and say only what went wrong: advice on what to do (a command-line option, a command)
+/// is the caller's to give.
 public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable identifier of the kind of failure. New codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -66,6 +67,9 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         public static let malformedSignedPayload = Code("malformed-signed-payload")
         /// A key file is not a usable PEM public or private key.
         public static let invalidKey = Code("invalid-key")
+        /// A configuration carries an OAuth passcode (a short-lived secret) where the caller did
+        /// not allow one, or in a code that lives too long.
+        public static let passcodeRefused = Code("passcode-refused")
 
         // Providers and the store
         /// A provider found nothing (no file, no such e-mail domain or code).
@@ -102,21 +106,52 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
 
     /// What went wrong, for programs.
     public var code: Code
-    /// What went wrong, for people: names the input and, where there is one, the key path.
-    public var reason: String
+    /// Where the input came from, when there is one: a file path (`-` for standard input), a
+    /// provider (`discovery service`, `managed configuration`), or a URL.
+    public var source: String?
+    /// The key path inside the document, e.g. `auth[0].config.oauth2.tokenEndpoint`, when the error
+    /// is about one value.
+    public var keyPath: String?
+    /// What went wrong, without the source and key path.
+    public var message: String
 
-    /// Makes an error; any control or bidirectional characters in `reason` (which quotes
-    /// untrusted input) are replaced by visible escapes (``UntrustedText``).
-    public init(_ code: Code, _ reason: String) {
-        self.code = code
-        self.reason = UntrustedText.escaped(reason)
+    /// What went wrong, for people: `source: keyPath: message`, e.g.
+    /// `config.json: auth[0].config.oauth2.tokenEndpoint: not an https URL`.
+    public var reason: String {
+        [source, keyPath].compactMap { $0 }.map { $0 + ": " }.joined() + message
     }
 
-    /// Makes an error whose reason has several lines (a summary, then one line per cause); each
+    /// Makes an error; control or bidirectional characters in every part (they quote untrusted
+    /// input) are replaced by visible escapes (``UntrustedText``).
+    ///
+    /// - Parameters:
+    ///   - source: the file, provider or URL the input came from.
+    ///   - keyPath: the key path of the value at fault.
+    public init(_ code: Code, source: String? = nil, keyPath: String? = nil, _ message: String) {
+        self.code = code
+        self.source = source.map { UntrustedText.escaped($0) }
+        self.keyPath = keyPath.map { UntrustedText.escaped($0) }
+        self.message = UntrustedText.escaped(message)
+    }
+
+    /// Makes an error about the value at `path` of a document from `source` (the document itself
+    /// when `path` is the root).
+    public init(_ code: Code, source: String, at path: ConfigurationPath, _ message: String) {
+        self.init(code, source: source, keyPath: path.components.isEmpty ? nil : path.description, message)
+    }
+
+    /// Makes an error whose message has several lines (a summary, then one line per cause); each
     /// line is escaped on its own, so only these line breaks remain.
     public init(_ code: Code, lines: [String]) {
         self.code = code
-        self.reason = lines.map { UntrustedText.escaped($0) }.joined(separator: "\n")
+        self.message = lines.map { UntrustedText.escaped($0) }.joined(separator: "\n")
+    }
+
+    /// The same error, read from `source` (a provider wrapping what it read names where it read it).
+    public func from(_ source: String) -> ConfigurationError {
+        var error = self
+        error.source = self.source.map { "\(UntrustedText.escaped(source)): \($0)" } ?? UntrustedText.escaped(source)
+        return error
     }
 
     public var description: String { reason }

@@ -64,15 +64,15 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         do {
             response = try await HTTPClient.shared.execute(request, timeout: .init(timeout))
         } catch {
-            throw ConfigurationError(.serviceUnavailable, "\(shown): the discovery service could not be reached (\(Self.describe(error)))")
+            throw ConfigurationError(.serviceUnavailable, source: shown, "the discovery service could not be reached (\(Self.describe(error)))")
         }
         let body: ByteBuffer
         do {
             body = try await response.body.collect(upTo: maxResponseBytes)
         } catch is NIOTooManyBytesError {
-            throw ConfigurationError(.inputTooLarge, "\(shown): the answer exceeds the \(ByteCount(maxResponseBytes)) limit")
+            throw ConfigurationError(.inputTooLarge, source: shown, "the answer exceeds the \(ByteCount(maxResponseBytes)) limit")
         } catch {
-            throw ConfigurationError(.serviceUnavailable, "\(shown): the answer was cut off (\(Self.describe(error)))")
+            throw ConfigurationError(.serviceUnavailable, source: shown, "the answer was cut off (\(Self.describe(error)))")
         }
         switch response.status.code {
         case 200 where body.readableBytes > 0:
@@ -80,11 +80,11 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
             provided.origin = shown
             return provided
         case 200, 204, 404:
-            throw ConfigurationError(.notFound, "\(shown): the discovery service has no configuration for \(what)")
+            throw ConfigurationError(.notFound, source: shown, "the discovery service has no configuration for \(what)")
         case 410:
-            throw ConfigurationError(.expired, "\(shown): \(what) has expired; ask your administrator for a new one")
+            throw ConfigurationError(.expired, source: shown, "\(what) has expired; ask your administrator for a new one")
         default:
-            throw ConfigurationError(.serviceUnavailable, "\(shown): the discovery service answered HTTP \(response.status.code)")
+            throw ConfigurationError(.serviceUnavailable, source: shown, "the discovery service answered HTTP \(response.status.code)")
         }
     }
 
@@ -95,14 +95,14 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         do {
             service = try CanonicalURL(parsing: serviceURL)
         } catch let error as ConfigurationError {
-            throw ConfigurationError(error.code, "discovery service: \(error.reason)")
+            throw ConfigurationError(error.code, source: "discovery service", error.reason)
         }
         if service.hasUserInfo || service.query != nil || service.fragment != nil {
-            throw ConfigurationError(.invalidURL, "discovery service: \(CanonicalURL.shown(serviceURL)): give the base URL only, without user name, query or fragment")
+            throw ConfigurationError(.invalidURL, source: "discovery service", "\(CanonicalURL.shown(serviceURL)): give the base URL only, without user name, query or fragment")
         }
         if service.scheme != "https" {
             guard allowInsecureLoopback, service.host.isLoopback else {
-                throw ConfigurationError(.insecureURL, "discovery service: \(service) is not https (plain http is accepted only for a loopback address given explicitly)")
+                throw ConfigurationError(.insecureURL, source: "discovery service", "\(service) is not https (plain http is accepted only for a loopback address given explicitly)")
             }
         }
         let appConfigID = "\(applicationID):\(applicationVersion)"
@@ -110,19 +110,19 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         if let email = input[.emailAddress]?.trimmingCharacters(in: .whitespaces), !email.isEmpty {
             let parts = email.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix(".") else {
-                throw ConfigurationError(.invalidValue, "e-mail address: \"\(email)\" does not look like local@domain")
+                throw ConfigurationError(.invalidValue, source: "e-mail address", "\"\(email)\" does not look like local@domain")
             }
             let path = emailPath.replacingOccurrences(of: "{appConfigID}", with: Self.encode(appConfigID))
                 .replacingOccurrences(of: "{emailAddress}", with: Self.encode(email))
             return (base + path, "the e-mail domain \(parts[1].lowercased())")
         }
         if let code = input[.onboardingCode]?.trimmingCharacters(in: .whitespaces), !code.isEmpty {
-            guard code.count <= 256 else { throw ConfigurationError(.invalidValue, "onboarding code: longer than 256 characters") }
+            guard code.count <= 256 else { throw ConfigurationError(.invalidValue, source: "onboarding code", "longer than 256 characters") }
             let path = codePath.replacingOccurrences(of: "{appConfigID}", with: Self.encode(appConfigID))
                 .replacingOccurrences(of: "{onboardingCode}", with: Self.encode(code))
             return (base + path, "this onboarding code")
         }
-        throw ConfigurationError(.notFound, "discovery service: no e-mail address or onboarding code was given")
+        throw ConfigurationError(.notFound, source: "discovery service", "no e-mail address or onboarding code was given")
     }
 
     /// Percent-encodes everything but unreserved characters and `@` (the quotes of the template stay raw).

@@ -43,7 +43,7 @@ public struct DiscoveryDirectory: Sendable {
         let indexPath = "\(folder)/discovery.json"
         let index = try JSONReader().parse(try FileIO.read(indexPath, limit: 4 << 20), source: indexPath)
         func fail(_ path: String, _ message: String) -> ConfigurationError {
-            ConfigurationError(.wrongType, "\(indexPath): \(path): \(message)")
+            ConfigurationError(.wrongType, source: indexPath, keyPath: path, "\(message)")
         }
         guard let apps = index.objectValue?["applications"]?.objectValue else {
             throw fail("applications", "expected an object of application ids")
@@ -90,7 +90,7 @@ public struct DiscoveryDirectory: Sendable {
             applications[appID] = application
         }
         if count > Self.maxEntries {
-            throw ConfigurationError(.tooManyItems, "\(indexPath): \(count) lookups exceed the limit of \(Self.maxEntries)")
+            throw ConfigurationError(.tooManyItems, source: indexPath, "\(count) lookups exceed the limit of \(Self.maxEntries)")
         }
         self.applications = applications
     }

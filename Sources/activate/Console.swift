@@ -43,10 +43,10 @@ enum Console {
     /// `activate: <message>` on stderr.
     static func report(_ message: String) { error("activate: \(message)") }
 
-    /// `activate: <reason>` on stderr; a reason's lines (``ConfigurationError/init(_:lines:)``,
-    /// each already escaped) stay lines.
+    /// `activate: <reason>; <hint>` on stderr (``Hint``); a reason's lines
+    /// (``ConfigurationError/init(_:lines:)``, each already escaped) stay lines.
     static func report(_ error: ConfigurationError) {
-        for (index, line) in error.reason.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in Hint.reason(error).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             self.error(index == 0 ? "activate: \(line)" : String(line))
         }
     }

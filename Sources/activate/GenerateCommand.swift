@@ -253,7 +253,7 @@ struct GenerateCommand: AsyncParsableCommand {
                 if sheet != nil { cards.append(CodeSheet.Card(code, label: outcome.job.name)) }
             case .failure(let error):
                 if let error = error as? ConfigurationError, error.exitStatus == ExitStatus.rejected { rejected += 1 } else { failed += 1 }
-                Console.report(outcome.failure ?? "\(outcome.job.source): failed")
+                if let error = error as? ConfigurationError { Console.report(error) } else { Console.report(outcome.failure ?? "\(outcome.job.source): failed") }
             }
             progress.advance(failed: rejected + failed)
         }

@@ -184,7 +184,7 @@ struct ScanOutput {
         Result {
             try ActivationReport(payload: try recognizer.recognize(text: symbol.text, source: file),
                                  transformer: DiscoveryServiceTransformer(applicationID: recognizer.policy.applicationID), source: file)
-        }.mapError { $0 as? ConfigurationError ?? ConfigurationError(.invalidValue, "\(file): \($0)") }
+        }.mapError { $0 as? ConfigurationError ?? ConfigurationError(.invalidValue, source: file, "\($0)") }
     }
 
     mutating func emit(file: String, _ result: Result<[ScannedSymbol], ImagingError>) {
@@ -212,7 +212,7 @@ struct ScanOutput {
                 case .success(let report) where report.payload.document != nil:
                     lines += report.lines(headline: "Scan succeeded.").map { "  \($0)" }
                 case .failure(let error):
-                    lines.append("  Rejected: \(error.reason)")
+                    lines.append("  Rejected: \(Hint.reason(error))")
                 case .success:
                     break
                 }

@@ -118,7 +118,7 @@ struct TrustCommand: AsyncParsableCommand {
                 var remaining = 0
                 try file.update { list in
                     guard list.remove(keyID: keyID) else {
-                        throw ConfigurationError(.unknownKey, "\(file.path): the key \(keyID.lowercased()) is not in the trust list")
+                        throw ConfigurationError(.unknownKey, source: file.path, "the key \(keyID.lowercased()) is not in the trust list")
                     }
                     remaining = list.entries.count
                 }

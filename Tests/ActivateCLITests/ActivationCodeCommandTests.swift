@@ -84,7 +84,7 @@ struct ActivationCodeCommandTests {
 
     @Test("--sign says which wrong key it was given", arguments: [
         ("rsa1024.pem", false, "an RSA-1024 private key is not a usable private key"),
-        ("ed25519.pub.pem", false, "an Ed25519 public key is not a usable private key; --sign needs the private key"),
+        ("ed25519.pub.pem", false, "an Ed25519 public key is not a usable private key (accepted: Ed25519, EC P-256/384/521, or RSA of 2048 bits or more); --sign takes a private key"),
         ("ec384.pem", true, "an EC P-384 key cannot sign AC1 codes (Ed25519 or EC P-256 only"),
         ("rsa.pem", true, "an RSA-2048 key cannot sign AC1 codes"),
     ])

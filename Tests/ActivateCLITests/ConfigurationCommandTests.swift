@@ -171,6 +171,7 @@ struct ConfigurationCommandTests {
         let sso = try await ActivateCLI.run(["generate", "--config", "cross-context-sso.json", "-o", directory.file("sso.png")], in: SourceTree.documents)
         #expect(sso.status == 2)
         #expect(sso.stderr.contains("carries an OAuth passcode"))
+        #expect(sso.stderr.contains("--allow-passcode encodes it anyway"))  // the CLI's advice (Hint), not the library's
         let bad = try directory.write("bad.json", Array(#"{"host":"https://x.example.com"}"#.utf8))
         #expect(try await ActivateCLI.run(["generate", "--config", bad, "-o", directory.file("bad.png")]).status == 2)
         #expect(!FileManager.default.fileExists(atPath: directory.file("bad.png")))

@@ -201,7 +201,7 @@ struct ActivationCodeTests {
 
         let noKeys = refused(SecurityPolicy())
         #expect(noKeys?.code == .unknownKey)
-        #expect(noKeys?.reason == "s: the code is signed by key \(key.keyID); give the trust list (--trust-list) or the public key (--public-key) that verifies it")
+        #expect(noKeys?.reason == "s: the code is signed by key \(key.keyID), and no trust list or public key was given to verify it")
         #expect(refused(SecurityPolicy(signature: .forbidden, trustList: try CodeForge.trust(key)))?.code == .signatureForbidden)
         let unsigned = refused(SecurityPolicy(signature: .required, trustList: try CodeForge.trust(key)), try CodeForge.document().canonicalJSON())
         #expect(unsigned?.code == .signatureRequired)
@@ -231,10 +231,10 @@ struct ActivationCodeTests {
 struct KeyAndTrustListTests {
     @Test("a wrong key file says what it holds", arguments: [
         ("rsa1024.pem", true, "an RSA-1024 private key is not a usable private key"),
-        ("ed25519.pub.pem", true, "an Ed25519 public key is not a usable private key; --sign needs the private key"),
+        ("ed25519.pub.pem", true, "an Ed25519 public key is not a usable private key"),
         ("ec256.cert.pem", true, "a certificate (give its public key: openssl x509 -pubkey -noout) is not a usable private key"),
         ("x25519.pem", true, "an X25519 (key agreement, not signing) private key is not a usable private key"),
-        ("ed25519.pem", false, "an Ed25519 private key is not a usable public key; give the public key (activate keys public KEY.pem)"),
+        ("ed25519.pem", false, "an Ed25519 private key is not a usable public key"),
         ("rsa1024.pem", false, "an RSA-1024 private key is not a usable public key"),
     ])
     func wrongKinds(file: String, asPrivate: Bool, message: String) throws {

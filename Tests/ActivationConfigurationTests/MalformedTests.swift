@@ -73,6 +73,20 @@ struct MalformedTests {
         }
     }
 
+    @Test("an error carries its source and key path as fields, for programs, besides the sentence")
+    func structuredError() throws {
+        let text = Self.cases.first { $0.name == "http token endpoint" }?.input ?? ""
+        let error = #expect(throws: ConfigurationError.self) { try PayloadRecognizer().recognize(text: text, source: "config.json") }
+        #expect(error?.code == .insecureURL)
+        #expect(error?.source == "config.json")
+        #expect(error?.keyPath == "auth[0].config.oauth2.tokenEndpoint")
+        #expect(error?.message == "not an https URL (http://mobile.example.com/t)")
+        #expect(error?.reason == "config.json: auth[0].config.oauth2.tokenEndpoint: not an https URL (http://mobile.example.com/t)")
+        // Untrusted text in any field reaches a terminal only escaped.
+        let escaped = ConfigurationError(.invalidValue, source: "a\u{1B}[2Jb.json", keyPath: "k\u{202E}", "m")
+        #expect(escaped.source == "a\\u{1B}[2Jb.json" && escaped.keyPath == "k\\u{202E}")
+    }
+
     @Test("invalid UTF-8 is named with its byte offset")
     func invalidUTF8() throws {
         let bytes = Array(#"{"host":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)

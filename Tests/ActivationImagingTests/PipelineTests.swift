@@ -152,7 +152,9 @@ struct BatchTests {
 
     @Test("breaking out of results(for:) stops the work: the sequence ends without decoding the rest")
     func asyncStop() async throws {
-        let paths = Array(repeating: Fixture.path("base.png"), count: 400)
+        // Decoding all 4,000 would take a minute or more here; three take milliseconds. The bound
+        // leaves room for a machine busy with other tests, and none for decoding the rest.
+        let paths = Array(repeating: Fixture.path("base.png"), count: 4000)
         let clock = ContinuousClock()
         let start = clock.now
         var count = 0
@@ -161,7 +163,24 @@ struct BatchTests {
             if count == 3 { break }
         }
         #expect(count == 3)
-        #expect(clock.now - start < .seconds(10))
+        #expect(clock.now - start < .seconds(30))
+    }
+
+    @Test("a stop ends the ordered parallel map: nothing new starts beyond the window already in flight")
+    func orderedStop() {
+        let started = Atomic<Int>(0)
+        let stop = StopFlag()
+        var emitted: [Int] = []
+        OrderedParallel.run(count: 10_000, concurrency: 2, lookahead: 8, stop: stop) { index in
+            started.add(1, ordering: .relaxed)
+            return index
+        } emit: { index, value in
+            emitted.append(value)
+            if index == 2 { stop.set() }
+        }
+        #expect(emitted == [0, 1, 2])
+        // At most the window (lookahead 8 past the last emitted) plus one item per worker.
+        #expect(started.load(ordering: .relaxed) <= 3 + 8 + 2)
     }
 
     @Test("scan(file:) runs off the cooperative pool and stops when its task is cancelled")

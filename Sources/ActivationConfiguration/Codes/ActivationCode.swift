@@ -81,13 +81,13 @@ public enum ActivationCode {
     public static func make(_ document: ConfigurationDocument, claims: ActivationCodeClaims, signingKey: SigningKey,
                             source: String) throws -> String {
         guard let algorithm = signingKey.verificationKey.activationCodeAlgorithm else {
-            throw ConfigurationError(.invalidKey, "\(source): an \(signingKey.verificationKey.kind) key cannot sign AC1 codes (Ed25519 or EC P-256 only; make one with: activate keys create)")
+            throw ConfigurationError(.invalidKey, source: source, "an \(signingKey.verificationKey.kind) key cannot sign AC1 codes (Ed25519 or EC P-256 only)")
         }
         if let start = claims.notBefore ?? claims.issuedAt, claims.expires <= start {
-            throw ConfigurationError(.invalidValue, "\(source): the code would expire before it becomes valid")
+            throw ConfigurationError(.invalidValue, source: source, "the code would expire before it becomes valid")
         }
         guard claims.codeID.count <= 64, (claims.issuer?.utf8.count ?? 0) <= 256, claims.audience.count <= 16 else {
-            throw ConfigurationError(.invalidValue, "\(source): the code's issuer, audience or id is too long")
+            throw ConfigurationError(.invalidValue, source: source, "the code's issuer, audience or id is too long")
         }
         let configuration = try CompactConfiguration.encode(document, source: source).encoded
         var entries: [CBOR.Entry] = [
@@ -103,7 +103,7 @@ public enum ActivationCode {
         let frame = try COSESign1(signing: CBOR.map(entries).encoded, with: signingKey, algorithm: algorithm)
         let text = prefix + Base45.encode(frame.encoded)
         guard text.utf8.count <= maxLength else {
-            throw ConfigurationError(.inputTooLarge, "\(source): the code is \(text.utf8.count) characters; a QR code holds at most \(maxLength)")
+            throw ConfigurationError(.inputTooLarge, source: source, "the code is \(text.utf8.count) characters; a QR code holds at most \(maxLength)")
         }
         return text
     }
@@ -123,33 +123,33 @@ public enum ActivationCode {
                               source: String) throws -> Verified {
         let frame = try frame(of: text, source: source)
         guard let entry = trustList.entry(keyID: frame.keyID) else {
-            throw ConfigurationError(.unknownKey, "\(source): the code is signed by key \(KeyID.hex(frame.keyID)), which is not in the trust list (unknown or revoked)")
+            throw ConfigurationError(.unknownKey, source: source, "the code is signed by key \(KeyID.hex(frame.keyID)), which is not in the trust list (unknown or revoked)")
         }
         guard entry.algorithm == frame.algorithm else {
-            throw ConfigurationError(.signatureInvalid, "\(source): the code says \(frame.algorithm.rawValue), but key \(entry.keyID) signs \(entry.algorithm.rawValue)")
+            throw ConfigurationError(.signatureInvalid, source: source, "the code says \(frame.algorithm.rawValue), but key \(entry.keyID) signs \(entry.algorithm.rawValue)")
         }
         guard entry.key.verify(frame.signature, for: frame.signedBytes, algorithm: frame.algorithm) else {
-            throw ConfigurationError(.signatureInvalid, "\(source): the \(frame.algorithm.rawValue) signature does not verify with key \(entry.keyID) (the code was altered or forged)")
+            throw ConfigurationError(.signatureInvalid, source: source, "the \(frame.algorithm.rawValue) signature does not verify with key \(entry.keyID) (the code was altered or forged)")
         }
         if !entry.isValid(at: now) {
-            throw ConfigurationError(.unknownKey, "\(source): key \(entry.keyID) is outside its validity period in the trust list (\(Self.period(entry)))")
+            throw ConfigurationError(.unknownKey, source: source, "key \(entry.keyID) is outside its validity period in the trust list (\(Self.period(entry)))")
         }
         // The signature holds: only now are the claims read.
         let (claims, compressed) = try Self.claims(frame.payload, source: source)
         if now.timeIntervalSince(claims.expires) > clockSkew {
-            throw ConfigurationError(.expired, "\(source): the code expired at \(Self.show(claims.expires)); ask for a new one")
+            throw ConfigurationError(.expired, source: source, "the code expired at \(Self.show(claims.expires)); ask for a new one")
         }
         if let notBefore = claims.notBefore, notBefore.timeIntervalSince(now) > clockSkew {
-            throw ConfigurationError(.notYetValid, "\(source): the code is not valid before \(Self.show(notBefore))")
+            throw ConfigurationError(.notYetValid, source: source, "the code is not valid before \(Self.show(notBefore))")
         }
         if let issuedAt = claims.issuedAt, issuedAt.timeIntervalSince(now) > clockSkew {
-            throw ConfigurationError(.notYetValid, "\(source): the code was issued in the future (\(Self.show(issuedAt))); check this device's clock")
+            throw ConfigurationError(.notYetValid, source: source, "the code was issued in the future (\(Self.show(issuedAt))); check this device's clock")
         }
         if let applicationID, !claims.audience.isEmpty, !claims.audience.contains(applicationID) {
-            throw ConfigurationError(.audienceMismatch, "\(source): the code is for \(claims.audience.joined(separator: ", ")), not for \(applicationID)")
+            throw ConfigurationError(.audienceMismatch, source: source, "the code is for \(claims.audience.joined(separator: ", ")), not for \(applicationID)")
         }
         if let issuer = entry.issuer, claims.issuer != issuer {
-            throw ConfigurationError(.issuerMismatch, "\(source): key \(entry.keyID) speaks for issuer \"\(issuer)\", but the code names \(claims.issuer.map { "\"\($0)\"" } ?? "none")")
+            throw ConfigurationError(.issuerMismatch, source: source, "key \(entry.keyID) speaks for issuer \"\(issuer)\", but the code names \(claims.issuer.map { "\"\($0)\"" } ?? "none")")
         }
         return Verified(document: try configuration(compressed, source: source), claims: claims, algorithm: frame.algorithm, trustEntry: entry)
     }
@@ -161,7 +161,7 @@ public enum ActivationCode {
     public static func document(of text: String, signedBy key: VerificationKey, source: String) throws -> ConfigurationValue {
         let frame = try frame(of: text, source: source)
         guard frame.keyID == key.keyIDBytes, key.verify(frame.signature, for: frame.signedBytes, algorithm: frame.algorithm) else {
-            throw ConfigurationError(.signatureInvalid, "\(source): the code's signature does not verify with key \(key.keyID)")
+            throw ConfigurationError(.signatureInvalid, source: source, "the code's signature does not verify with key \(key.keyID)")
         }
         return try configuration(try claims(frame.payload, source: source).compressed, source: source)
     }
@@ -170,13 +170,13 @@ public enum ActivationCode {
     static func frame(of text: String, source: String) throws -> COSESign1 {
         let characters = text.utf8
         guard characters.count <= maxLength else {
-            throw ConfigurationError(.inputTooLarge, "\(source): \(characters.count) characters; an AC1 code has at most \(maxLength)")
+            throw ConfigurationError(.inputTooLarge, source: source, "\(characters.count) characters; an AC1 code has at most \(maxLength)")
         }
         if let index = characters.firstIndex(where: { !Base45.isAlphabet($0) }) {
-            throw ConfigurationError(.invalidBase45, "\(source): character \(characters.distance(from: characters.startIndex, to: index) + 1) is not in the QR alphanumeric set an AC1 code uses")
+            throw ConfigurationError(.invalidBase45, source: source, "character \(characters.distance(from: characters.startIndex, to: index) + 1) is not in the QR alphanumeric set an AC1 code uses")
         }
         guard isActivationCode(text) else {
-            throw ConfigurationError(.invalidBase45, "\(source): an AC1 code starts with \(prefix)")
+            throw ConfigurationError(.invalidBase45, source: source, "an AC1 code starts with \(prefix)")
         }
         let bytes = try Base45.decode(text.dropFirst(prefix.count), source: source)
         return try COSESign1(bytes, source: source)
@@ -190,7 +190,7 @@ public enum ActivationCode {
     /// Step 7: the claims map (after the signature holds), and the compressed configuration.
     static func claims(_ payload: [UInt8], source: String) throws -> (claims: ActivationCodeClaims, compressed: [UInt8]) {
         let map = try CBORReader(maxDepth: 2, maxItems: 64, maxBytes: 4096).read(payload, what: "the code's claims", source: source)
-        func fail(_ message: String) -> ConfigurationError { ConfigurationError(.invalidCBOR, "\(source): the code's claims: \(message)") }
+        func fail(_ message: String) -> ConfigurationError { ConfigurationError(.invalidCBOR, source: source, "the code's claims: \(message)") }
         guard map.mapValue != nil else { throw fail("not a map") }
         func date(_ key: Int, _ name: String) throws -> Date? {
             guard let item = map[key] else { return nil }
@@ -198,7 +198,7 @@ public enum ActivationCode {
             return Date(timeIntervalSince1970: TimeInterval(seconds))
         }
         guard let expires = try date(4, "exp") else {
-            throw ConfigurationError(.missingKey, "\(source): the code has no expiry (exp); AC1 codes must expire")
+            throw ConfigurationError(.missingKey, source: source, "the code has no expiry (exp); AC1 codes must expire")
         }
         var audience: [String] = []
         switch map[3] {

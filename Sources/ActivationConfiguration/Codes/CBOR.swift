@@ -161,7 +161,7 @@ public struct CBORReader: Sendable {
     /// - Throws: ``ConfigurationError``: `invalidCBOR`, `tooDeep`, `tooManyItems`, `inputTooLarge`.
     public func read(_ bytes: [UInt8], what: String, source: String) throws -> CBOR {
         guard bytes.count <= maxBytes else {
-            throw ConfigurationError(.inputTooLarge, "\(source): \(what) is \(ByteCount(bytes.count)), over the \(ByteCount(maxBytes)) limit")
+            throw ConfigurationError(.inputTooLarge, source: source, "\(what) is \(ByteCount(bytes.count)), over the \(ByteCount(maxBytes)) limit")
         }
         var cursor = Cursor(bytes: bytes, reader: self, what: what, source: source)
         let item = try cursor.item(depth: 0)
@@ -187,7 +187,7 @@ public struct CBORReader: Sendable {
         }
 
         func fail(_ message: String, at position: Int, code: ConfigurationError.Code = .invalidCBOR) -> ConfigurationError {
-            ConfigurationError(code, "\(source): \(what): \(message) (byte \(position))")
+            ConfigurationError(code, source: source, keyPath: what, "\(message) (byte \(position))")
         }
 
         mutating func byte() throws -> UInt8 {

@@ -41,7 +41,7 @@ struct COSESign1: Sendable, Hashable {
         let frame = try CBORReader(maxDepth: 8, maxItems: 256, maxBytes: 4096, allowedTags: [Self.tag])
             .read(bytes, what: "the code's COSE_Sign1 frame", source: source)
         func fail(_ message: String) -> ConfigurationError {
-            ConfigurationError(.invalidCBOR, "\(source): the code's COSE_Sign1 frame: \(message)")
+            ConfigurationError(.invalidCBOR, source: source, "the code's COSE_Sign1 frame: \(message)")
         }
         guard case .tagged(Self.tag, .array(let parts)) = frame, parts.count == 4 else {
             throw fail("not a tagged COSE_Sign1 array of 4 parts")
@@ -56,7 +56,7 @@ struct COSESign1: Sendable, Hashable {
             throw fail("the protected header must hold exactly alg (1) and kid (4)")
         }
         guard let algorithm = Self.algorithmIDs.first(where: { $0.value == id })?.key else {
-            throw ConfigurationError(.unsupportedAlgorithm, "\(source): the code's algorithm \(id) is not accepted (accepted: EdDSA -8, ES256 -7)")
+            throw ConfigurationError(.unsupportedAlgorithm, source: source, "the code's algorithm \(id) is not accepted (accepted: EdDSA -8, ES256 -7)")
         }
         guard keyID.count == 8 else { throw fail("the key id is \(keyID.count) bytes, not 8") }
         guard signature.count == 64 else { throw fail("the signature is \(signature.count) bytes; \(algorithm.rawValue) signatures are 64") }

@@ -92,7 +92,7 @@ enum CompactConfiguration {
         case .object(let object):
             return .map(try object.map { .init(.text($0.key), try encode($0.value, path: path.isEmpty ? $0.key : "\(path).\($0.key)", source: source)) })
         case .number(let number):
-            throw ConfigurationError(.invalidValue, "\(source): \(path): the number \(number) has a fraction; AC1 codes carry only whole numbers")
+            throw ConfigurationError(.invalidValue, source: source, keyPath: path, "the number \(number) has a fraction; AC1 codes carry only whole numbers")
         }
     }
 
@@ -105,7 +105,7 @@ enum CompactConfiguration {
         let top = try Fields(item, path: "compact configuration", source: source, known: Set(1...11))
         let version = try top.integer(1, required: true)
         guard version == formatVersion else {
-            throw ConfigurationError(.invalidCBOR, "\(source): the code's configuration has format version \(version ?? 0); this activate reads version \(formatVersion) (update activate)")
+            throw ConfigurationError(.invalidCBOR, source: source, "the code's configuration has format version \(version ?? 0); this version of activate reads version \(formatVersion)")
         }
         guard let scheme = try top.text(2), let host = try top.text(3) else {
             throw top.fail("needs a scheme (2) and a host (3)")
@@ -191,18 +191,18 @@ enum CompactConfiguration {
         case .null: return .null
         case .bytes(let bytes): return .data(bytes)
         case .unsigned, .negative:
-            guard let number = item.intValue else { throw ConfigurationError(.invalidCBOR, "\(source): \(path): an integer out of range") }
+            guard let number = item.intValue else { throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "an integer out of range") }
             return .integer(number)
         case .array(let items): return .array(try items.enumerated().map { try value($1, path: "\(path)[\($0)]", source: source) })
         case .map(let entries):
             var object = ConfigurationObject()
             for entry in entries {
-                guard let key = entry.key.textValue else { throw ConfigurationError(.invalidCBOR, "\(source): \(path): a map key is not text") }
+                guard let key = entry.key.textValue else { throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "a map key is not text") }
                 object[key] = try value(entry.value, path: "\(path).\(key)", source: source)
             }
             return .object(object)
         case .tagged:
-            throw ConfigurationError(.invalidCBOR, "\(source): \(path): tags are not used in a configuration")
+            throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "tags are not used in a configuration")
         }
     }
 
@@ -216,12 +216,12 @@ enum CompactConfiguration {
             self.path = path
             self.source = source
             guard let map = item.mapValue else {
-                throw ConfigurationError(.invalidCBOR, "\(source): \(path): \(item.kindDescription), not a map")
+                throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "\(item.kindDescription), not a map")
             }
             var entries: [Int: CBOR] = [:]
             for entry in map {
                 guard let key = entry.key.intValue, known.contains(key) else {
-                    throw ConfigurationError(.invalidCBOR, "\(source): \(path): unknown key \(entry.key.intValue.map(String.init) ?? entry.key.kindDescription)")
+                    throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "unknown key \(entry.key.intValue.map(String.init) ?? entry.key.kindDescription)")
                 }
                 entries[key] = entry.value
             }
@@ -231,7 +231,7 @@ enum CompactConfiguration {
         subscript(key: Int) -> CBOR? { entries[key] }
 
         func fail(_ message: String) -> ConfigurationError {
-            ConfigurationError(.invalidCBOR, "\(source): \(path): \(message)")
+            ConfigurationError(.invalidCBOR, source: source, keyPath: path, "\(message)")
         }
 
         func text(_ key: Int) throws -> String? {

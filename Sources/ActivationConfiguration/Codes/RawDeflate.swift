@@ -12,12 +12,12 @@ enum RawDeflate {
         let windowBits = Int32(min(15, max(9, Int.bitWidth - (input.count | 256).leadingZeroBitCount)))
         guard deflateInit2_(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, -windowBits, Int32(min(9, windowBits - 6)), Z_DEFAULT_STRATEGY,
                             ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw ConfigurationError(.invalidValue, "zlib: cannot start compressing")
+            throw ConfigurationError(.invalidValue, source: "zlib", "cannot start compressing")
         }
         defer { deflateEnd(&stream) }
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))))
         let status = run(&stream, input, into: &output) { CZlib.deflate($0, Z_FINISH) }
-        guard status == Z_STREAM_END else { throw ConfigurationError(.invalidValue, "zlib: compressing failed (\(status))") }
+        guard status == Z_STREAM_END else { throw ConfigurationError(.invalidValue, source: "zlib", "compressing failed (\(status))") }
         return Array(output.prefix(Int(stream.total_out)))
     }
 
@@ -30,7 +30,7 @@ enum RawDeflate {
     static func inflate(_ input: [UInt8], limit: Int, what: String, source: String) throws -> [UInt8] {
         var stream = z_stream()
         guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw ConfigurationError(.invalidValue, "\(source): zlib: cannot start inflating")
+            throw ConfigurationError(.invalidValue, source: source, "zlib: cannot start inflating")
         }
         defer { inflateEnd(&stream) }
         // One byte more than the limit: filling it proves the data is too large.
@@ -38,13 +38,13 @@ enum RawDeflate {
         let status = run(&stream, input, into: &output) { CZlib.inflate($0, Z_FINISH) }
         let produced = Int(stream.total_out)
         if produced > limit {
-            throw ConfigurationError(.inputTooLarge, "\(source): \(what) inflates to more than \(ByteCount(limit)) (the limit); refused")
+            throw ConfigurationError(.inputTooLarge, source: source, "\(what) inflates to more than \(ByteCount(limit)) (the limit); refused")
         }
         guard status == Z_STREAM_END else {
-            throw ConfigurationError(.invalidValue, "\(source): \(what) is not valid DEFLATE data (\(status == Z_BUF_ERROR ? "truncated" : "corrupt"))")
+            throw ConfigurationError(.invalidValue, source: source, "\(what) is not valid DEFLATE data (\(status == Z_BUF_ERROR ? "truncated" : "corrupt"))")
         }
         guard stream.avail_in == 0 else {
-            throw ConfigurationError(.invalidValue, "\(source): \(what) has \(stream.avail_in) bytes after the end of its DEFLATE data")
+            throw ConfigurationError(.invalidValue, source: source, "\(what) has \(stream.avail_in) bytes after the end of its DEFLATE data")
         }
         return Array(output.prefix(produced))
     }

@@ -32,17 +32,17 @@ public struct TrustList: Sendable, Hashable {
         public init(key: VerificationKey, issuer: String? = nil, notBefore: Date? = nil, notAfter: Date? = nil,
                     allowedHosts: [String] = [], source: String = "trust list") throws {
             guard let algorithm = key.activationCodeAlgorithm else {
-                throw ConfigurationError(.invalidTrustList, "\(source): an \(key.kind) key cannot sign AC1 codes (Ed25519 or EC P-256 only)")
+                throw ConfigurationError(.invalidTrustList, source: source, "an \(key.kind) key cannot sign AC1 codes (Ed25519 or EC P-256 only)")
             }
             if let notBefore, let notAfter, notAfter <= notBefore {
-                throw ConfigurationError(.invalidTrustList, "\(source): notAfter is not later than notBefore")
+                throw ConfigurationError(.invalidTrustList, source: source, "notAfter is not later than notBefore")
             }
             var hosts: [String] = []
             for entry in allowedHosts {
                 do {
                     hosts.append(try CanonicalURL.Host(allowListEntry: entry).description)
                 } catch let error as ConfigurationError {
-                    throw ConfigurationError(.invalidTrustList, "\(source): allowedHosts: \(error.reason)")
+                    throw ConfigurationError(.invalidTrustList, source: source, keyPath: "allowedHosts", error.reason)
                 }
             }
             self.key = key
@@ -136,35 +136,35 @@ public struct TrustList: Sendable, Hashable {
     public init(json bytes: [UInt8], source: String) throws {
         let value = try JSONReader(maxBytes: Self.maxBytes, maxDepth: 4, maxValues: 20 * Self.maxEntries + 10).parse(bytes, source: source)
         guard let items = value.arrayValue else {
-            throw ConfigurationError(.invalidTrustList, "\(source): a trust list is a JSON array of keys, not \(value.kindDescription)")
+            throw ConfigurationError(.invalidTrustList, source: source, "a trust list is a JSON array of keys, not \(value.kindDescription)")
         }
         guard items.count <= Self.maxEntries else {
-            throw ConfigurationError(.invalidTrustList, "\(source): \(items.count) keys; a trust list holds at most \(Self.maxEntries)")
+            throw ConfigurationError(.invalidTrustList, source: source, "\(items.count) keys; a trust list holds at most \(Self.maxEntries)")
         }
         var entries: [Entry] = []
         for (index, item) in items.enumerated() {
-            entries.append(try Self.entry(item, path: "\(source): [\(index)]"))
+            entries.append(try Self.entry(item, source: source, path: "[\(index)]"))
         }
         do {
             try self.init(entries)
         } catch let error as ConfigurationError {
-            throw ConfigurationError(.invalidTrustList, "\(source): \(error.reason)")
+            throw ConfigurationError(.invalidTrustList, source: source, error.message)
         }
     }
 
-    private static func entry(_ item: ConfigurationValue, path: String) throws -> Entry {
+    private static func entry(_ item: ConfigurationValue, source: String, path: String) throws -> Entry {
         func fail(_ key: String, _ message: String) -> ConfigurationError {
-            ConfigurationError(.invalidTrustList, "\(path).\(key): \(message)")
+            ConfigurationError(.invalidTrustList, source: source, keyPath: "\(path).\(key)", message)
         }
         guard let object = item.objectValue else {
-            throw ConfigurationError(.invalidTrustList, "\(path): \(item.kindDescription), not an object")
+            throw ConfigurationError(.invalidTrustList, source: source, keyPath: path, "\(item.kindDescription), not an object")
         }
         let known: Set = ["kid", "alg", "publicKey", "issuer", "notBefore", "notAfter", "allowedHosts"]
         if let unknown = object.map(\.key).first(where: { !known.contains($0) }) {
             throw fail(unknown, "unknown key (known: \(known.sorted().joined(separator: ", ")))")
         }
         guard let pem = object["publicKey"]?.stringValue else { throw fail("publicKey", "missing, or not a PEM string") }
-        let key = try VerificationKey(pem: pem, source: "\(path).publicKey")
+        let key = try VerificationKey(pem: pem, source: "\(source): \(path).publicKey")
         guard let kid = object["kid"]?.stringValue else { throw fail("kid", "missing, or not a string") }
         guard kid == key.keyID else {
             throw fail("kid", "\"\(kid.prefix(20))\" is not the key's id (\(key.keyID): the first 8 bytes of SHA-256 of its SubjectPublicKeyInfo, in hex)")
@@ -190,7 +190,7 @@ public struct TrustList: Sendable, Hashable {
             hosts = items.compactMap(\.stringValue)
         }
         let entry = try Entry(key: key, issuer: try string("issuer"), notBefore: try date("notBefore"), notAfter: try date("notAfter"),
-                              allowedHosts: hosts, source: path)
+                              allowedHosts: hosts, source: "\(source): \(path)")
         if let alg = try string("alg"), alg != entry.algorithm.rawValue {
             throw fail("alg", "\"\(alg.prefix(20))\" does not match the key (an \(key.kind) key signs \(entry.algorithm.rawValue))")
         }

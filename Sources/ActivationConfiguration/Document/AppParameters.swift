@@ -32,7 +32,7 @@ public struct AppParameters: Sendable, Hashable {
         if let value = object["Destinations"] {
             let path = root.appending("Destinations")
             guard let entries = value.objectValue else {
-                throw ConfigurationError(.wrongType, "\(source): \(path): expected a dictionary of destination names, found \(value.kindDescription)")
+                throw ConfigurationError(.wrongType, source: source, at: path, "expected a dictionary of destination names, found \(value.kindDescription)")
             }
             for (name, id) in entries {
                 destinations[name] = try reader.string(id, at: path.appending(name))

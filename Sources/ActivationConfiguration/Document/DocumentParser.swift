@@ -22,7 +22,7 @@ struct ValueReader {
     var documentBaseURL = ""
 
     func fail(_ code: ConfigurationError.Code, _ path: ConfigurationPath, _ message: String) -> ConfigurationError {
-        ConfigurationError(code, path.components.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)")
+        ConfigurationError(code, source: source, at: path, message)
     }
 
     /// Keys the document model interprets at the top level (matched exactly, except serviceURL).

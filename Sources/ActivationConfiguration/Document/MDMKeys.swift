@@ -27,7 +27,7 @@ public enum MDMKeys {
                 throw ConfigurationError.tooDeep("\(source): \(shown(key))", limit: limits.maxDepth)
             }
             if parts.contains(where: \.isEmpty) {
-                throw ConfigurationError(.invalidValue, "\(source): \(shown(key)): a flattened key has an empty level")
+                throw ConfigurationError(.invalidValue, source: source, keyPath: shown(key), "a flattened key has an empty level")
             }
             var folder = root
             for part in parts.dropLast() {
@@ -36,7 +36,7 @@ public enum MDMKeys {
                 case .folder(let inner)?:
                     folder = inner
                 case .value?:
-                    throw ConfigurationError(.invalidValue, "\(source): \(shown(key)): \"\(shown(name))\" is both a value and a level of flattened keys")
+                    throw ConfigurationError(.invalidValue, source: source, keyPath: shown(key), "\"\(shown(name))\" is both a value and a level of flattened keys")
                 case nil:
                     let inner = Folder()
                     folder.add(name, .folder(inner))
@@ -45,7 +45,7 @@ public enum MDMKeys {
             }
             let name = String(parts[parts.count - 1])
             guard folder.entries[name] == nil else {
-                throw ConfigurationError(.invalidValue, "\(source): \(shown(key)): \"\(shown(name))\" is both a value and a level of flattened keys")
+                throw ConfigurationError(.invalidValue, source: source, keyPath: shown(key), "\"\(shown(name))\" is both a value and a level of flattened keys")
             }
             folder.add(name, .value(value))
         }

@@ -41,7 +41,7 @@ public enum FileIO {
         // The same regular file that was looked at, not one swapped in since.
         try requireRegular(path, mode: info.st_mode)
         guard info.st_dev == before.st_dev, info.st_ino == before.st_ino else {
-            throw ConfigurationError(.fileUnreadable, "\(path): changed while being opened")
+            throw ConfigurationError(.fileUnreadable, source: path, "changed while being opened")
         }
         if Int(info.st_size) > limit {
             throw tooLarge(path, size: Int(info.st_size), limit: limit)
@@ -71,10 +71,10 @@ public enum FileIO {
         var existing = stat()
         if lstat(path, &existing) == 0 {
             if !replace {
-                throw ConfigurationError(.fileExists, "\(path): already exists; pass --force to replace it")
+                throw ConfigurationError(.fileExists, source: path, "already exists")
             }
             guard existing.st_mode & S_IFMT == S_IFREG else {
-                throw ConfigurationError(.fileUnwritable, "\(path): is \(kind(existing.st_mode)); only a regular file is ever replaced")
+                throw ConfigurationError(.fileUnwritable, source: path, "is \(kind(existing.st_mode)); only a regular file is ever replaced")
             }
         }
         let directory = parentDirectory(of: path)
@@ -100,7 +100,7 @@ public enum FileIO {
             guard link(temporary, path) == 0 else {
                 let code = errno
                 if code == EEXIST {
-                    throw ConfigurationError(.fileExists, "\(path): already exists; pass --force to replace it")
+                    throw ConfigurationError(.fileExists, source: path, "already exists")
                 }
                 throw writeError(path, errno: code)
             }
@@ -120,14 +120,14 @@ public enum FileIO {
         var info = stat()
         if stat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw ConfigurationError(.fileUnwritable, "\(path): is \(kind(info.st_mode)), not a folder")
+                throw ConfigurationError(.fileUnwritable, source: path, "is \(kind(info.st_mode)), not a folder")
             }
             return
         }
         let parent = parentDirectory(of: path)
         if parent != path, stat(parent, &info) != 0 { try makeDirectory(parent) }
         guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
-            throw ConfigurationError(.fileUnwritable, "\(path): cannot make the folder: \(describe(errno))")
+            throw ConfigurationError(.fileUnwritable, source: path, "cannot make the folder: \(describe(errno))")
         }
     }
 
@@ -142,7 +142,7 @@ public enum FileIO {
         }
         let code = errno
         if code == ENOENT { return false }
-        throw ConfigurationError(.fileUnwritable, "\(path): cannot remove: \(describe(code))")
+        throw ConfigurationError(.fileUnwritable, source: path, "cannot remove: \(describe(code))")
     }
 
     /// Whether something (a file, a directory, a link) exists at `path`.
@@ -167,7 +167,7 @@ public enum FileIO {
 
     static func requireRegular(_ path: String, mode: mode_t) throws {
         guard mode & S_IFMT == S_IFREG else {
-            throw ConfigurationError(.fileUnreadable, "\(path): is \(kind(mode)), not a regular file")
+            throw ConfigurationError(.fileUnreadable, source: path, "is \(kind(mode)), not a regular file")
         }
     }
 
@@ -180,7 +180,7 @@ public enum FileIO {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw ConfigurationError(.fileUnreadable, "\(name): read failed: \(describe(errno))")
+                throw ConfigurationError(.fileUnreadable, source: name, "read failed: \(describe(errno))")
             }
             if count == 0 { return result }
             if result.count + count > limit {
@@ -222,18 +222,18 @@ public enum FileIO {
     }
 
     private static func openError(_ path: String, errno code: Int32) -> ConfigurationError {
-        if code == ENOENT { return ConfigurationError(.fileNotFound, "\(path): no such file") }
-        if code == ELOOP { return ConfigurationError(.fileUnreadable, "\(path): is a symbolic link, not a regular file") }
-        return ConfigurationError(.fileUnreadable, "\(path): cannot open: \(describe(code))")
+        if code == ENOENT { return ConfigurationError(.fileNotFound, source: path, "no such file") }
+        if code == ELOOP { return ConfigurationError(.fileUnreadable, source: path, "is a symbolic link, not a regular file") }
+        return ConfigurationError(.fileUnreadable, source: path, "cannot open: \(describe(code))")
     }
 
     private static func writeError(_ path: String, errno code: Int32) -> ConfigurationError {
-        ConfigurationError(.fileUnwritable, "\(path): cannot write: \(describe(code))")
+        ConfigurationError(.fileUnwritable, source: path, "cannot write: \(describe(code))")
     }
 
     private static func tooLarge(_ name: String, size: Int?, limit: Int) -> ConfigurationError {
         let what = size.map { "\(ByteCount($0)) exceeds" } ?? "input exceeds"
-        return ConfigurationError(.inputTooLarge, "\(name): \(what) the \(ByteCount(limit)) limit")
+        return ConfigurationError(.inputTooLarge, source: name, "\(what) the \(ByteCount(limit)) limit")
     }
 
     /// The system's message for an `errno` value, in lower case (`no space left on device`).

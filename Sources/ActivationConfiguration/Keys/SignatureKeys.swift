@@ -58,8 +58,7 @@ public struct VerificationKey: Sendable, Hashable {
             self.init(.rsa(key))
         } else {
             let found = PEMKeyKind(pem: pem)
-            let hint = found.isPrivate ? "; give the public key (activate keys public KEY.pem)" : ""
-            throw ConfigurationError(.invalidKey, "\(source): \(found) is not a usable public key\(hint) (accepted: \(PEMKeyKind.accepted))")
+            throw ConfigurationError(.invalidKey, source: source, "\(found) is not a usable public key (accepted: \(PEMKeyKind.accepted))")
         }
     }
 
@@ -190,8 +189,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
             backing = .rsa(key)
         } else {
             let found = PEMKeyKind(pem: pem)
-            let hint = found.isPrivate || found == .none ? "" : "; --sign needs the private key"
-            throw ConfigurationError(.invalidKey, "\(source): \(found) is not a usable private key\(hint) (accepted: \(PEMKeyKind.accepted))")
+            throw ConfigurationError(.invalidKey, source: source, "\(found) is not a usable private key (accepted: \(PEMKeyKind.accepted))")
         }
         verificationKey = Self.publicKey(of: backing)
     }

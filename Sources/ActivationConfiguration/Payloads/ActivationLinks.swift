@@ -34,7 +34,7 @@ public enum ActivationLink {
         let items = URLComponents(string: text)?.queryItems ?? []
         func parameter(_ name: String) throws -> String {
             guard let value = items.first(where: { $0.name.lowercased() == name.lowercased() })?.value, !value.isEmpty else {
-                throw ConfigurationError(.missingKey, "\(source): link parameter \(name): missing")
+                throw ConfigurationError(.missingKey, source: source, "link parameter \(name): missing")
             }
             return value
         }
@@ -44,9 +44,9 @@ public enum ActivationLink {
             let named = try ["ServerUrl", "SapCloudPlatformEndpoint"].compactMap { name in
                 items.contains { $0.name.lowercased() == name.lowercased() } ? try parameter(name) : nil
             }
-            guard let first = named.first else { throw ConfigurationError(.missingKey, "\(source): link parameter ServerUrl: missing") }
+            guard let first = named.first else { throw ConfigurationError(.missingKey, source: source, "link parameter ServerUrl: missing") }
             guard Set(named).count == 1 else {
-                throw ConfigurationError(.invalidValue, "\(source): link parameters ServerUrl and SapCloudPlatformEndpoint name different servers")
+                throw ConfigurationError(.invalidValue, source: source, "link parameters ServerUrl and SapCloudPlatformEndpoint name different servers")
             }
             server = first
             appID = try parameter("AppId")

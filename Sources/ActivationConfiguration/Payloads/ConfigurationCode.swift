@@ -51,7 +51,7 @@ public enum ConfigurationCode {
         unsigned.policy.signature = .optional
         let payload = try unsigned.recognize(bytes: bytes, source: source)
         guard var document = payload.document else {
-            throw ConfigurationError(.notConfiguration, "\(source): \(payload.summary), not an onboarding configuration")
+            throw ConfigurationError(.notConfiguration, source: source, "\(payload.summary), not an onboarding configuration")
         }
         if document.appID == nil { document.appID = applicationID }
         // What a scanner does next: the transformation needs an app id, a supported sign-in, ….
@@ -61,7 +61,7 @@ public enum ConfigurationCode {
             return false
         }
         if hasPasscode && !allowPasscode {
-            throw ConfigurationError(.invalidValue, "\(source): the document carries an OAuth passcode, a short-lived secret; pass --allow-passcode to encode it anyway")
+            throw ConfigurationError(.passcodeRefused, source: source, "the document carries an OAuth passcode, a short-lived secret, and passcodes are not allowed")
         }
         switch form {
         case .json:
@@ -70,7 +70,7 @@ public enum ConfigurationCode {
             return Code(text: try CompactJWS.sign(Array(document.canonicalJSON(includeSecrets: true).utf8), with: key, keyID: key.keyID), document: document)
         case .activationCode(let key, let claims):
             if hasPasscode, claims.expires.timeIntervalSince(claims.issuedAt ?? Date()) > maxPasscodeLifetime {
-                throw ConfigurationError(.invalidValue, "\(source): a code that carries a passcode must expire within \(Int(maxPasscodeLifetime / 60)) minutes (--expires 10m)")
+                throw ConfigurationError(.passcodeRefused, source: source, "a code that carries a passcode must expire within \(Int(maxPasscodeLifetime / 60)) minutes")
             }
             return Code(text: try ActivationCode.make(document, claims: claims, signingKey: key, source: source), document: document)
         }

@@ -165,7 +165,7 @@ public struct PayloadRecognizer: Sendable {
     private func configuration(_ value: ConfigurationValue, format: RecognizedPayload.Format, signature: SignatureStatus,
                                proof: SignatureProof? = nil, source: String) throws -> RecognizedPayload {
         if signature == .unsigned && policy.signature == .required {
-            throw ConfigurationError(.signatureRequired, "\(source): the configuration is not signed, and the policy requires a signature")
+            throw ConfigurationError(.signatureRequired, source: source, "the configuration is not signed, and the policy requires a signature")
         }
         let document = try ConfigurationDocument(from: value, source: source, limits: policy.limits)
         try policy.check(document, source: source)
@@ -176,7 +176,7 @@ public struct PayloadRecognizer: Sendable {
     private func signedConfiguration(_ text: String, source: String) throws -> RecognizedPayload {
         let parts = try CompactJWS.parse(text, source: source)
         if policy.signature == .forbidden {
-            throw ConfigurationError(.signatureForbidden, "\(source): the configuration is signed (\(parts.algorithm.rawValue)), and the policy forbids signed codes")
+            throw ConfigurationError(.signatureForbidden, source: source, "the configuration is signed (\(parts.algorithm.rawValue)), and the policy forbids signed codes")
         }
         let key = try CompactJWS.verify(parts, with: policy.verificationKeys, source: source)
         // Only now, with the signature holding, is the payload parsed.
@@ -188,13 +188,13 @@ public struct PayloadRecognizer: Sendable {
 
     private func activationCode(_ text: String, source: String) throws -> RecognizedPayload {
         if policy.signature == .forbidden {
-            throw ConfigurationError(.signatureForbidden, "\(source): the configuration is a signed AC1 code, and the policy forbids signed codes")
+            throw ConfigurationError(.signatureForbidden, source: source, "the configuration is a signed AC1 code, and the policy forbids signed codes")
         }
         let keys = policy.activationCodeKeys
         if keys.entries.isEmpty {
             // A broken code is reported as broken first (reading order), then the missing keys.
             let frame = try ActivationCode.frame(of: text, source: source)
-            throw ConfigurationError(.unknownKey, "\(source): the code is signed by key \(KeyID.hex(frame.keyID)); give the trust list (--trust-list) or the public key (--public-key) that verifies it")
+            throw ConfigurationError(.unknownKey, source: source, "the code is signed by key \(KeyID.hex(frame.keyID)), and no trust list or public key was given to verify it")
         }
         let code = try ActivationCode.verify(text, trustList: keys, at: clock(), applicationID: policy.applicationID, source: source)
         let entry = code.trustEntry
@@ -208,7 +208,7 @@ public struct PayloadRecognizer: Sendable {
 
     private func checkSize(_ count: Int, source: String) throws {
         if count > policy.limits.maxDocumentBytes {
-            throw ConfigurationError(.inputTooLarge, "\(source): \(ByteCount(count)) exceeds the \(ByteCount(policy.limits.maxDocumentBytes)) limit for a configuration")
+            throw ConfigurationError(.inputTooLarge, source: source, "\(ByteCount(count)) exceeds the \(ByteCount(policy.limits.maxDocumentBytes)) limit for a configuration")
         }
     }
 

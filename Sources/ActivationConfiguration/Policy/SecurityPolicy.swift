@@ -111,7 +111,7 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// allowed host. `path` names the URL's key in errors.
     public func check(url text: String, source: String, path: String) throws {
         func fail(_ code: ConfigurationError.Code, _ message: String) -> ConfigurationError {
-            ConfigurationError(code, "\(source): \(path): \(message)")
+            ConfigurationError(code, source: source, keyPath: path, message)
         }
         let url: CanonicalURL
         do {

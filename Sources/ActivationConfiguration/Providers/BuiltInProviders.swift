@@ -15,7 +15,7 @@ public struct FileConfigurationProvider: ConfigurationProvider {
     }
 
     public func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
-        guard FileIO.exists(path) else { throw ConfigurationError(.notFound, "\(path): no such file") }
+        guard FileIO.exists(path) else { throw ConfigurationError(.notFound, source: path, "no such file") }
         return try recognizer.configuration(from: try FileIO.read(path, limit: recognizer.policy.limits.maxDocumentBytes), source: path)
     }
 }
@@ -37,7 +37,7 @@ public struct JSONStringConfigurationProvider: ConfigurationProvider {
 
     public func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
         guard let text = text ?? input[.jsonString] else {
-            throw ConfigurationError(.notFound, "JSON string: none was given")
+            throw ConfigurationError(.notFound, source: "JSON string", "none was given")
         }
         return try recognizer.configuration(from: Array(text.utf8), source: "JSON string")
     }
@@ -59,7 +59,7 @@ public struct ManagedConfigurationProvider: ConfigurationProvider {
 
     public func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
         guard let path = environment[Self.environmentVariable], !path.isEmpty else {
-            throw ConfigurationError(.notFound, "managed configuration: \(Self.environmentVariable) is not set")
+            throw ConfigurationError(.notFound, source: "managed configuration", "\(Self.environmentVariable) is not set")
         }
         var provided = try await FileConfigurationProvider(path: path, recognizer: recognizer).provide(input: input)
         provided.origin = "managed configuration (\(path))"

@@ -62,7 +62,7 @@ extension PayloadRecognizer {
     public func configuration(from bytes: [UInt8], source: String) throws -> ProvidedConfiguration {
         let payload = try recognize(bytes: bytes, source: source)
         guard let document = payload.document else {
-            throw ConfigurationError(.notConfiguration, "\(source): \(payload.summary), not an onboarding configuration")
+            throw ConfigurationError(.notConfiguration, source: source, "\(payload.summary), not an onboarding configuration")
         }
         return ProvidedConfiguration(document: document, signature: payload.signature, origin: source, signatureProof: payload.signatureProof)
     }

@@ -95,11 +95,11 @@ public struct StoredConfiguration: Sendable, Hashable {
         switch signature {
         case .unsigned:
             if policy.signature == .required {
-                throw ConfigurationError(.signatureRequired, "\(source): the stored configuration is not signed, and the policy requires a signature")
+                throw ConfigurationError(.signatureRequired, source: source, "the stored configuration is not signed, and the policy requires a signature")
             }
         case .verified(let algorithm, let fingerprint, _):
             if policy.signature == .forbidden {
-                throw ConfigurationError(.signatureForbidden, "\(source): the stored configuration is signed, and the policy forbids signed codes")
+                throw ConfigurationError(.signatureForbidden, source: source, "the stored configuration is signed, and the policy forbids signed codes")
             }
             guard let proof = signatureProof else { throw Self.damaged(source, "it records a verified signature without proof") }
             guard proof.key.fingerprint == fingerprint else { throw Self.damaged(source, "the recorded key fingerprint is not the stored key's") }
@@ -108,7 +108,7 @@ public struct StoredConfiguration: Sendable, Hashable {
                 // Removing a key from the trust list revokes what it signed, stored codes too.
                 let trusted = policy.activationCodeKeys
                 guard trusted.entries.isEmpty || trusted.entry(keyID: proof.key.keyIDBytes) != nil else {
-                    throw ConfigurationError(.unknownKey, "\(source): the stored configuration was signed with key \(fingerprint), which is not in the trust list (revoked?)")
+                    throw ConfigurationError(.unknownKey, source: source, "the stored configuration was signed with key \(fingerprint), which is not in the trust list (revoked?)")
                 }
                 guard proof.key.activationCodeAlgorithm == algorithm else { throw Self.damaged(source, "the recorded algorithm is not the key's") }
                 do {
@@ -119,7 +119,7 @@ public struct StoredConfiguration: Sendable, Hashable {
                 if let entry = trusted.entry(keyID: proof.key.keyIDBytes) { try policy.check(document, signedBy: entry, source: source) }
             } else {
                 if !policy.verificationKeys.isEmpty && !policy.verificationKeys.contains(proof.key) {
-                    throw ConfigurationError(.signatureInvalid, "\(source): the stored configuration was signed with key \(fingerprint), which is not among the given public keys")
+                    throw ConfigurationError(.signatureInvalid, source: source, "the stored configuration was signed with key \(fingerprint), which is not among the given public keys")
                 }
                 let parts = try CompactJWS.parse(proof.signedCode, source: "\(source) (stored signed code)")
                 guard parts.algorithm == algorithm else { throw Self.damaged(source, "the recorded algorithm is not the signed code's") }
@@ -142,7 +142,7 @@ public struct StoredConfiguration: Sendable, Hashable {
     }
 
     static func damaged(_ source: String, _ why: String) -> ConfigurationError {
-        ConfigurationError(.storeDamaged, "\(source): the stored configuration is damaged (\(why)); run `activate reset` to remove it")
+        ConfigurationError(.storeDamaged, source: source, "the stored configuration is damaged (\(why))")
     }
 }
 
@@ -195,13 +195,13 @@ public struct FileConfigurationStore: ConfigurationStore {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw ConfigurationError(.fileUnwritable, "\(directory): cannot create the configuration directory")
+                throw ConfigurationError(.fileUnwritable, source: directory, "cannot create the configuration directory")
             }
         }
         try checkDirectory()
         try FileLock.withExclusiveLock(lockPath) {
             if !replacing && FileIO.exists(path) {
-                throw ConfigurationError(.fileExists, "\(path): a configuration is already stored; pass --force to replace it, or run `activate reset` first")
+                throw ConfigurationError(.fileExists, source: path, "a configuration is already stored")
             }
             try FileIO.write(Array(JSONWriter.pretty(configuration.value).utf8) + [0x0A], to: path, replace: true, mode: 0o600)
         }
@@ -211,7 +211,7 @@ public struct FileConfigurationStore: ConfigurationStore {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return nil }
-            throw ConfigurationError(.fileUnreadable, "\(path): cannot read: \(FileIO.describe(errno))")
+            throw ConfigurationError(.fileUnreadable, source: path, "cannot read: \(FileIO.describe(errno))")
         }
         try checkDirectory()
         try Self.checkPrivate(path, info, what: "the stored configuration")
@@ -236,24 +236,24 @@ public struct FileConfigurationStore: ConfigurationStore {
     func checkDirectory() throws {
         var info = stat()
         guard lstat(directory, &info) == 0 else {
-            throw ConfigurationError(.fileUnreadable, "\(directory): cannot read the configuration folder: \(FileIO.describe(errno))")
+            throw ConfigurationError(.fileUnreadable, source: directory, "cannot read the configuration folder: \(FileIO.describe(errno))")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw ConfigurationError(.fileUnreadable, "\(directory): is \(FileIO.kind(info.st_mode)), not a folder")
+            throw ConfigurationError(.fileUnreadable, source: directory, "is \(FileIO.kind(info.st_mode)), not a folder")
         }
         try Self.checkPrivate(directory, info, what: "the configuration folder")
     }
 
     static func checkPrivate(_ path: String, _ info: stat, what: String) throws {
         if info.st_mode & S_IFMT == S_IFLNK {
-            throw ConfigurationError(.fileUnreadable, "\(path): \(what) is a symbolic link; activate uses only a real file there")
+            throw ConfigurationError(.fileUnreadable, source: path, "\(what) is a symbolic link; only a real file is used there")
         }
         if info.st_uid != geteuid() && info.st_uid != 0 {
-            throw ConfigurationError(.fileUnreadable, "\(path): \(what) belongs to another user (uid \(info.st_uid)); it cannot be trusted")
+            throw ConfigurationError(.fileUnreadable, source: path, "\(what) belongs to another user (uid \(info.st_uid)); it cannot be trusted")
         }
         if info.st_mode & 0o022 != 0 {
             let mode = String(info.st_mode & 0o7777, radix: 8)
-            throw ConfigurationError(.fileUnreadable, "\(path): \(what) is writable by other users (mode \(mode)), so it cannot be trusted; fix it with chmod go-w \(path)")
+            throw ConfigurationError(.fileUnreadable, source: path, "\(what) is writable by other users (mode \(mode)), so it cannot be trusted; fix it with chmod go-w \(path)")
         }
     }
 }

@@ -65,7 +65,7 @@ public struct TransformContext: Sendable {
 
     /// An error naming the source and the key path, for transformers to throw.
     public func error(_ code: ConfigurationError.Code, at path: ConfigurationPath, _ message: String) -> ConfigurationError {
-        ConfigurationError(code, "\(source): \(path): \(message)")
+        ConfigurationError(code, source: source, at: path, message)
     }
 }
 

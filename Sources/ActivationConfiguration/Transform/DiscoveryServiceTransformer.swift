@@ -104,7 +104,7 @@ public struct DiscoveryServiceTransformer: Sendable {
     public func transform(_ document: ConfigurationDocument, source: String) throws -> TransformResult {
         var result = TransformResult()
         guard let appID = document.appID ?? applicationID else {
-            throw ConfigurationError(.missingKey, "\(source): appID: missing; the document names no application and none was given")
+            throw ConfigurationError(.missingKey, source: source, "appID: missing; the document names no application and none was given")
         }
         let baseURL = document.baseURL
         let authenticationURL = baseURL + (authenticationPath.isEmpty || authenticationPath.hasPrefix("/") ? authenticationPath : "/" + authenticationPath)

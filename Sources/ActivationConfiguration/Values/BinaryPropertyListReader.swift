@@ -329,7 +329,7 @@ struct BinaryPropertyListReader {
     private mutating func charge(_ size: Int) throws {
         expandedBytes += size
         if expandedBytes > limits.maxDocumentBytes {
-            throw ConfigurationError(.inputTooLarge, "\(source): its strings and data add up to more than \(ByteCount(limits.maxDocumentBytes)), the limit for a configuration document")
+            throw ConfigurationError(.inputTooLarge, source: source, "its strings and data add up to more than \(ByteCount(limits.maxDocumentBytes)), the limit for a configuration document")
         }
     }
 
@@ -342,6 +342,6 @@ struct BinaryPropertyListReader {
     }
 
     private func error(_ message: String) -> ConfigurationError {
-        ConfigurationError(.invalidPropertyList, "\(source): invalid binary property list: \(message)")
+        ConfigurationError(.invalidPropertyList, source: source, "invalid binary property list: \(message)")
     }
 }

@@ -24,7 +24,7 @@ public struct JSONReader: Sendable {
     /// - Throws: ``ConfigurationError`` with `inputTooLarge`, `invalidUTF8`, `tooDeep`, `tooManyItems` or `invalidJSON`.
     public func parse(_ bytes: [UInt8], source: String) throws -> ConfigurationValue {
         if bytes.count > maxBytes {
-            throw ConfigurationError(.inputTooLarge, "\(source): \(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit for a configuration document")
+            throw ConfigurationError(.inputTooLarge, source: source, "\(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit for a configuration document")
         }
         var parser = Parser(bytes: bytes, source: source, maxDepth: maxDepth, maxValues: maxValues)
         parser.skipWhitespace()
@@ -44,7 +44,7 @@ public struct JSONReader: Sendable {
 
         func error(_ message: String, at position: Int? = nil) -> ConfigurationError {
             let (line, column) = InputText.position(of: position ?? offset, in: bytes)
-            return ConfigurationError(.invalidJSON, "\(source): invalid JSON at line \(line), column \(column): \(message)")
+            return ConfigurationError(.invalidJSON, source: source, "invalid JSON at line \(line), column \(column): \(message)")
         }
 
         mutating func skipWhitespace() {
@@ -247,7 +247,7 @@ public struct JSONReader: Sendable {
         }
 
         func invalidUTF8(at position: Int) -> ConfigurationError {
-            ConfigurationError(.invalidUTF8, "\(source): not valid UTF-8 at byte \(position)")
+            ConfigurationError(.invalidUTF8, source: source, "not valid UTF-8 at byte \(position)")
         }
 
         static func show(_ byte: UInt8) -> String {

@@ -6,7 +6,7 @@ enum InputText {
     /// - Throws: ``ConfigurationError`` (`invalidUTF8`) naming `source` and the first bad byte.
     static func utf8(_ bytes: some Collection<UInt8>, source: String) throws -> String {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigurationError(.invalidUTF8, "\(source): not valid UTF-8 at byte \(firstInvalidUTF8(Array(bytes)))")
+            throw ConfigurationError(.invalidUTF8, source: source, "not valid UTF-8 at byte \(firstInvalidUTF8(Array(bytes)))")
         }
         return text
     }
@@ -68,17 +68,17 @@ enum InputText {
 
 extension ConfigurationError {
     static func tooDeep(_ source: String, limit: Int) -> ConfigurationError {
-        ConfigurationError(.tooDeep, "\(source): nesting deeper than \(limit) levels")
+        ConfigurationError(.tooDeep, source: source, "nesting deeper than \(limit) levels")
     }
 
     static func tooManyValues(_ source: String, limit: Int) -> ConfigurationError {
-        ConfigurationError(.tooManyItems, "\(source): more than \(limit) values (the limit for a configuration document)")
+        ConfigurationError(.tooManyItems, source: source, "more than \(limit) values (the limit for a configuration document)")
     }
 
     /// A key that an object (dictionary) already holds; `path` is where the object sits.
     static func duplicateKey(_ source: String, _ key: String, in path: ConfigurationPath, _ detail: String = "") -> ConfigurationError {
         let place = path.components.isEmpty ? "" : "\(InputText.quoted(path)): "
-        return ConfigurationError(.invalidPropertyList, "\(source): \(place)the key \"\(InputText.quoted(key))\" appears twice\(detail)")
+        return ConfigurationError(.invalidPropertyList, source: source, "\(place)the key \"\(InputText.quoted(key))\" appears twice\(detail)")
     }
 }
 

@@ -518,7 +518,7 @@ struct XMLPropertyListReader {
 
     private func error(_ message: String, at position: Int? = nil) -> ConfigurationError {
         let (line, column) = InputText.position(of: position ?? offset, in: bytes)
-        return ConfigurationError(.invalidPropertyList, "\(source): invalid property list at line \(line), column \(column): \(message)")
+        return ConfigurationError(.invalidPropertyList, source: source, "invalid property list at line \(line), column \(column): \(message)")
     }
 
     /// `message`, then what stands at the current offset.

@@ -125,9 +125,9 @@ public enum CodeBatch {
             let job = jobs[index]
             if case .unusable = job.content { continue }
             if !isFileName(job.name) {
-                jobs[index].content = .unusable(ConfigurationError(.invalidValue, "\(job.source): the name \"\(job.name.prefix(60))\" cannot be a file name (letters, digits, . _ - only)"))
+                jobs[index].content = .unusable(ConfigurationError(.invalidValue, source: job.source, "the name \"\(job.name.prefix(60))\" cannot be a file name (letters, digits, . _ - only)"))
             } else if let first = seen[job.name.lowercased()] {
-                jobs[index].content = .unusable(ConfigurationError(.invalidValue, "\(job.source): the name \"\(job.name)\" is taken by \(first)"))
+                jobs[index].content = .unusable(ConfigurationError(.invalidValue, source: job.source, "the name \"\(job.name)\" is taken by \(first)"))
             } else {
                 seen[job.name.lowercased()] = job.source
             }
@@ -146,7 +146,7 @@ public enum CodeBatch {
         } catch let error as ConfigurationError {
             return [Job(name: "", source: path, content: .unusable(error))]
         } catch {
-            return [Job(name: "", source: path, content: .unusable(ConfigurationError(.fileUnreadable, "\(path): \(error)")))]
+            return [Job(name: "", source: path, content: .unusable(ConfigurationError(.fileUnreadable, source: path, "\(error)")))]
         }
         let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         var jobs: [Job] = []
@@ -158,7 +158,7 @@ public enum CodeBatch {
             do {
                 let value = try JSONReader().parse(Array(line), source: source)
                 guard var object = value.objectValue else {
-                    throw ConfigurationError(.wrongType, "\(source): a line is a JSON object (a configuration document), not \(value.kindDescription)")
+                    throw ConfigurationError(.wrongType, source: source, "a line is a JSON object (a configuration document), not \(value.kindDescription)")
                 }
                 let name = object["name"]?.stringValue ?? "\(base)-\(index + 1)"
                 object["name"] = nil
@@ -167,7 +167,7 @@ public enum CodeBatch {
             } catch let error as ConfigurationError {
                 jobs.append(Job(name: "\(base)-\(index + 1)", source: source, content: .unusable(error)))
             } catch {
-                jobs.append(Job(name: "\(base)-\(index + 1)", source: source, content: .unusable(ConfigurationError(.invalidJSON, "\(source): \(error)"))))
+                jobs.append(Job(name: "\(base)-\(index + 1)", source: source, content: .unusable(ConfigurationError(.invalidJSON, source: source, "\(error)"))))
             }
         }
         return jobs

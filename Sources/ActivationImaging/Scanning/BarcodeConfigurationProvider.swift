@@ -26,7 +26,7 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
             throw ConfigurationError(error.code == .unreadable ? .fileUnreadable : .notConfiguration, error.reason)
         }
         if symbols.isEmpty {
-            throw ConfigurationError(.noCodeFound, "\(imagePath): no QR code or barcode found")
+            throw ConfigurationError(.noCodeFound, source: imagePath, "no QR code or barcode found")
         }
         var seen: [String] = []
         for symbol in symbols {
@@ -36,6 +36,6 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
             }
             seen.append(payload.summary)
         }
-        throw ConfigurationError(.notConfiguration, "\(imagePath): no activation code found (found: \(seen.joined(separator: "; ")))")
+        throw ConfigurationError(.notConfiguration, source: imagePath, "no activation code found (found: \(seen.joined(separator: "; ")))")
     }
 }
