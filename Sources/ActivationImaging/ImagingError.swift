@@ -2,8 +2,8 @@ import ActivationConfiguration
 
 /// The one error type of the `ActivationImaging` layer: reading images, scanning, encoding, rendering.
 ///
-/// `code` is for programs; `reason` is for people and names the input (a file name, `-` for
-/// standard input, or `payload`).
+/// `code` is for programs (match the code, never the text); `source` names the input (a file name,
+/// `-` for standard input, `payload`); `reason` is the sentence for people.
 public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable identifier of the kind of failure. New codes may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -32,14 +32,21 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// What went wrong, for programs.
     public var code: Code
-    /// What went wrong, for people.
-    public var reason: String
+    /// The input at fault, when there is one: a file name (`-` for standard input), `payload`, or
+    /// an option (`scale`, `margin`).
+    public var source: String?
+    /// What went wrong, without the source.
+    public var message: String
 
-    /// Makes an error; control or bidirectional characters in `reason` (file names are
-    /// untrusted) become visible escapes (``UntrustedText``).
-    public init(_ code: Code, _ reason: String) {
+    /// What went wrong, for people: `source: message`.
+    public var reason: String { source.map { "\($0): \(message)" } ?? message }
+
+    /// Makes an error; control or bidirectional characters (file names are untrusted) become
+    /// visible escapes (``UntrustedText``).
+    public init(_ code: Code, source: String? = nil, _ message: String) {
         self.code = code
-        self.reason = UntrustedText.escaped(reason)
+        self.source = source.map { UntrustedText.escaped($0) }
+        self.message = UntrustedText.escaped(message)
     }
 
     public var description: String { reason }

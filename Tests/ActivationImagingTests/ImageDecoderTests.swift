@@ -45,6 +45,9 @@ struct ImageDecoderTests {
         let error = #expect(throws: ImagingError.self) { try ImageDecoder().decodeFile(Fixture.path(file)) }
         #expect(error?.code == code)
         #expect(error?.reason.hasPrefix(Fixture.path(message)) == true, "\(error?.reason ?? "")")
+        // The file is a field of its own, for programs; the message does not repeat it.
+        #expect(error?.source == Fixture.path(file), "\(error?.source ?? "nil")")
+        #expect(error.map { !$0.message.contains(file) } == true, "\(error?.message ?? "")")
     }
 
     @Test("the pixel cap is checked before decoding")

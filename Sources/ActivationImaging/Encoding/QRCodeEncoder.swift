@@ -27,16 +27,16 @@ public struct QRCodeEncoder: Sendable, Hashable {
     ///   at this level; `invalidOption` for a version outside 1–40 or an empty payload.
     public func encode(_ payload: [UInt8]) throws -> QRMatrix {
         guard (1...40).contains(minimumVersion) else {
-            throw ImagingError(.invalidOption, "version: \(minimumVersion) is not a QR version (1–40)")
+            throw ImagingError(.invalidOption, source: "version", "\(minimumVersion) is not a QR version (1–40)")
         }
         guard !payload.isEmpty else {
-            throw ImagingError(.invalidOption, "payload: is empty; there is nothing to encode")
+            throw ImagingError(.invalidOption, source: "payload", "is empty; there is nothing to encode")
         }
         let densest = QREncodingMode.densest(for: payload)
         let capacity = densest.capacity(at: errorCorrection)
         let tooLarge = ImagingError(
-            .payloadTooLarge,
-            "payload: \(payload.count) \(densest == .byte ? "bytes" : "characters") do not fit in a QR code; at error-correction "
+            .payloadTooLarge, source: "payload",
+            "\(payload.count) \(densest == .byte ? "bytes" : "characters") do not fit in a QR code; at error-correction "
                 + "level \(errorCorrection.rawValue) the largest \(densest.rawValue) payload is \(capacity)"
                 + (errorCorrection == .low ? "" : " (level L holds \(densest.capacity(at: .low)))"))
         // Byte payloads may still fit with their digit and letter runs in denser segments.
@@ -60,7 +60,7 @@ public struct QRCodeEncoder: Sendable, Hashable {
 
     private func encode(_ segments: [QRSegments.Segment], tooLarge: ImagingError) throws -> QRMatrix {
         guard let input = QRinput_new2(Int32(minimumVersion), errorCorrection.qrLevel) else {
-            throw ImagingError(.libraryFailure, "payload: libqrencode could not start (out of memory)")
+            throw ImagingError(.libraryFailure, source: "payload", "libqrencode could not start (out of memory)")
         }
         defer { QRinput_free(input) }
         for segment in segments {
@@ -68,13 +68,13 @@ public struct QRCodeEncoder: Sendable, Hashable {
                 QRinput_append(input, segment.mode.qrMode, Int32($0.count), $0.baseAddress)
             }
             guard appended == 0 else {
-                throw ImagingError(.libraryFailure, "payload: libqrencode refused the data (\(String(cString: strerror(errno))))")
+                throw ImagingError(.libraryFailure, source: "payload", "libqrencode refused the data (\(String(cString: strerror(errno))))")
             }
         }
         errno = 0
         guard let code = QRcode_encodeInput(input) else {
             if errno == ERANGE { throw tooLarge }
-            throw ImagingError(.libraryFailure, "payload: libqrencode failed (\(String(cString: strerror(errno))))")
+            throw ImagingError(.libraryFailure, source: "payload", "libqrencode failed (\(String(cString: strerror(errno))))")
         }
         defer { QRcode_free(code) }
         let size = Int(code.pointee.width)

@@ -64,7 +64,7 @@ public struct QRMatrix: Sendable, Hashable {
     /// - Throws: ``ImagingError`` (`invalidOption`) unless `modules.count == size * size`.
     public init(size: Int, version: Int, errorCorrection: ErrorCorrection, mode: QREncodingMode, modules: [Bool]) throws {
         guard size > 0, modules.count == size * size else {
-            throw ImagingError(.invalidOption, "matrix: \(modules.count) modules do not make a \(size)×\(size) square")
+            throw ImagingError(.invalidOption, source: "matrix", "\(modules.count) modules do not make a \(size)×\(size) square")
         }
         self.size = size
         self.version = version

@@ -25,19 +25,19 @@ public struct ImageDecoder: Sendable, Hashable {
     ///   `imageTooLarge`, `corruptImage`.
     public func decode(_ bytes: [UInt8], name: String) throws -> GrayImage {
         if bytes.isEmpty {
-            throw ImagingError(.unsupportedFormat, "\(name): the file is empty")
+            throw ImagingError(.unsupportedFormat, source: name, "the file is empty")
         }
         if bytes.count > maxBytes {
-            throw ImagingError(.imageTooLarge, "\(name): \(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit")
+            throw ImagingError(.imageTooLarge, source: name, "\(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit")
         }
         switch ImageFormat.sniff(bytes) {
         case .png: return try PNGCodec.decode(bytes, name: name, maxPixels: maxPixels)
         case .jpeg: return try JPEGDecoder.decode(bytes, name: name, maxPixels: maxPixels)
         case .pnm: return try PNMDecoder.decode(bytes, name: name, maxPixels: maxPixels)
         case let format?:
-            throw ImagingError(.unsupportedFormat, "\(name): \(format.rawValue) is not supported; convert it to PNG or JPEG")
+            throw ImagingError(.unsupportedFormat, source: name, "\(format.rawValue) is not supported; convert it to PNG or JPEG")
         case nil:
-            throw ImagingError(.unsupportedFormat, "\(name): not an image (PNG, JPEG or PNM expected)")
+            throw ImagingError(.unsupportedFormat, source: name, "not an image (PNG, JPEG or PNM expected)")
         }
     }
 
@@ -49,7 +49,7 @@ public struct ImageDecoder: Sendable, Hashable {
         do {
             bytes = try FileIO.read(path, limit: maxBytes)
         } catch let error as ConfigurationError {
-            throw ImagingError(error.code == .inputTooLarge ? .imageTooLarge : .unreadable, error.reason)
+            throw ImagingError(error.code == .inputTooLarge ? .imageTooLarge : .unreadable, source: error.source, error.keyPath.map { "\($0): \(error.message)" } ?? error.message)
         }
         return try decode(bytes, name: path)
     }
@@ -59,8 +59,8 @@ public struct ImageDecoder: Sendable, Hashable {
         if overflow || pixels > limit {
             let megapixels = Double(width) * Double(height) / 1_000_000
             throw ImagingError(
-                .imageTooLarge,
-                "\(name): \(width)×\(height) pixels (\(formatMegapixels(megapixels)) MP) exceeds the limit of "
+                .imageTooLarge, source: name,
+                "\(width)×\(height) pixels (\(formatMegapixels(megapixels)) MP) exceeds the limit of "
                     + "\(formatMegapixels(Double(limit) / 1_000_000)) MP")
         }
     }

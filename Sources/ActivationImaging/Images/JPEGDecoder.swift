@@ -9,19 +9,19 @@ enum JPEGDecoder {
 
     static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
         guard let handle = tjInitDecompress() else {
-            throw ImagingError(.libraryFailure, "\(name): cannot start the JPEG decoder")
+            throw ImagingError(.libraryFailure, source: name, "cannot start the JPEG decoder")
         }
         defer { tjDestroy(handle) }
         // TurboJPEG pads a truncated stream with gray silently, which would pass a damaged photo
         // off as "no code found": walk the markers first and demand an end-of-image marker.
         let structure = markers(bytes)
         guard structure.isComplete else {
-            throw ImagingError(.corruptImage, "\(name): JPEG is damaged or truncated (the file ends before the image does)")
+            throw ImagingError(.corruptImage, source: name, "JPEG is damaged or truncated (the file ends before the image does)")
         }
         // Each progressive scan is a pass over the whole image: thousands of tiny scans make a
         // small file decode for minutes. Real encoders write about 10.
         guard structure.scans <= maxScans else {
-            throw ImagingError(.imageTooLarge, "\(name): JPEG has \(structure.scans) scans, more than the \(maxScans) a real image needs (a decoding-time attack?)")
+            throw ImagingError(.imageTooLarge, source: name, "JPEG has \(structure.scans) scans, more than the \(maxScans) a real image needs (a decoding-time attack?)")
         }
         return try bytes.withUnsafeBufferPointer { input in
             var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
@@ -49,7 +49,7 @@ enum JPEGDecoder {
 
     private static func failure(_ handle: tjhandle, _ name: String) -> ImagingError {
         let message = errorMessage(handle)
-        return ImagingError(.corruptImage, "\(name): JPEG is damaged or truncated (\(message))")
+        return ImagingError(.corruptImage, source: name, "JPEG is damaged or truncated (\(message))")
     }
 
     /// What the marker walk found: whether an EOI marker ends the image, and how many scans it has.

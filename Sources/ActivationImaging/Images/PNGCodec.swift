@@ -85,7 +85,7 @@ enum PNGCodec {
             // deeper match search slow) for a file about 30 % larger, still under 2 KB for a typical code.
             rows.withUnsafeBufferPointer { compress2(output.baseAddress, &compressedSize, $0.baseAddress, uLong($0.count), 2) }
         }
-        guard status == Z_OK else { throw ImagingError(.libraryFailure, "png: zlib could not compress the image (\(status))") }
+        guard status == Z_OK else { throw ImagingError(.libraryFailure, source: "png", "zlib could not compress the image (\(status))") }
         func bigEndian(_ value: Int) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
         var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         func chunk(_ type: String, _ data: [UInt8]) {
@@ -112,7 +112,7 @@ enum PNGCodec {
         let status = bytes.withUnsafeBufferPointer { data in
             rows.withUnsafeMutableBufferPointer { activate_png_read_bilevel(data.baseAddress, data.count, $0.baseAddress, UInt32(width), UInt32(height)) }
         }
-        guard status >= 0 else { throw ImagingError(.corruptImage, "\(name): PNG is damaged or truncated") }
+        guard status >= 0 else { throw ImagingError(.corruptImage, source: name, "PNG is damaged or truncated") }
         guard status == 1 else { return nil }
 
         let newWidth = width / factor, newHeight = height / factor, area = factor * factor
@@ -170,7 +170,7 @@ enum PNGCodec {
         let message = withUnsafeBytes(of: &image.message) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        return ImagingError(.corruptImage, "\(name): PNG is damaged or truncated (\(message.isEmpty ? "libpng error" : message))")
+        return ImagingError(.corruptImage, source: name, "PNG is damaged or truncated (\(message.isEmpty ? "libpng error" : message))")
     }
 }
 

@@ -3,7 +3,7 @@ enum PNMDecoder {
     static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
         var reader = Reader(bytes: bytes)
         func corrupt(_ why: String) -> ImagingError {
-            ImagingError(.corruptImage, "\(name): PNM is damaged or truncated (\(why))")
+            ImagingError(.corruptImage, source: name, "PNM is damaged or truncated (\(why))")
         }
         guard bytes.count >= 2, let kind = Int(String(UnicodeScalar(bytes[1]))) else { throw corrupt("no header") }
         reader.offset = 2

@@ -66,7 +66,7 @@ public struct QRCodeGenerator: Sendable, Hashable {
             // straight to 2 px per module, which zbar reads as surely and several times faster.
             let side = (matrix.size + 2 * margin) * scale
             guard let read = try PNGCodec.decodeBilevel(data, width: side, height: side, shrinkingBy: scale / 2, name: "rendered PNG") else {
-                throw ImagingError(.verificationFailed, "rendered code: the PNG written is not a \(side)×\(side) 1-bit image")
+                throw ImagingError(.verificationFailed, source: "rendered code", "the PNG written is not a \(side)×\(side) 1-bit image")
             }
             check = read
         case .svg:
@@ -94,7 +94,7 @@ public struct QRCodeGenerator: Sendable, Hashable {
         let found = ZBarEngine(symbologies: [.qr], testInverted: false).scan(checked)
         guard found.count == 1, found[0].bytes == payload else {
             let what = found.isEmpty ? "no code" : found.count > 1 ? "\(found.count) codes" : "different bytes"
-            throw ImagingError(.verificationFailed, "rendered code: reading it back gave \(what); try a larger scale or another error-correction level")
+            throw ImagingError(.verificationFailed, source: "rendered code", "reading it back gave \(what); try a larger scale or another error-correction level")
         }
     }
 }

@@ -13,7 +13,7 @@ extension QRMatrix {
         let modulesPerSide = size + 2 * margin
         let side = modulesPerSide * scale
         guard side <= 10_000 else {
-            throw ImagingError(.invalidOption, "scale: \(scale) px per module makes a \(side)×\(side) image; use a smaller scale")
+            throw ImagingError(.invalidOption, source: "scale", "\(scale) px per module makes a \(side)×\(side) image; use a smaller scale")
         }
         var pixels = [UInt8](repeating: 255, count: side * side)
         for y in 0..<size {
@@ -33,7 +33,7 @@ extension QRMatrix {
         try Self.check(scale: scale, margin: margin)
         let side = (size + 2 * margin) * scale
         guard side <= 10_000 else {
-            throw ImagingError(.invalidOption, "scale: \(scale) px per module makes a \(side)×\(side) image; use a smaller scale")
+            throw ImagingError(.invalidOption, source: "scale", "\(scale) px per module makes a \(side)×\(side) image; use a smaller scale")
         }
         // Each row: a filter byte, then 1 bit per pixel, 1 = white.
         let rowBytes = 1 + (side + 7) / 8
@@ -129,10 +129,10 @@ extension QRMatrix {
 
     static func check(scale: Int, margin: Int) throws {
         guard scale >= minimumScale else {
-            throw ImagingError(.invalidOption, "scale: \(scale) px per module is too small; scanners need at least \(minimumScale)")
+            throw ImagingError(.invalidOption, source: "scale", "\(scale) px per module is too small; scanners need at least \(minimumScale)")
         }
         guard (0...100).contains(margin) else {
-            throw ImagingError(.invalidOption, "margin: \(margin) modules is out of range (0–100; the standard asks for 4)")
+            throw ImagingError(.invalidOption, source: "margin", "\(margin) modules is out of range (0–100; the standard asks for 4)")
         }
     }
 }

@@ -23,7 +23,7 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
             // Off the cooperative pool; a cancelled task stops between the pipeline's passes.
             symbols = try await scanner.scan(file: imagePath)
         } catch let error as ImagingError {
-            throw ConfigurationError(error.code == .unreadable ? .fileUnreadable : .notConfiguration, error.reason)
+            throw ConfigurationError(error.code == .unreadable ? .fileUnreadable : .notConfiguration, source: error.source, error.message)
         }
         if symbols.isEmpty {
             throw ConfigurationError(.noCodeFound, source: imagePath, "no QR code or barcode found")

@@ -126,7 +126,7 @@ extension BarcodeScanner {
         let clock = ContinuousClock()
         let start = clock.now
         let outcome = Result { try trace(decoder.decodeFile(path)) }.mapError {
-            $0 as? ImagingError ?? ImagingError(.libraryFailure, "\(path): \($0)")
+            $0 as? ImagingError ?? ImagingError(.libraryFailure, source: path, "\($0)")
         }
         return FileResult(path: path, outcome: outcome, duration: clock.now - start)
     }
