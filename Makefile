@@ -8,7 +8,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve bench-batch bench-sizes clean
+.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve bench-batch bench-sizes bench-consumer clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -17,6 +17,7 @@ run: setup
 test: setup-test
 	$(SWIFT) test
 	$(MAKE) samples
+	scripts/consumer-check.sh
 	$(MAKE) fuzz-smoke
 
 samples:
@@ -63,6 +64,9 @@ bench-batch: setup-bench
 bench-sizes: setup-bench
 	$(SWIFT) build -c release --product activate
 	benchmarks/code-sizes.sh
+
+bench-consumer: setup
+	benchmarks/consumer-build.sh
 
 # libFuzzer targets (Fuzz/): a few seconds each in `make test`; `make fuzz` runs each until
 # 10 million executions or FUZZ_SECONDS (default one hour), release build.

@@ -10,6 +10,10 @@ import PackageDescription
 //   ActivationDiscovery        the discovery-service provider (HTTP client).
 //   ActivationDiscoveryServer  a discovery service (`activate serve`).
 //   activate                   the command-line tool; thin, all logic lives in the libraries.
+// Dependencies on the network stacks count only with their trait on (see `traits` below).
+let client = TargetDependencyCondition.when(traits: ["DiscoveryClient"])
+let server = TargetDependencyCondition.when(traits: ["DiscoveryServer"])
+
 let package = Package(
     name: "activate",
     platforms: [.macOS(.v14)],
@@ -20,6 +24,15 @@ let package = Package(
         .library(name: "ActivationDiscoveryServer", targets: ["ActivationDiscoveryServer"]),
         .executable(name: "activate", targets: ["activate"]),
         .executable(name: "activate-zxing-helper", targets: ["ZXingHelper"]),
+    ],
+    // The network stacks are traits, on by default: a package that uses only ActivationConfiguration
+    // or ActivationImaging depends on activate with `traits: []`, and SwiftPM then neither fetches
+    // nor builds SwiftNIO, AsyncHTTPClient or Hummingbird (README "Library"). The discovery
+    // targets and the `activate` tool need both traits.
+    traits: [
+        .trait(name: "DiscoveryClient", description: "ActivationDiscovery: the discovery-service provider, over AsyncHTTPClient."),
+        .trait(name: "DiscoveryServer", description: "ActivationDiscoveryServer: the discovery service of `activate serve`, over Hummingbird."),
+        .default(enabledTraits: ["DiscoveryClient", "DiscoveryServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -63,19 +76,19 @@ let package = Package(
             name: "ActivationDiscovery",
             dependencies: [
                 "ActivationConfiguration",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
             ]
         ),
         .target(
             name: "ActivationDiscoveryServer",
             dependencies: [
                 "ActivationConfiguration",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: server),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
             ]
         ),
         .executableTarget(
@@ -86,10 +99,10 @@ let package = Package(
                 "ActivationDiscovery",
                 "ActivationDiscoveryServer",
                 "ZXingHelper",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log", condition: server),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // IOError: `serve` names a port in use plainly.
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
             ]
         ),
 
@@ -124,7 +137,7 @@ let package = Package(
             name: "ActivationDiscoveryTests",
             dependencies: [
                 "ActivationDiscovery", "ActivationDiscoveryServer", "ActivationConfiguration",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
             ]
         ),
         .testTarget(

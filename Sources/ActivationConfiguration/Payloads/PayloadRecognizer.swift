@@ -236,6 +236,6 @@ public struct PayloadRecognizer: Sendable {
         if [8, 12, 13, 14].contains(text.count), text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {
             return result(.productCode, "a product code (\(text))")
         }
-        return result(.text, "plain text (\(text.count) characters)")
+        return result(.text, "plain text (\(text.count) character\(text.count == 1 ? "" : "s"))")
     }
 }
