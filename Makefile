@@ -8,7 +8,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve bench-batch bench-sizes bench-consumer clean
+.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve bench-batch bench-sizes bench-consumer docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -18,7 +18,15 @@ test: setup-test
 	$(SWIFT) test
 	$(MAKE) samples
 	scripts/consumer-check.sh
+	$(MAKE) docs
 	$(MAKE) fuzz-smoke
+
+# DocC archives of the four libraries (.build/plugins/Swift-DocC/outputs/), failing on any DocC
+# warning, then the doc-comment coverage of their public API, which must be 100 %.
+docs: setup
+	ACTIVATE_DOCS=1 $(SWIFT) package --disable-sandbox generate-documentation --warnings-as-errors \
+		--target ActivationConfiguration --target ActivationImaging --target ActivationDiscovery --target ActivationDiscoveryServer
+	scripts/doc-coverage.py
 
 samples:
 	@for sample in $(SAMPLES); do \

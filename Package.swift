@@ -158,3 +158,9 @@ if ProcessInfo.processInfo.environment["ACTIVATE_FUZZ"] == "1" {
         // No Swift `main`: libFuzzer's drives the target.
         swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }
+
+// `make docs`: the DocC plugin, only when documentation is built, so that packages depending on
+// activate never fetch it.
+if ProcessInfo.processInfo.environment["ACTIVATE_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

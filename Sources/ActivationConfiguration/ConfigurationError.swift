@@ -10,6 +10,7 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The identifier, e.g. `file-not-found`.
         public let rawValue: String
+        /// A code with the identifier `rawValue`; define your own as static constants, as the built-in ones are.
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
@@ -125,8 +126,10 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     /// input) are replaced by visible escapes (``UntrustedText``).
     ///
     /// - Parameters:
+    ///   - code: what went wrong, for programs.
     ///   - source: the file, provider or URL the input came from.
     ///   - keyPath: the key path of the value at fault.
+    ///   - message: what went wrong, for people, without the source and key path.
     public init(_ code: Code, source: String? = nil, keyPath: String? = nil, _ message: String) {
         self.code = code
         self.source = source.map { UntrustedText.escaped($0) }

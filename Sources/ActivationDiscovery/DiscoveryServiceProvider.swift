@@ -13,28 +13,38 @@ import NIOCore
 /// The service must be https; plain http is accepted only for a loopback host
 /// (`localhost`, `127.0.0.0/8`, `::1`) and only when ``allowInsecureLoopback`` is set.
 public struct DiscoveryServiceProvider: ConfigurationProvider {
+    /// The ``identifier`` of every discovery-service provider.
     public static let defaultIdentifier = "com.sap.configuration.provider.discoveryservice"
+    /// The default ``emailPath``: the legacy lookup by e-mail address.
     public static let emailPathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',EmailAddress='{emailAddress}')"
+    /// The default ``codePath``: the legacy lookup by onboarding code.
     public static let codePathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',OnboardingCode='{onboardingCode}')"
 
     public let identifier = DiscoveryServiceProvider.defaultIdentifier
     /// The service's base URL, e.g. `https://discovery.example.com`.
     public var serviceURL: String
+    /// The application id, sent as `AppConfigID='<applicationID>:<applicationVersion>'`.
     public var applicationID: String
+    /// The application version, sent after the `:` of `AppConfigID`; `1.0` by default.
     public var applicationVersion: String
     /// Path templates; `{appConfigID}`, `{emailAddress}` and `{onboardingCode}` are replaced, percent-encoded.
     public var emailPath: String
+    /// The path template for lookups by onboarding code, appended to ``serviceURL`` like ``emailPath``.
     public var codePath: String
     /// The whole request, connection included, must finish within this.
     public var timeout: Duration
     /// Answers larger than this are refused.
     public var maxResponseBytes: Int
+    /// Accept plain http when the service URL's host is a loopback address; off by default, so only
+    /// https is accepted (`activate onboard` turns it on).
     public var allowInsecureLoopback: Bool
     /// Checks what the service returns.
     public var recognizer: PayloadRecognizer
     /// Input given up front (the CLI's `--email`/`--code`); without it the loader asks.
     public var presetInput: ProviderInput?
 
+    /// Makes a provider. Defaults: version `1.0`, the legacy paths, a 10-second timeout, the default
+    /// document size limit, https only, and no preset input (the loader asks).
     public init(serviceURL: String, applicationID: String, applicationVersion: String = "1.0",
                 emailPath: String = DiscoveryServiceProvider.emailPathTemplate, codePath: String = DiscoveryServiceProvider.codePathTemplate,
                 timeout: Duration = .seconds(10), maxResponseBytes: Int = ConfigurationLimits.default.maxDocumentBytes,

@@ -26,6 +26,8 @@ extension DiscoveryServer {
         /// to what the process's file-descriptor limit allows (see ``effectiveMaxConnections(descriptorLimit:)``).
         public var maxConnections: Int
 
+        /// Makes limits; by default a 10-second header timeout, 30-second idle and request timeouts,
+        /// and 512 connections.
         public init(headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(30),
                     requestTimeout: Duration = .seconds(30), maxConnections: Int = 512) {
             self.headerTimeout = headerTimeout

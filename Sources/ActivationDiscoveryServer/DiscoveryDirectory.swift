@@ -14,20 +14,30 @@ import Foundation
 /// E-mail lookups match the address's domain, then each parent domain (`eu.example.com`, then
 /// `example.com`). Codes match exactly; an expired code is answered with 410.
 public struct DiscoveryDirectory: Sendable {
+    /// One document that a lookup can return.
     public struct Entry: Sendable, Hashable {
         /// The document as served: its canonical JSON.
         public var json: String
+        /// The host name of the server the document points to.
         public var host: String
+        /// When an onboarding code stops working (410 from this moment on); nil when it never
+        /// expires. Domain lookups ignore it.
         public var expires: Date?
     }
 
+    /// The lookups one application answers.
     public struct Application: Sendable, Hashable {
+        /// Documents by lower-case e-mail domain; a lookup tries the address's domain, then its parents.
         public var domains: [String: Entry] = [:]
+        /// Documents by onboarding code, matched exactly.
         public var codes: [String: Entry] = [:]
     }
 
+    /// The lookups of each application, by application id (the `AppConfigID` without its version).
     public var applications: [String: Application]
 
+    /// Makes a directory of the given lookups as they are; unlike ``init(folder:recognizer:)``, nothing
+    /// is read or checked.
     public init(applications: [String: Application]) {
         self.applications = applications
     }
@@ -37,7 +47,7 @@ public struct DiscoveryDirectory: Sendable {
 
     /// Reads and validates `discovery.json` and every document it names.
     ///
-    /// - Throws: ``ConfigurationError`` naming the file (and key path) that is wrong, so the server
+    /// - Throws: `ConfigurationError` naming the file (and key path) that is wrong, so the server
     ///   refuses to start rather than serve a broken configuration.
     public init(folder: String, recognizer: PayloadRecognizer = PayloadRecognizer()) throws {
         let indexPath = "\(folder)/discovery.json"
@@ -97,8 +107,11 @@ public struct DiscoveryDirectory: Sendable {
 
     /// The outcome of one lookup.
     public enum Answer: Sendable, Equatable {
+        /// The document to serve (200).
         case found(Entry)
+        /// Nothing matches (404); the text says why and is sent to the client.
         case notFound(String)
+        /// The onboarding code is known but has expired (410).
         case expired
     }
 

@@ -7,7 +7,7 @@
 ///
 /// Total and bounded: any input, valid UTF-8 or not, gives a route in time linear in its length
 /// (targets over ``DiscoveryServer/maxTargetLength`` bytes are refused before they are read), so
-/// fuzzers may call ``init(target:)`` on arbitrary bytes.
+/// fuzzers may call `init(target:)` on arbitrary bytes.
 public enum DiscoveryRoute: Sendable, Hashable {
     /// `/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(…)` with arguments that parse.
     case lookup(LookupCall)
@@ -147,12 +147,17 @@ public enum DiscoveryRoute: Sendable, Hashable {
 public struct LookupCall: Sendable, Hashable {
     /// What the call looks up.
     public enum Lookup: Sendable, Hashable {
+        /// By e-mail address (`EmailAddress`); preferred when the call gives both.
         case email(String)
+        /// By onboarding code (`OnboardingCode`).
         case code(String)
     }
 
+    /// The application id: `AppConfigID` up to its last `:`, never empty.
     public var appID: String
+    /// The application version: `AppConfigID` after its last `:`, possibly empty.
     public var version: String
+    /// The e-mail address or onboarding code to look up, never empty.
     public var lookup: Lookup
 }
 

@@ -15,10 +15,16 @@ import Logging
 /// Each request is logged as method, route label (`lookup`, `health`, `other`), status and time:
 /// never its path, query, e-mail address or code. Clients are held to ``Limits``.
 public struct DiscoveryServer: Sendable {
+    /// The lookups answered and the documents served.
     public var directory: DiscoveryDirectory
+    /// The address to listen on; `127.0.0.1` by default.
     public var host: String
+    /// The port to listen on; 8080 by default, 0 for any free port.
     public var port: Int
+    /// The timeouts and connection cap clients are held to.
     public var limits: Limits
+    /// Receives the request log (info), a notice when the connection cap is lowered, and at debug
+    /// and trace level why connections were refused or closed.
     public var logger: Logger
 
     /// Requests whose target is longer than this are refused (414); a request head (target and
@@ -29,6 +35,7 @@ public struct DiscoveryServer: Sendable {
     /// Requests with a body larger than this are refused (413) and their connection closed; lookups have none.
     public static let maxBodyBytes = 1024
 
+    /// Makes a server; nothing is bound until ``run(onListening:)``.
     public init(directory: DiscoveryDirectory, host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(), logger: Logger) {
         self.directory = directory
         self.host = host

@@ -9,6 +9,7 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The identifier, e.g. `unsupported-format`.
         public let rawValue: String
+        /// The code with this identifier; the known codes are the static members below.
         public init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
@@ -42,7 +43,7 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     public var reason: String { source.map { "\($0): \(message)" } ?? message }
 
     /// Makes an error; control or bidirectional characters (file names are untrusted) become
-    /// visible escapes (``UntrustedText``).
+    /// visible escapes (`UntrustedText`).
     public init(_ code: Code, source: String? = nil, _ message: String) {
         self.code = code
         self.source = source.map { UntrustedText.escaped($0) }

@@ -1,25 +1,71 @@
 import Foundation
 import Testing
 
-/// README code that claims to be compiled is: each ```swift block after a
-/// `<!-- compiled: PATH -->` marker must be exactly the file at PATH, which the package builds
-/// (a sample target) and `make test` runs.
-@Suite("README snippets")
+/// Swift in the README and the DocC articles is compiled code: every ```swift block follows a
+/// marker that says which compiled file it is, and the block must match it.
+///
+/// - `<!-- compiled: PATH -->`: the block is exactly the file at PATH, a sample target's source,
+///   which the package builds and `make test` runs.
+/// - `<!-- excerpt: PATH -->`: the block is a run of whole lines of the file at PATH, as they stand
+///   (a sample's source, or the README's consumer manifest).
+/// - `<!-- consumer: Package.swift -->`: the README's consumer manifest, which
+///   `scripts/consumer-check.sh` builds with the compiled `main.swift` (`make test`).
+@Suite("README and article snippets")
 struct ReadmeSnippetTests {
-    @Test("every block marked as compiled is the compiled file, verbatim")
-    func compiledBlocks() throws {
-        let readme = try String(contentsOfFile: SourceTree.path("README.md"), encoding: .utf8)
-        let marker = try Regex(#"<!-- compiled: ([^ ]+) -->\n```swift\n"#)
-        let matches = readme.matches(of: marker)
-        #expect(!matches.isEmpty)
-        for match in matches {
-            let path = try #require(match.output[1].substring.map(String.init))
-            let rest = readme[match.range.upperBound...]
-            let block = try #require(rest.range(of: "```\n").map { String(rest[..<$0.lowerBound]) })
-            let file = try String(contentsOfFile: SourceTree.path(path), encoding: .utf8)
-            #expect(block == file, "README block for \(path) differs from the file")
-            let package = try String(contentsOfFile: SourceTree.path("Package.swift"), encoding: .utf8)
-            #expect(package.contains("path: \"\((path as NSString).deletingLastPathComponent)\""), "\(path) is no target's source")
+    /// The README and every article of every DocC catalog.
+    static func documents() throws -> [String] {
+        var paths = ["README.md"]
+        let sources = SourceTree.path("Sources")
+        for target in try FileManager.default.contentsOfDirectory(atPath: sources).sorted() {
+            let targetPath = "\(sources)/\(target)"
+            for catalog in (try? FileManager.default.contentsOfDirectory(atPath: targetPath)) ?? [] where catalog.hasSuffix(".docc") {
+                for article in try FileManager.default.contentsOfDirectory(atPath: "\(targetPath)/\(catalog)").sorted() where article.hasSuffix(".md") {
+                    paths.append("Sources/\(target)/\(catalog)/\(article)")
+                }
+            }
         }
+        return paths
+    }
+
+    @Test("every Swift block is marked, and matches the compiled file it names")
+    func compiledBlocks() throws {
+        let documents = try Self.documents()
+        #expect(documents.count >= 6, "\(documents)")  // the README and the articles of four catalogs
+        let package = try String(contentsOfFile: SourceTree.path("Package.swift"), encoding: .utf8)
+        var compiled = 0
+        for document in documents {
+            let text = try String(contentsOfFile: SourceTree.path(document), encoding: .utf8)
+            let lines = text.components(separatedBy: "\n")
+            for (index, line) in lines.enumerated() where line == "```swift" {
+                let marker = index > 0 ? lines[index - 1] : ""
+                guard let end = lines[(index + 1)...].firstIndex(of: "```") else {
+                    Issue.record("\(document):\(index + 1): a Swift block that never ends")
+                    continue
+                }
+                let block = lines[(index + 1)..<end].joined(separator: "\n") + "\n"
+                let place = "\(document):\(index + 1)"
+                if marker == "<!-- consumer: Package.swift -->" {
+                    #expect(document == "README.md" && block.contains(#".package(path: "../activate", traits: [])"#), "\(place)")
+                } else if let path = Self.path(in: marker, kind: "compiled") {
+                    let file = try String(contentsOfFile: SourceTree.path(path), encoding: .utf8)
+                    #expect(block == file, "\(place): the block differs from \(path)")
+                    #expect(package.contains("path: \"\((path as NSString).deletingLastPathComponent)\""), "\(path) is no target's source")
+                } else if let path = Self.path(in: marker, kind: "excerpt") {
+                    let file = try String(contentsOfFile: SourceTree.path(path), encoding: .utf8)
+                    #expect(("\n" + file).contains("\n" + block), "\(place): the block is not a run of whole lines of \(path)")
+                } else {
+                    Issue.record("\(place): a Swift block without a compiled, excerpt or consumer marker")
+                }
+                compiled += 1
+            }
+        }
+        #expect(compiled >= 10, "\(compiled) blocks")
+    }
+
+    /// PATH of a `<!-- kind: PATH -->` line.
+    static func path(in marker: String, kind: String) -> String? {
+        let prefix = "<!-- \(kind): ", suffix = " -->"
+        guard marker.hasPrefix(prefix), marker.hasSuffix(suffix), marker.count > prefix.count + suffix.count else { return nil }
+        return String(marker.dropFirst(prefix.count).dropLast(suffix.count))
     }
 }

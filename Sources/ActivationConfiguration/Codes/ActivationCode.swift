@@ -45,6 +45,7 @@ public struct ActivationCodeClaims: Sendable, Hashable {
 /// let document = try ConfigurationDocument(from: code.document, source: "scan")
 /// ```
 public enum ActivationCode {
+    /// The text every activation code starts with.
     public static let prefix = "AC1:"
     /// The most characters a QR code holds in alphanumeric mode.
     public static let maxLength = 4296
@@ -54,6 +55,7 @@ public enum ActivationCode {
     public static let clockSkew: TimeInterval = 5 * 60
     /// The expiry `generate` gives a code unless told otherwise, and the most it allows.
     public static let defaultLifetime: TimeInterval = 14 * 86_400
+    /// The longest lifetime `generate` gives a code (30 days).
     public static let maxLifetime: TimeInterval = 30 * 86_400
 
     /// Whether `text` is meant as an `AC1:` code (and is judged as one, never as plain text).
@@ -65,7 +67,9 @@ public enum ActivationCode {
     public struct Verified: Sendable, Hashable {
         /// The configuration document, in its JSON shape, for ``ConfigurationDocument/init(from:source:limits:)``.
         public var document: ConfigurationValue
+        /// Issuer, audience, validity and id, as signed.
         public var claims: ActivationCodeClaims
+        /// The algorithm of the signature (`EdDSA` or `ES256`).
         public var algorithm: SignatureAlgorithm
         /// The trust-list entry of the key that signed it.
         public var trustEntry: TrustList.Entry
@@ -113,8 +117,11 @@ public enum ActivationCode {
     /// Verifies a code against a trust list, in the reading order above.
     ///
     /// - Parameters:
+    ///   - text: the scanned text, `AC1:` and Base45.
+    ///   - trustList: the keys that may have signed it.
     ///   - now: the reader's clock.
     ///   - applicationID: the app's id, when known: a code that names audiences must name it.
+    ///   - source: names the input in errors.
     /// - Throws: ``ConfigurationError``, one code per refusal: `inputTooLarge`, `invalidBase45`,
     ///   `invalidCBOR` (and the CBOR limits), `unsupportedAlgorithm`, `unknownKey`,
     ///   `signatureInvalid`, `missingKey` (no `exp`), `expired`, `notYetValid`, `audienceMismatch`,

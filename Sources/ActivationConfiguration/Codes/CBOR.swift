@@ -6,20 +6,29 @@ public indirect enum CBOR: Sendable, Hashable {
     case unsigned(UInt64)
     /// Major type 1: the value −1 − `n`.
     case negative(UInt64)
+    /// Major type 2: a byte string.
     case bytes([UInt8])
+    /// Major type 3: a UTF-8 text string.
     case text(String)
+    /// Major type 4: an array.
     case array([CBOR])
     /// Entries in the order they were read or made; keys are unique.
     case map([Entry])
+    /// Major type 6: a tag number and the item it tags.
     case tagged(UInt64, CBOR)
+    /// `false` or `true` (simple values 20 and 21).
     case bool(Bool)
+    /// `null` (simple value 22).
     case null
 
     /// One key–value pair of a map.
     public struct Entry: Sendable, Hashable {
+        /// The key.
         public var key: CBOR
+        /// The value.
         public var value: CBOR
 
+        /// A pair of `key` and `value`.
         public init(_ key: CBOR, _ value: CBOR) {
             self.key = key
             self.value = value
@@ -40,21 +49,25 @@ public indirect enum CBOR: Sendable, Hashable {
         }
     }
 
+    /// The text, if this is a text string.
     public var textValue: String? {
         if case .text(let text) = self { return text }
         return nil
     }
 
+    /// The bytes, if this is a byte string.
     public var bytesValue: [UInt8]? {
         if case .bytes(let bytes) = self { return bytes }
         return nil
     }
 
+    /// The items, if this is an array.
     public var arrayValue: [CBOR]? {
         if case .array(let items) = self { return items }
         return nil
     }
 
+    /// The entries, if this is a map.
     public var mapValue: [Entry]? {
         if case .map(let entries) = self { return entries }
         return nil
@@ -148,6 +161,8 @@ public struct CBORReader: Sendable {
     /// Tags that may appear.
     public var allowedTags: Set<UInt64>
 
+    /// A reader that refuses input nested deeper than `maxDepth`, with more than `maxItems` items or
+    /// `maxBytes` bytes, or with a tag not in `allowedTags`.
     public init(maxDepth: Int, maxItems: Int, maxBytes: Int, allowedTags: Set<UInt64> = []) {
         self.maxDepth = maxDepth
         self.maxItems = maxItems
@@ -157,7 +172,10 @@ public struct CBORReader: Sendable {
 
     /// Reads one item that fills `bytes`.
     ///
-    /// - Parameter what: names the item in errors, e.g. `the code's COSE frame`.
+    /// - Parameters:
+    ///   - bytes: the encoded item, and nothing after it.
+    ///   - what: names the item in errors, e.g. `the code's COSE frame`.
+    ///   - source: names the input in errors.
     /// - Throws: ``ConfigurationError``: `invalidCBOR`, `tooDeep`, `tooManyItems`, `inputTooLarge`.
     public func read(_ bytes: [UInt8], what: String, source: String) throws -> CBOR {
         guard bytes.count <= maxBytes else {

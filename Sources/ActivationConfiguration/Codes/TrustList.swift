@@ -95,7 +95,9 @@ public struct TrustList: Sendable, Hashable {
 
     /// Adds a key.
     ///
-    /// - Parameter replacing: replace an entry for the same key instead of refusing it.
+    /// - Parameters:
+    ///   - entry: the key, with its issuer, hosts and validity.
+    ///   - replacing: replace an entry for the same key instead of refusing it.
     /// - Throws: ``ConfigurationError`` (`invalidTrustList`) when the key is there already, or
     ///   the list is full.
     public mutating func add(_ entry: Entry, replacing: Bool = false) throws {

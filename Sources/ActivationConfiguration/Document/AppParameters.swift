@@ -10,6 +10,7 @@ public struct AppParameters: Sendable, Hashable {
     /// `Digital Signature Public Key`: the file name of the PEM key that verifies signed codes.
     public var publicKeyFile: String?
 
+    /// App parameters for `applicationID`.
     public init(applicationID: String, applicationType: String? = nil, destinations: [String: String] = [:], publicKeyFile: String? = nil) {
         self.applicationID = applicationID
         self.applicationType = applicationType

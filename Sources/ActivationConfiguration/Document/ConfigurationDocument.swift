@@ -28,6 +28,8 @@ public struct ConfigurationDocument: Sendable, Hashable {
     /// Keys this type does not interpret (`__comment`, app-specific keys), kept as they were.
     public var otherKeys: ConfigurationObject
 
+    /// A document for `host`; the defaults are those of a document that gives only its host
+    /// (https, the scheme's port, no base path, basic authentication).
     public init(
         scheme: String = "https", host: String, port: Int? = nil, basePath: String = "", appID: String? = nil,
         appVersion: String? = nil, multiUser: Bool? = nil, certificateProvider: String? = nil,
@@ -62,12 +64,14 @@ public struct ConfigurationDocument: Sendable, Hashable {
 /// One entry of `auth`: a method, whether a one-time password is also required, and the
 /// method's raw `config` (kept for methods and keys this toolkit does not interpret).
 public struct AuthItem: Sendable, Hashable {
+    /// The authentication method and its settings.
     public var method: AuthMethod
     /// `requireOtp`: a one-time password is asked as a second factor.
     public var requireOtp: Bool
     /// Keys of `config` that ``method`` does not interpret, kept as they were.
     public var otherConfig: ConfigurationObject
 
+    /// An auth item.
     public init(method: AuthMethod, requireOtp: Bool = false, otherConfig: ConfigurationObject = [:]) {
         self.method = method
         self.requireOtp = requireOtp
@@ -116,6 +120,7 @@ public struct OAuth2Settings: Sendable, Hashable {
     /// `oauth2.clients`, in document order.
     public var clients: [OAuth2Client]
 
+    /// OAuth 2.0 settings with `clients`.
     public init(authorizationEndpoint: String, tokenEndpoint: String, endUserUI: String? = nil,
                 xsuaaAuthorizationEndpoint: String? = nil, clients: [OAuth2Client]) {
         self.authorizationEndpoint = authorizationEndpoint
@@ -128,20 +133,25 @@ public struct OAuth2Settings: Sendable, Hashable {
 
 /// OAuth 2.0 grant types the document can name.
 public enum OAuth2GrantType: String, Sendable, Hashable, CaseIterable {
+    /// The browser sign-in with an authorization code.
     case authorizationCode = "authorization_code"
+    /// The password grant, with a cross-context SSO passcode.
     case password
 }
 
 /// One entry of `oauth2.clients`.
 public struct OAuth2Client: Sendable, Hashable, CustomStringConvertible {
+    /// `clientID`.
     public var clientID: String
     /// An https URL or a custom scheme such as `com.example.App://host`.
     public var redirectURL: String
+    /// `grantType` (default `authorization_code`).
     public var grantType: OAuth2GrantType
     /// The cross-context SSO passcode (password grant only). A secret: short-lived, never logged;
     /// ``description`` hides it.
     public var passcode: String?
 
+    /// A client.
     public init(clientID: String, redirectURL: String, grantType: OAuth2GrantType = .authorizationCode, passcode: String? = nil) {
         self.clientID = clientID
         self.redirectURL = redirectURL
@@ -163,10 +173,14 @@ public struct SAMLSettings: Sendable, Hashable {
     /// `saml2.web.post.finish.endpoint.redirectparam`.
     public var finishEndpointRedirectParameter: String
 
+    /// The challenge header's name when the document gives none.
     public static let defaultChallengeHeaderName = "com.sap.cloud.security.login"
+    /// The finish endpoint when the document gives none.
     public static let defaultFinishEndpointPath = "/SAMLAuthLauncher"
+    /// The finish endpoint's redirect parameter when the document gives none.
     public static let defaultRedirectParameter = "finishEndpointParam"
 
+    /// SAML settings; each defaults to the reference's value.
     public init(challengeHeaderName: String = SAMLSettings.defaultChallengeHeaderName,
                 finishEndpointPath: String = SAMLSettings.defaultFinishEndpointPath,
                 finishEndpointRedirectParameter: String = SAMLSettings.defaultRedirectParameter) {

@@ -4,7 +4,10 @@ extension ConfigurationDocument {
     /// Interprets a parsed value as a configuration document, normalising the variants the SDKs
     /// write (see the type's documentation).
     ///
-    /// - Parameter source: names the input in errors (`config.json`, `payload`).
+    /// - Parameters:
+    ///   - value: the document as read from JSON or a property list.
+    ///   - source: names the input in errors (`config.json`, `payload`).
+    ///   - limits: caps on auth items, clients and nesting.
     /// - Throws: ``ConfigurationError`` whose reason names the source and the key path, e.g.
     ///   `config.json: auth[0].config.oauth2.clients[0].grantType: "implicit" is not authorization_code or password`.
     public init(from value: ConfigurationValue, source: String, limits: ConfigurationLimits = .default) throws {

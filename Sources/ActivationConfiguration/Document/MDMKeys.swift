@@ -82,7 +82,7 @@ public enum MDMKeys {
         }
     }
 
-    /// Flattens a document into MDM keys (the inverse of ``inflate(_:)`` for one-element arrays).
+    /// Flattens a document into MDM keys (the inverse of ``inflate(_:source:limits:)`` for one-element arrays).
     public static func flatten(_ object: ConfigurationObject) -> ConfigurationObject {
         var result = ConfigurationObject()
         func walk(_ value: ConfigurationValue, _ prefix: String) {

@@ -21,8 +21,11 @@ public enum FileIO {
 
     /// Reads a whole regular file, or standard input for `-`, refusing more than `limit` bytes.
     ///
-    /// - Parameter followLinks: whether a symbolic link at `path` is followed (to a regular file)
-    ///   or refused.
+    /// - Parameters:
+    ///   - path: the file, or `-` for standard input.
+    ///   - limit: the most bytes accepted.
+    ///   - followLinks: whether a symbolic link at `path` is followed (to a regular file)
+    ///     or refused.
     /// - Throws: ``ConfigurationError`` with `fileNotFound`, `fileUnreadable` (a directory, a FIFO,
     ///   a device, permissions, an I/O error) or `inputTooLarge`; the reason names `path`.
     public static func read(_ path: String, limit: Int, followLinks: Bool = true) throws -> [UInt8] {
@@ -57,6 +60,9 @@ public enum FileIO {
     /// with it, only a regular file is replaced (never a link, FIFO, device or directory).
     ///
     /// - Parameters:
+    ///   - bytes: the new content.
+    ///   - path: the file to write, or `-` for standard output.
+    ///   - replace: whether an existing regular file may be replaced.
     ///   - mode: permission bits of the new file, before the process umask (use `0o600` for secrets).
     ///   - syncFolder: make the new name durable at once (fsync of the folder). A caller writing many
     ///     files into one folder passes `false` and calls ``syncFolder(_:)`` once at the end; each
@@ -245,7 +251,9 @@ public enum FileIO {
 
 /// A byte count printed the way people read it: `512 bytes`, `64 KiB`, `1.5 MiB`.
 public struct ByteCount: CustomStringConvertible, Sendable, Hashable {
+    /// The count.
     public let bytes: Int
+    /// A count of `bytes`.
     public init(_ bytes: Int) { self.bytes = bytes }
 
     public var description: String {

@@ -5,7 +5,18 @@ import Foundation
 /// Signature algorithms accepted for signed configuration codes, by their JOSE names. A JWS may use
 /// any of them (`none` and everything else are refused); an `AC1:` code uses ``EdDSA`` or ``ES256``.
 public enum SignatureAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
-    case RS256, RS384, RS512, ES256, ES384, ES512
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (JWS only).
+    case RS256
+    /// RSASSA-PKCS1-v1_5 with SHA-384 (JWS only).
+    case RS384
+    /// RSASSA-PKCS1-v1_5 with SHA-512 (JWS only).
+    case RS512
+    /// ECDSA on P-256 with SHA-256 (JWS, and COSE algorithm −7 in `AC1:` codes).
+    case ES256
+    /// ECDSA on P-384 with SHA-384 (JWS only).
+    case ES384
+    /// ECDSA on P-521 with SHA-512 (JWS only).
+    case ES512
     /// Ed25519 (RFC 8037 for JWS, COSE algorithm −8).
     case EdDSA
 }
@@ -41,7 +52,9 @@ public struct VerificationKey: Sendable, Hashable {
 
     /// Reads a PEM public key.
     ///
-    /// - Parameter source: names the key file in errors.
+    /// - Parameters:
+    ///   - pem: the PEM document of a public key.
+    ///   - source: names the key file in errors.
     /// - Throws: ``ConfigurationError`` (`invalidKey`) saying what the file holds instead (a private
     ///   key, an RSA-1024 key, a certificate, …); the reason never contains key material.
     public init(pem: String, source: String = "public key") throws {

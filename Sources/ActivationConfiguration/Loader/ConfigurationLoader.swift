@@ -1,6 +1,8 @@
 /// Why one provider gave nothing.
 public struct ProviderFailure: Sendable, Hashable, CustomStringConvertible {
+    /// The provider's ``ConfigurationProvider/identifier``.
     public var providerID: String
+    /// What it said.
     public var error: ConfigurationError
     public var description: String { "\(providerID): \(error.reason)" }
 }
@@ -39,8 +41,10 @@ public struct LoadResult: Sendable {
 /// let (provider, configuration) = try result.get()
 /// ```
 public struct ConfigurationLoader: Sendable {
+    /// The providers, asked in this order.
     public var providers: [any ConfigurationProvider]
 
+    /// A loader that asks `providers` in order.
     public init(providers: [any ConfigurationProvider]) {
         self.providers = providers
     }

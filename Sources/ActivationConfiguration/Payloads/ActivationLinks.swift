@@ -13,7 +13,9 @@ import Foundation
 public enum ActivationLink {
     /// The link styles recognised.
     public enum Style: String, Sendable, Hashable {
+        /// A Mobile Development Kit onboarding link.
         case mdk = "mdk-link"
+        /// A Mobile Cards onboarding link.
         case mobileCards = "mobile-cards-link"
     }
 

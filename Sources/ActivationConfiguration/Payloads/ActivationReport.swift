@@ -3,6 +3,7 @@ import Foundation
 /// What is shown to a person, or printed as JSON, before a configuration is used: the scan
 /// confirmation of reference §5. Secrets (passcodes) never appear in it.
 public struct ActivationReport: Sendable {
+    /// The payload as recognised and checked.
     public let payload: RecognizedPayload
     /// The transformed configuration (configurations only).
     public let info: TransformResult?

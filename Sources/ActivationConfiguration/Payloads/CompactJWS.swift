@@ -5,9 +5,11 @@ import Foundation
 public enum CompactJWS {
     /// A JWS taken apart, before its signature is checked.
     public struct Parts: Sendable, Hashable {
+        /// The header's `alg`.
         public var algorithm: SignatureAlgorithm
         /// `kid`, if the header names one.
         public var keyID: String?
+        /// The payload, decoded from base64url: the JSON document.
         public var payload: [UInt8]
         var signingInput: [UInt8]
         var signature: [UInt8]

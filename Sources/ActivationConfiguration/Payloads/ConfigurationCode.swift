@@ -23,6 +23,10 @@ public enum ConfigurationCode {
     /// QR code.
     ///
     /// - Parameters:
+    ///   - bytes: the document, in any format ``PayloadRecognizer`` reads.
+    ///   - source: names the input in errors.
+    ///   - recognizer: reads the document and checks it with its policy.
+    ///   - form: the code to make: plain JSON, a JWS, or a compact signed `AC1:` code.
     ///   - applicationID: the app id, for a document that names none (as `scan --app-id` supplies it).
     ///   - allowPasscode: a document with an OAuth passcode (a short-lived secret) is refused
     ///     unless this is set: a printed code outlives any passcode. An `AC1:` code that carries

@@ -37,6 +37,7 @@ public struct SignatureProof: Sendable, Hashable {
     /// The public key that verified it.
     public var key: VerificationKey
 
+    /// A proof: `signedCode`, verified with `key`.
     public init(signedCode: String, key: VerificationKey) {
         self.signedCode = signedCode
         self.key = key
@@ -67,17 +68,25 @@ public struct RecognizedPayload: Sendable, Hashable {
 
     /// The formats a configuration arrives in.
     public enum Format: String, Sendable, Hashable {
+        /// A JSON document.
         case json
+        /// A JWS in compact serialisation whose payload is the JSON document.
         case jws
+        /// An XML property list.
         case xmlPropertyList = "xml-plist"
+        /// A binary property list (`bplist00`).
         case binaryPropertyList = "binary-plist"
+        /// A Mobile Development Kit activation link.
         case mdkLink = "mdk-link"
+        /// A Mobile Cards activation link.
         case mobileCardsLink = "mobile-cards-link"
+        /// Flattened MDM keys (`auth.0.type`, …), as MDM consoles store them.
         case mdmKeys = "mdm-keys"
         /// A compact signed activation code (`AC1:`).
         case activationCode = "ac1"
     }
 
+    /// What the payload is.
     public var kind: Kind
     /// How a configuration was written; `nil` for other kinds.
     public var format: Format?
@@ -85,6 +94,7 @@ public struct RecognizedPayload: Sendable, Hashable {
     public var document: ConfigurationDocument?
     /// The app parameters (``Kind/appParameters`` only).
     public var appParameters: AppParameters?
+    /// Whether the payload was signed, and by which key if the signature was verified.
     public var signature: SignatureStatus
     /// One line saying what the payload is, for people; never contains secrets.
     public var summary: String
@@ -102,10 +112,16 @@ public struct RecognizedPayload: Sendable, Hashable {
 /// if let document = payload.document { print("You will be connected to:", document.host) }
 /// ```
 public struct PayloadRecognizer: Sendable {
+    /// The policy every configuration is checked against.
     public var policy: SecurityPolicy
     /// The clock that judges the validity of `AC1:` codes.
     public var clock: @Sendable () -> Date
 
+    /// A recognizer that checks with `policy` (by default: https only, any host, signatures optional).
+    ///
+    /// - Parameters:
+    ///   - policy: what a configuration must satisfy.
+    ///   - clock: the time `AC1:` codes are judged at; the system clock unless a test fixes it.
     public init(policy: SecurityPolicy = SecurityPolicy(), clock: @escaping @Sendable () -> Date = { Date() }) {
         self.policy = policy
         self.clock = clock

@@ -32,6 +32,8 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// Caps on inputs.
     public var limits: ConfigurationLimits
 
+    /// A policy; every default is the strict choice except ``signature``, which is `.optional`
+    /// unless a trust list is given.
     public init(allowHTTP: Bool = false, allowIPLiterals: Bool = false, allowedHosts: [String] = [],
                 signature: SignatureRequirement = .optional, verificationKeys: [VerificationKey] = [],
                 trustList: TrustList = TrustList(), applicationID: String? = nil, limits: ConfigurationLimits = .default) {

@@ -17,13 +17,16 @@ public typealias ProviderInput = [ProviderInputKey: String]
 
 /// A configuration a provider found, checked against the policy.
 public struct ProvidedConfiguration: Sendable, Hashable {
+    /// The normalised, policy-checked document.
     public var document: ConfigurationDocument
+    /// Whether it was signed, and by which key if the signature was verified.
     public var signature: SignatureStatus
     /// Where it came from, for people: a file name, a URL without its query, `managed configuration`.
     public var origin: String
     /// For a verified signature: the signed code and the key that verified it.
     public var signatureProof: SignatureProof?
 
+    /// A configuration found at `origin`.
     public init(document: ConfigurationDocument, signature: SignatureStatus = .unsigned, origin: String, signatureProof: SignatureProof? = nil) {
         self.document = document
         self.signature = signature

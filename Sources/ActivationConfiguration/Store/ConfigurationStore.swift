@@ -10,15 +10,21 @@ import Foundation
 /// What onboarding keeps: the normalised document, where it came from, when, and whether its
 /// signature was verified, with the signed code and key that prove it (never a bare claim).
 public struct StoredConfiguration: Sendable, Hashable {
+    /// The normalised, policy-checked document.
     public var document: ConfigurationDocument
+    /// The provider that found it.
     public var providerID: String
+    /// Where the provider found it, for people (a file name, a URL without its query).
     public var origin: String
+    /// When it was stored.
     public var storedAt: Date
+    /// Whether it was signed, and by which key if the signature was verified.
     public var signature: SignatureStatus
     /// For a verified signature: the signed code and the key that verified it, so that the
     /// signature can be checked again on every restore.
     public var signatureProof: SignatureProof?
 
+    /// A record of `document` as `providerID` found it at `origin`.
     public init(document: ConfigurationDocument, providerID: String, origin: String, storedAt: Date = Date(),
                 signature: SignatureStatus, signatureProof: SignatureProof? = nil) {
         self.document = document
@@ -170,8 +176,10 @@ extension ConfigurationStore {
 /// its owner can write. Writes are atomic and serialised by a lock file beside the store, and
 /// the store is read only if it is a regular file (not a link) that nobody else can change.
 public struct FileConfigurationStore: ConfigurationStore {
+    /// The store file.
     public var path: String
 
+    /// A store at `path` (by default ``defaultPath(environment:)``).
     public init(path: String = FileConfigurationStore.defaultPath()) {
         self.path = path
     }

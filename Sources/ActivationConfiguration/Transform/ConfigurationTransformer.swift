@@ -6,7 +6,9 @@
 /// }
 /// ```
 public struct InfoKey<Value: Sendable>: Sendable, Hashable {
+    /// Where the value sits in a ``TransformResult``; unique across transformers (use reverse-DNS names for your own).
     public let name: String
+    /// A key named `name`.
     public init(_ name: String) { self.name = name }
 }
 
@@ -16,8 +18,10 @@ public struct TransformResult: Sendable {
     /// The info-key names in the order they were first set.
     public private(set) var names: [String] = []
 
+    /// An empty result.
     public init() {}
 
+    /// The value under `key`, if a transformer set one; setting `nil` removes it.
     public subscript<Value>(key: InfoKey<Value>) -> Value? {
         get { values[key.name] as? Value }
         set {
@@ -73,8 +77,10 @@ public struct TransformContext: Sendable {
 /// transformer registered under that key, merging every result into one map. Keys without a
 /// transformer are ignored.
 public struct KeyedTransformer: ConfigurationTransformer {
+    /// Document key → the transformer for its sub-tree.
     public var transformers: [String: any ConfigurationTransformer]
 
+    /// A transformer that hands each key of `transformers` to its transformer.
     public init(_ transformers: [String: any ConfigurationTransformer] = [:]) {
         self.transformers = transformers
     }

@@ -235,7 +235,9 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses an absolute URL with an authority (`scheme://host…`).
     ///
-    /// - Parameter schemes: the schemes accepted (default http and https).
+    /// - Parameters:
+    ///   - text: the URL as written.
+    ///   - schemes: the schemes accepted (default http and https).
     /// - Throws: ``ConfigurationError`` (`invalidURL` or `invalidHost`) whose reason shows the
     ///   URL (escaped, query hidden) and what is wrong.
     public init(parsing text: String, schemes: Set<String> = ["https", "http"]) throws {

@@ -2,14 +2,21 @@
 /// given a meaning. Objects keep the order of their keys, so nothing is reordered on the way
 /// through.
 public enum ConfigurationValue: Sendable, Hashable {
+    /// A string.
     case string(String)
+    /// A whole number.
     case integer(Int)
+    /// A number with a fraction or exponent.
     case number(Double)
+    /// `true` or `false`.
     case bool(Bool)
+    /// An array, in order.
     case array([ConfigurationValue])
+    /// An object, its keys in the order they were read.
     case object(ConfigurationObject)
     /// Raw bytes (property lists only).
     case data([UInt8])
+    /// `null`.
     case null
 
     /// What the value is, for error messages: `a string "abc"`, `an array`, ….
@@ -28,16 +35,19 @@ public enum ConfigurationValue: Sendable, Hashable {
         }
     }
 
+    /// The string, if this is one.
     public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
+    /// The object, if this is one.
     public var objectValue: ConfigurationObject? {
         if case .object(let object) = self { return object }
         return nil
     }
 
+    /// The items, if this is an array.
     public var arrayValue: [ConfigurationValue]? {
         if case .array(let items) = self { return items }
         return nil
@@ -46,16 +56,19 @@ public enum ConfigurationValue: Sendable, Hashable {
 
 /// A configuration object: key–value pairs in their original order. Keys are unique.
 public struct ConfigurationObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The key–value pairs, in order.
     public private(set) var entries: [(key: String, value: ConfigurationValue)] = []
     /// Key → position in `entries`, so lookups stay O(1) for hostile objects with many keys.
     private var positions: [String: Int] = [:]
 
+    /// An empty object.
     public init() {}
 
     public init(dictionaryLiteral elements: (String, ConfigurationValue)...) {
         for (key, value) in elements { self[key] = value }
     }
 
+    /// An object of `entries`, in order; a repeated key keeps its first place and its last value.
     public init(_ entries: [(String, ConfigurationValue)]) {
         for (key, value) in entries { self[key] = value }
     }
@@ -84,8 +97,11 @@ public struct ConfigurationObject: Sendable, Hashable, Sequence, ExpressibleByDi
         return entries.first { $0.key.lowercased() == lowered }?.key
     }
 
+    /// The keys, in order.
     public var keys: [String] { entries.map(\.key) }
+    /// The number of keys.
     public var count: Int { entries.count }
+    /// Whether the object has no keys.
     public var isEmpty: Bool { entries.isEmpty }
 
     public func makeIterator() -> IndexingIterator<[(key: String, value: ConfigurationValue)]> {
@@ -106,19 +122,26 @@ public struct ConfigurationObject: Sendable, Hashable, Sequence, ExpressibleByDi
 
 /// Where a value sits in a document: `auth[0].config.oauth2.tokenEndpoint`.
 public struct ConfigurationPath: Sendable, Hashable, CustomStringConvertible {
+    /// One step of a path.
     public enum Component: Sendable, Hashable {
+        /// A key of an object.
         case key(String)
+        /// A position in an array, from 0.
         case index(Int)
     }
 
+    /// The steps from the document to the value.
     public private(set) var components: [Component]
 
+    /// A path of `components` (none: the document itself).
     public init(_ components: [Component] = []) { self.components = components }
 
     /// The document itself.
     public static let root = ConfigurationPath()
 
+    /// This path, then the object key `key`.
     public func appending(_ key: String) -> ConfigurationPath { ConfigurationPath(components + [.key(key)]) }
+    /// This path, then the array position `index`.
     public func appending(_ index: Int) -> ConfigurationPath { ConfigurationPath(components + [.index(index)]) }
 
     public var description: String {

@@ -11,6 +11,7 @@ public struct JSONReader: Sendable {
     /// Documents with more values than this (scalars, arrays and objects, each counts one) are refused.
     public var maxValues: Int
 
+    /// A reader with the given limits (by default those of ``ConfigurationLimits/default``).
     public init(maxBytes: Int = ConfigurationLimits.default.maxDocumentBytes, maxDepth: Int = ConfigurationLimits.default.maxDepth,
                 maxValues: Int = ConfigurationLimits.default.maxValues) {
         self.maxBytes = maxBytes
@@ -20,7 +21,9 @@ public struct JSONReader: Sendable {
 
     /// Parses one JSON value that fills `bytes` (surrounding white space allowed).
     ///
-    /// - Parameter source: names the input in errors (a file name, `-`, or `payload`).
+    /// - Parameters:
+    ///   - bytes: the UTF-8 text.
+    ///   - source: names the input in errors (a file name, `-`, or `payload`).
     /// - Throws: ``ConfigurationError`` with `inputTooLarge`, `invalidUTF8`, `tooDeep`, `tooManyItems` or `invalidJSON`.
     public func parse(_ bytes: [UInt8], source: String) throws -> ConfigurationValue {
         if bytes.count > maxBytes {
@@ -271,6 +274,7 @@ public struct ConfigurationLimits: Sendable, Hashable {
     /// references cannot expand a small file into an exponentially large value.
     public var maxValues: Int
 
+    /// Limits; the defaults suit any real configuration document.
     public init(maxDocumentBytes: Int = 256 << 10, maxDepth: Int = 32, maxAuthItems: Int = 16, maxClients: Int = 32, maxValues: Int = 100_000) {
         self.maxDocumentBytes = maxDocumentBytes
         self.maxDepth = maxDepth

@@ -33,18 +33,28 @@ public enum CodeBatch {
 
     /// What the batch needs to make each code.
     public struct Settings: Sendable {
+        /// Reads and checks each document as a scanner would check the code (a signature is
+        /// optional here); its policy's document size limit also caps each input's bytes.
         public var recognizer: PayloadRecognizer
         /// Called once per code: an `AC1:` code gets its own id and issue time.
         public var form: @Sendable () -> ConfigurationCode.Form
+        /// The app id for documents that name none.
         public var applicationID: String?
+        /// Accept documents that carry an OAuth passcode (a short-lived secret); refused unless
+        /// set, since a printed code outlives any passcode.
         public var allowPasscode: Bool
+        /// Encodes, renders and reads back each code.
         public var generator: QRCodeGenerator
+        /// The format of the files, which also gives their extension (`.png`, `.svg`, else `.txt`).
         public var format: QRRenderFormat
         /// Where the codes go (created if missing).
         public var outputDirectory: String
         /// Replace existing files of the same name.
         public var replace: Bool
 
+        /// Settings for a batch. By default documents without an app id get none, passcodes are
+        /// refused, codes are PNG files from a default ``QRCodeGenerator``, and existing files are
+        /// not replaced (their jobs fail).
         public init(recognizer: PayloadRecognizer, form: @escaping @Sendable () -> ConfigurationCode.Form, applicationID: String? = nil,
                     allowPasscode: Bool = false, generator: QRCodeGenerator = QRCodeGenerator(), format: QRRenderFormat = .png,
                     outputDirectory: String, replace: Bool = false) {
@@ -69,13 +79,15 @@ public enum CodeBatch {
         public var matrix: QRMatrix
         /// For a signed code: the key id, and for `AC1:` codes the expiry.
         public var keyID: String?
+        /// For an `AC1:` code: when it expires; `nil` for other codes.
         public var expires: Date?
     }
 
     /// One job's outcome.
     public struct Outcome: Sendable {
+        /// The job this outcome is for.
         public var job: Job
-        /// The code, or why there is none (a ``ConfigurationError`` or an ``ImagingError``).
+        /// The code, or why there is none (a `ConfigurationError` or an ``ImagingError``).
         public var result: Result<Made, any Error>
 
         /// The reason of a failure, naming the input.
@@ -181,7 +193,7 @@ public enum CodeBatch {
     /// Makes every job's code on up to `concurrency` threads, handing each outcome to `report` in
     /// input order.
     ///
-    /// - Throws: ``ConfigurationError`` only when the output folder cannot be made; everything else
+    /// - Throws: `ConfigurationError` only when the output folder cannot be made; everything else
     ///   is an outcome.
     public static func run(_ jobs: [Job], settings: Settings, concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
                            report: (Outcome) -> Void) throws {

@@ -8,14 +8,20 @@ import Foundation
 public enum CodeSheet {
     /// One card.
     public struct Card: Sendable, Hashable {
+        /// The name printed on the card, also the image's alternative text (a batch uses the code's name).
         public var label: String
         /// The code's image file (PNG or SVG), embedded into the page.
         public var imagePath: String
+        /// The server the code connects to, shown as "Server".
         public var host: String
+        /// The app id, shown as "App"; `nil` leaves the line out.
         public var appID: String?
+        /// The id of the key that signed the code, shown as "Key"; `nil` (unsigned) leaves the line out.
         public var keyID: String?
+        /// When the code expires, shown in ISO 8601; `nil` leaves the line out.
         public var expires: Date?
 
+        /// A card from its parts; ``init(_:label:)`` makes one from a code a batch made.
         public init(label: String, imagePath: String, host: String, appID: String?, keyID: String?, expires: Date?) {
             self.label = label
             self.imagePath = imagePath
@@ -36,7 +42,7 @@ public enum CodeSheet {
 
     /// The page. Images are read from their files (capped at 1 MiB each).
     ///
-    /// - Throws: ``ConfigurationError`` when an image cannot be read.
+    /// - Throws: `ConfigurationError` when an image cannot be read.
     public static func html(title: String, cards: [Card]) throws -> String {
         var page = """
             <!DOCTYPE html>

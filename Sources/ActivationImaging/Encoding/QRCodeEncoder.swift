@@ -8,7 +8,7 @@ import Darwin
 /// Builds QR codes from payload bytes with libqrencode.
 ///
 /// The payload is stored exactly, split into the numeric, alphanumeric and byte segments that take
-/// the fewest bits (``QRSegments``; an all-alphanumeric `AC1:` code is one alphanumeric segment).
+/// the fewest bits (`QRSegments`; an all-alphanumeric `AC1:` code is one alphanumeric segment).
 /// The smallest version that holds it is chosen, never below ``minimumVersion``.
 public struct QRCodeEncoder: Sendable, Hashable {
     /// The error-correction level (default M).
@@ -16,6 +16,8 @@ public struct QRCodeEncoder: Sendable, Hashable {
     /// The smallest version to use, 1–40 (default 1: as small as the payload allows).
     public var minimumVersion: Int
 
+    /// An encoder; by default level M and the smallest version that fits. The version is checked
+    /// by ``encode(_:)``, not here.
     public init(errorCorrection: ErrorCorrection = .medium, minimumVersion: Int = 1) {
         self.errorCorrection = errorCorrection
         self.minimumVersion = minimumVersion

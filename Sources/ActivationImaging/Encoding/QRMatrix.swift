@@ -19,7 +19,7 @@ public enum QREncodingMode: String, Sendable, Hashable, CaseIterable, Codable {
     case alphanumeric
     /// Any bytes, stored as they are (8 bits a byte).
     case byte
-    /// Several segments, each in the densest mode for its part (``QRSegments``), as qrencode does.
+    /// Several segments, each in the densest mode for its part (`QRSegments`), as qrencode does.
     case mixed
 
     /// The mode for a payload: numeric or alphanumeric when every byte is in that set, else byte.

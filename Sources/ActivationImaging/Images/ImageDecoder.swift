@@ -13,6 +13,7 @@ public struct ImageDecoder: Sendable, Hashable {
     /// Files larger than this are refused before they are read.
     public var maxBytes: Int
 
+    /// A decoder with these caps (default ``defaultMaxPixels`` and ``defaultMaxBytes``).
     public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, maxBytes: Int = ImageDecoder.defaultMaxBytes) {
         self.maxPixels = maxPixels
         self.maxBytes = maxBytes
@@ -20,7 +21,9 @@ public struct ImageDecoder: Sendable, Hashable {
 
     /// Decodes an image held in memory.
     ///
-    /// - Parameter name: how errors name the input (a file name, or `-`).
+    /// - Parameters:
+    ///   - bytes: the encoded image file (PNG, JPEG or PNM), at most ``maxBytes`` long.
+    ///   - name: how errors name the input (a file name, or `-`).
     /// - Throws: ``ImagingError``: `unsupportedFormat` (says what the bytes are, e.g. GIF),
     ///   `imageTooLarge`, `corruptImage`.
     public func decode(_ bytes: [UInt8], name: String) throws -> GrayImage {

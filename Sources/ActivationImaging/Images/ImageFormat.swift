@@ -1,15 +1,26 @@
 /// Image container formats, recognised by their leading bytes (never by the file name).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+    /// PNG, read by ``ImageDecoder``.
     case png = "PNG"
+    /// JPEG, read by ``ImageDecoder``.
     case jpeg = "JPEG"
+    /// Netpbm (PBM, PGM, PPM; plain or raw), read by ``ImageDecoder``.
     case pnm = "PNM"
+    /// GIF, recognised but not read (errors name it).
     case gif = "GIF"
+    /// BMP (Windows bitmap), recognised but not read.
     case bmp = "BMP"
+    /// WebP, recognised but not read.
     case webp = "WebP"
+    /// TIFF, recognised but not read.
     case tiff = "TIFF"
+    /// HEIF, HEIC photos among them, recognised but not read.
     case heif = "HEIF"
+    /// AVIF, recognised but not read.
     case avif = "AVIF"
+    /// PDF, recognised but not read.
     case pdf = "PDF"
+    /// SVG, recognised by `<svg` in the first 512 bytes but not read.
     case svg = "SVG"
 
     /// Whether ``ImageDecoder`` reads this format.

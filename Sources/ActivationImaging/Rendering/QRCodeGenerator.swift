@@ -36,6 +36,7 @@ public struct GeneratedQRCode: Sendable, Hashable {
 /// Encodes a payload, renders it, and scans the rendering again before handing it out: a code
 /// that does not give back the exact payload bytes is an error, never a file.
 public struct QRCodeGenerator: Sendable, Hashable {
+    /// Turns the payload into modules: error-correction level and smallest version.
     public var encoder: QRCodeEncoder
     /// Pixels per module (PNG, SVG), at least ``QRMatrix/minimumScale``.
     public var scale: Int
@@ -44,6 +45,8 @@ public struct QRCodeGenerator: Sendable, Hashable {
     /// Terminal format: draw dark modules (for light-background terminals).
     public var darkOnLight: Bool
 
+    /// A generator; by default 8 pixels per module, the standard quiet zone, and light modules
+    /// drawn in the terminal. Scale and margin are checked by ``generate(_:as:)``, not here.
     public init(encoder: QRCodeEncoder = QRCodeEncoder(), scale: Int = 8, margin: Int = 4, darkOnLight: Bool = false) {
         self.encoder = encoder
         self.scale = scale
@@ -85,9 +88,12 @@ public struct QRCodeGenerator: Sendable, Hashable {
 
     /// Scans `image` and demands exactly one QR code carrying exactly `payload`.
     ///
-    /// - Parameter moduleSize: pixels per module, when known: a large rendering is first shrunk
-    ///   by area averaging (every pixel counts) to 2 pixels per module, which zbar reads as surely
-    ///   and several times faster (`generate --batch`).
+    /// - Parameters:
+    ///   - image: the rendered code, as a gray bitmap.
+    ///   - payload: the exact bytes the code must carry.
+    ///   - moduleSize: pixels per module, when known: a large rendering is first shrunk
+    ///     by area averaging (every pixel counts) to 2 pixels per module, which zbar reads as surely
+    ///     and several times faster (`generate --batch`).
     /// - Throws: ``ImagingError`` (`verificationFailed`) saying what was read instead.
     public static func verify(_ image: GrayImage, reads payload: [UInt8], moduleSize: Int = 1) throws {
         let checked = moduleSize >= 4 ? image.downsampled(by: moduleSize / 2) : image

@@ -5,12 +5,17 @@ import ActivationConfiguration
 /// configuration the policy rejects is an error, not skipped. An image without any code fails
 /// with `noCodeFound`, one whose codes are no configuration with `notConfiguration`.
 public struct BarcodeConfigurationProvider: ConfigurationProvider {
+    /// This provider's ``identifier``.
     public static let defaultIdentifier = "activate.provider.barcode"
     public let identifier = BarcodeConfigurationProvider.defaultIdentifier
+    /// The image file to scan; `-` reads standard input.
     public var imagePath: String
+    /// The scanner that reads the image (by default QR codes only).
     public var scanner: BarcodeScanner
+    /// Recognises each code's text and checks a configuration against its policy.
     public var recognizer: PayloadRecognizer
 
+    /// A provider that scans `imagePath`, by default for QR codes only, with the default policy.
     public init(imagePath: String, scanner: BarcodeScanner = BarcodeScanner(symbologies: [.qr]), recognizer: PayloadRecognizer = PayloadRecognizer()) {
         self.imagePath = imagePath
         self.scanner = scanner

@@ -24,6 +24,8 @@ public struct BarcodeScanner: Sendable, Hashable {
     /// How hard to try (default `normal`).
     public var effort: ScanEffort
 
+    /// A scanner; by default it looks for every symbology, with the default image caps, at
+    /// `normal` effort.
     public init(symbologies: Set<Symbology> = Set(Symbology.allCases), decoder: ImageDecoder = ImageDecoder(), effort: ScanEffort = .normal) {
         self.symbologies = symbologies
         self.decoder = decoder
@@ -43,6 +45,7 @@ public struct BarcodeScanner: Sendable, Hashable {
 
     /// What one scan did: the codes, and which pass of the pipeline found them.
     public struct Trace: Sendable {
+        /// The codes found, in reading order, each once; empty when no pass found any.
         public var symbols: [ScannedSymbol]
         /// The pass that found the codes (`zbar`, `zxing`, `zbar-threshold`, …); `nil` when none did.
         public var pass: String?

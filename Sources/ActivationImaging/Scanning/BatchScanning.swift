@@ -40,7 +40,9 @@ extension BarcodeScanner {
 
     /// One file's outcome.
     public struct FileResult: Sendable {
+        /// The path as it was passed in (`-` for standard input).
         public var path: String
+        /// What the scan found, or why the file could not be read or decoded.
         public var outcome: Result<Trace, ImagingError>
         /// Time spent on this file (reading, decoding, scanning).
         public var duration: Duration

@@ -14,9 +14,13 @@ import Foundation
 public enum PayloadText {
     /// The character sets ``decode(_:)`` chooses between.
     public enum Charset: String, Sendable, Hashable {
+        /// UTF-8, what most real codes carry.
         case utf8 = "UTF-8"
+        /// UTF-16, chosen only when the bytes start with a byte-order mark.
         case utf16 = "UTF-16"
+        /// Shift_JIS, the Japanese character set.
         case shiftJIS = "Shift_JIS"
+        /// ISO-8859-1 (Latin-1), the standard's default; every byte sequence is valid in it.
         case isoLatin1 = "ISO-8859-1"
     }
 

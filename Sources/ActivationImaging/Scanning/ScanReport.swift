@@ -22,10 +22,12 @@ public struct ScanReport: Codable, Sendable, Hashable {
         public var bytes: String
         /// The four corners (``ScannedSymbol/corners``).
         public var position: [Point]
-        /// What the payload is and whether it was accepted (``ActivationReport/value``, or
-        /// ``ActivationReport/rejection(_:)``).
+        /// What the payload is and whether it was accepted (`ActivationReport.value`, or
+        /// `ActivationReport.rejection(_:)`).
         public var activation: ConfigurationValue
 
+        /// The entry for `symbol`, with the verdict on its payload: the report's value on success,
+        /// else the rejection built from the error.
         public init(_ symbol: ScannedSymbol, activation result: Result<ActivationReport, ConfigurationError>) {
             type = symbol.symbology.rawValue
             text = symbol.text

@@ -1,7 +1,10 @@
 /// A point in image coordinates (pixels, origin top left).
 public struct Point: Sendable, Hashable, Codable {
+    /// Pixels from the left edge.
     public var x: Int
+    /// Pixels from the top edge.
     public var y: Int
+    /// A point at `x` pixels from the left and `y` from the top.
     public init(x: Int, y: Int) {
         self.x = x
         self.y = y
@@ -22,6 +25,7 @@ public struct ScannedSymbol: Sendable, Hashable {
     /// scan lines that read it.
     public var corners: [Point]
 
+    /// A symbol from its parts; nothing is checked.
     public init(symbology: Symbology, bytes: [UInt8], text: String, corners: [Point]) {
         self.symbology = symbology
         self.bytes = bytes

@@ -3,19 +3,31 @@ internal import CZBar
 /// The kinds of code the scanner reads. The raw value is the stable name used by
 /// `--symbology` and in JSON output.
 public enum Symbology: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
+    /// QR Code.
     case qr
     /// Micro QR (read by the zxing engine only).
     case microqr
+    /// EAN-13 (13 digits).
     case ean13
+    /// EAN-8 (8 digits).
     case ean8
+    /// UPC-A (12 digits).
     case upca
+    /// UPC-E (zero-suppressed UPC-A).
     case upce
+    /// Code 128.
     case code128
+    /// Code 39.
     case code39
+    /// Code 93.
     case code93
+    /// Interleaved 2 of 5 (ITF).
     case itf
+    /// Codabar.
     case codabar
+    /// GS1 DataBar (formerly RSS-14).
     case databar
+    /// GS1 DataBar Expanded; its raw value is `databar-exp`.
     case databarExpanded = "databar-exp"
 
     /// The name zbarimg prints for this symbology (`QR-Code`, `EAN-13`, `I2/5`, …).
