@@ -118,47 +118,49 @@ enum PNGCodec {
         let newWidth = width / factor, newHeight = height / factor, area = factor * factor
         var output = [UInt8](repeating: 0, count: newWidth * newHeight)
         // For a factor that divides 8: the white pixels of each block of each byte value.
-        let groups: (perByte: Int, counts: [UInt8])? = 8 % factor == 0 ? (8 / factor, (0..<256 * (8 / factor)).map { index in
-            let byte = UInt8(index / (8 / factor)), group = index % (8 / factor)
+        let perByte = 8 % factor == 0 ? 8 / factor : 0
+        let counts: [UInt8] = perByte == 0 ? [] : (0..<256 * perByte).map { index in
+            let byte = UInt8(index / perByte), group = index % perByte
             return UInt8(((byte << UInt8(group * factor)) >> UInt8(8 - factor)).nonzeroBitCount)
-        }) : nil
+        }
         // The gray level of a block with n white pixels (no division per pixel).
         let levels = (0...area).map { UInt8($0 * 255 / area) }
         rows.withUnsafeBufferPointer { rows in
-            output.withUnsafeMutableBufferPointer { output in
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: newWidth) { whites in
-                    guard let first = rows.baseAddress else { return }
-                    for y in 0..<newHeight {
-                        whites.initialize(repeating: 0)
-                        for row in y * factor..<(y + 1) * factor {
-                            let line = first + row * rowBytes
-                            if let perByte = groups?.perByte, let counts = groups?.counts {
-                                // Blocks that tile bytes (factor 1, 2, 4 or 8): a table lookup per block.
-                                var x = 0, byte = 0
-                                while x < newWidth {
-                                    let base = Int(line[byte]) &* perByte
-                                    for group in 0..<min(perByte, newWidth &- x) { whites[x &+ group] &+= Int(counts[base &+ group]) }
-                                    x &+= perByte
-                                    byte &+= 1
+            counts.withUnsafeBufferPointer { counts in
+                output.withUnsafeMutableBufferPointer { output in
+                    withUnsafeTemporaryAllocation(of: Int.self, capacity: newWidth) { whites in
+                        guard let first = rows.baseAddress else { return }
+                        for y in 0..<newHeight {
+                            whites.initialize(repeating: 0)
+                            for row in y * factor..<(y + 1) * factor {
+                                let line = first + row * rowBytes
+                                if perByte > 0 {
+                                    // Blocks that tile bytes (factor 1, 2, 4 or 8): a table lookup per block.
+                                    var byte = 0, group = 0
+                                    for x in 0..<newWidth {
+                                        whites[x] &+= Int(counts[Int(line[byte]) &* perByte &+ group])
+                                        group &+= 1
+                                        if group == perByte { group = 0; byte &+= 1 }
+                                    }
+                                } else {
+                                    var pixel = 0
+                                    for x in 0..<newWidth {
+                                        // The block's pixels in this row, a byte's worth at a time.
+                                        var count = 0, next = pixel
+                                        let end = pixel &+ factor
+                                        while next < end {
+                                            let offset = next & 7, take = min(8 &- offset, end &- next)
+                                            // Shift out the pixels before `next` (the high bits), keep the next `take`.
+                                            count &+= Int(((line[next >> 3] << UInt8(offset)) >> UInt8(8 &- take)).nonzeroBitCount)
+                                            next &+= take
+                                        }
+                                        whites[x] &+= count
+                                        pixel = end
+                                    }
                                 }
-                                continue
                             }
-                            var pixel = 0
-                            for x in 0..<newWidth {
-                                // The block's pixels in this row, a byte's worth at a time.
-                                var count = 0, next = pixel
-                                let end = pixel &+ factor
-                                while next < end {
-                                    let offset = next & 7, take = min(8 &- offset, end &- next)
-                                    // Shift out the pixels before `next` (the high bits), keep the next `take`.
-                                    count &+= Int(((line[next >> 3] << UInt8(offset)) >> UInt8(8 &- take)).nonzeroBitCount)
-                                    next &+= take
-                                }
-                                whites[x] &+= count
-                                pixel = end
-                            }
+                            for x in 0..<newWidth { output[y &* newWidth &+ x] = levels[whites[x]] }
                         }
-                        for x in 0..<newWidth { output[y &* newWidth &+ x] = levels[whites[x]] }
                     }
                 }
             }
