@@ -22,7 +22,7 @@ enum PEMKeyKind: Equatable, CustomStringConvertible {
         }
         let label = String(pem[begin.upperBound..<labelEnd.lowerBound])
         let body = pem[labelEnd.upperBound...].prefix { $0 != "-" }.filter { !$0.isWhitespace }
-        let der = Data(base64Encoded: String(body)).map(Array.init) ?? []
+        let der = Base64.decode(body) ?? []
         switch label {
         case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE": self = .certificate
         case "ENCRYPTED PRIVATE KEY": self = .encryptedPrivateKey
@@ -99,7 +99,7 @@ enum PEMKeyKind: Equatable, CustomStringConvertible {
 
     /// A PEM document: the label, the DER in 64-character base64 lines.
     static func pem(label: String, der: [UInt8]) -> String {
-        let base64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        let base64 = Base64.encodeLines(der)
         return "-----BEGIN \(label)-----\n\(base64)\n-----END \(label)-----\n"
     }
 }

@@ -19,8 +19,8 @@ public enum CompactJWS {
     /// with `alg`. Such text is judged as a JWS (and rejected if broken), never as plain text.
     public static func looksLikeJWS(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts.count <= 5, parts.allSatisfy({ $0.allSatisfy(isBase64URL) }),
-              let header = base64URLDecode(parts[0]), header.first == UInt8(ascii: "{") else { return false }
+        guard parts.count >= 2, parts.count <= 5, parts.allSatisfy({ $0.allSatisfy(Base64.isURLCharacter) }),
+              let header = Base64.decodeURL(parts[0]), header.first == UInt8(ascii: "{") else { return false }
         return String(decoding: header, as: UTF8.self).contains("\"alg\"")
     }
 
@@ -32,7 +32,7 @@ public enum CompactJWS {
         guard parts.count == 3 else {
             throw ConfigurationError(.malformedSignedPayload, source: source, "a signed code (JWS) has 3 parts separated by dots; this one has \(parts.count) (truncated?)")
         }
-        guard let headerBytes = base64URLDecode(parts[0]), let payload = base64URLDecode(parts[1]), let signature = base64URLDecode(parts[2]) else {
+        guard let headerBytes = Base64.decodeURL(parts[0]), let payload = Base64.decodeURL(parts[1]), let signature = Base64.decodeURL(parts[2]) else {
             throw ConfigurationError(.malformedSignedPayload, source: source, "a signed code (JWS) part is not valid base64url")
         }
         let header: ConfigurationObject
@@ -84,25 +84,8 @@ public enum CompactJWS {
         var header = #"{"alg":"\#(key.algorithm.rawValue)","typ":"JWT""#
         if let keyID { header += #","kid":\#(JSONWriter.compact(.string(keyID)))"# }
         header += "}"
-        let signingInput = base64URLEncode(Array(header.utf8)) + "." + base64URLEncode(payload)
+        let signingInput = Base64.encodeURL(Array(header.utf8)) + "." + Base64.encodeURL(payload)
         let signature = try key.sign(Array(signingInput.utf8))
-        return signingInput + "." + base64URLEncode(signature)
-    }
-
-    static func isBase64URL(_ character: Character) -> Bool {
-        character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
-    }
-
-    static func base64URLDecode(_ text: Substring) -> [UInt8]? {
-        guard text.allSatisfy(isBase64URL) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        if base64.count % 4 == 1 { return nil }
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map(Array.init)
-    }
-
-    static func base64URLEncode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return signingInput + "." + Base64.encodeURL(signature)
     }
 }

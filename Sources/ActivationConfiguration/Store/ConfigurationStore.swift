@@ -41,7 +41,7 @@ public struct StoredConfiguration: Sendable, Hashable {
         var signatureObject = signature.record
         if let signatureProof {
             signatureObject["signedCode"] = .string(signatureProof.signedCode)
-            signatureObject["publicKey"] = .string(Data(signatureProof.key.derRepresentation).base64EncodedString())
+            signatureObject["publicKey"] = .string(Base64.encode(signatureProof.key.derRepresentation))
         }
         return .object([
             "format": .integer(1), "provider": .string(providerID), "origin": .string(origin),
@@ -76,7 +76,7 @@ public struct StoredConfiguration: Sendable, Hashable {
             guard let algorithm = signatureObject["algorithm"]?.stringValue.flatMap(SignatureAlgorithm.init(rawValue:)),
                   let fingerprint = signatureObject["keyFingerprint"]?.stringValue else { throw damaged("signature fields are missing") }
             guard let signedCode = signatureObject["signedCode"]?.stringValue, let keyText = signatureObject["publicKey"]?.stringValue,
-                  let der = Data(base64Encoded: keyText), let key = try? VerificationKey(derRepresentation: Array(der)) else {
+                  let der = Base64.decode(keyText), let key = try? VerificationKey(derRepresentation: der) else {
                 throw damaged("it records a verified signature without the signed code and key that prove it")
             }
             signature = .verified(algorithm: algorithm, keyFingerprint: fingerprint, keyID: signatureObject["keyID"]?.stringValue)

@@ -197,7 +197,7 @@ extension ConfigurationValue: Encodable {
         case .integer(let number): var container = encoder.singleValueContainer(); try container.encode(number)
         case .number(let number): var container = encoder.singleValueContainer(); try container.encode(number)
         case .bool(let flag): var container = encoder.singleValueContainer(); try container.encode(flag)
-        case .data(let bytes): var container = encoder.singleValueContainer(); try container.encode(JSONWriter.base64(bytes))
+        case .data(let bytes): var container = encoder.singleValueContainer(); try container.encode(Base64.encode(bytes))
         case .null: var container = encoder.singleValueContainer(); try container.encodeNil()
         case .array(let items):
             var container = encoder.unkeyedContainer()

@@ -22,7 +22,7 @@ public enum JSONWriter {
         case .integer(let number): output += String(number)
         case .number(let number): output += number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
         case .string(let text): writeString(text, into: &output)
-        case .data(let bytes): writeString(base64(bytes), into: &output)
+        case .data(let bytes): writeString(Base64.encode(bytes), into: &output)
         case .array(let items):
             let members = items.map { item -> String in
                 var text = ""
@@ -69,20 +69,5 @@ public enum JSONWriter {
             }
         }
         output += "\""
-    }
-
-    static func base64(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var text = ""
-        var index = 0
-        while index < bytes.count {
-            let chunk = Array(bytes[index..<min(index + 3, bytes.count)])
-            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * UInt32($1.offset)) }
-            for position in 0..<4 {
-                text.append(position <= chunk.count ? alphabet[Int(value >> (18 - 6 * UInt32(position)) & 0x3F)] : "=")
-            }
-            index += 3
-        }
-        return text
     }
 }

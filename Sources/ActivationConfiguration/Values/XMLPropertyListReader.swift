@@ -200,9 +200,10 @@ struct XMLPropertyListReader {
             }
             return .string(date)
         default:  // .data
-            let base64 = Data(content.utf8.filter { !Self.isSpace($0) })
-            guard let data = Data(base64Encoded: base64) else { throw error("<data> does not hold valid base64", at: contentStart) }
-            return .data(Array(data))
+            // Property lists wrap base64 in lines and indent it: the white space goes first.
+            let base64 = String(decoding: content.utf8.filter { !Self.isSpace($0) }, as: UTF8.self)
+            guard let data = Base64.decode(base64) else { throw error("<data> does not hold valid base64", at: contentStart) }
+            return .data(data)
         }
     }
 

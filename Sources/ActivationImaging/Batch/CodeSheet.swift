@@ -70,7 +70,7 @@ public enum CodeSheet {
             if let keyID = card.keyID { details.append(("Key", keyID)) }
             if let expires = card.expires { details.append(("Expires", expires.formatted(.iso8601))) }
             page += """
-                <div class="card"><img alt="activation code \(escape(card.label))" src="data:\(type);base64,\(Data(image).base64EncodedString())">
+                <div class="card"><img alt="activation code \(escape(card.label))" src="data:\(type);base64,\(Base64.encode(image))">
                 <div class="label">\(escape(card.label))</div><dl>\(details.map { "<dt>\($0.0)</dt><dd>\(escape($0.1))</dd>" }.joined())</dl></div>
 
                 """

@@ -31,7 +31,7 @@ public struct ScanReport: Codable, Sendable, Hashable {
         public init(_ symbol: ScannedSymbol, activation result: Result<ActivationReport, ConfigurationError>) {
             type = symbol.symbology.rawValue
             text = symbol.text
-            bytes = Data(symbol.bytes).base64EncodedString()
+            bytes = Base64.encode(symbol.bytes)
             position = symbol.corners
             switch result {
             case .success(let report): activation = report.value
