@@ -108,7 +108,7 @@ struct OnboardCommand: AsyncParsableCommand {
             Console.report(error)
             throw ExitCode(ExitStatus.failure)
         }
-        if json { Console.raw(JSONOutput.encode(RestoreCommand.value(record, report: report)) + "\n") }
+        if json { Console.raw(JSONOutput.encode(record.report(report)) + "\n") }
         Console.note("stored in \(store.path)")
     }
 
@@ -213,25 +213,11 @@ struct RestoreCommand: AsyncParsableCommand {
             throw ExitCode(error.code == .storeDamaged ? ExitStatus.failure : error.exitStatus)
         }
         if json {
-            Console.raw(JSONOutput.encode(Self.value(record, report: report)) + "\n")
+            Console.raw(JSONOutput.encode(record.report(report)) + "\n")
         } else {
             let when = record.storedAt.formatted(.iso8601)
             Console.print(lines: report.lines(headline: "Onboarded from \(record.origin) (\(record.providerID)) at \(when)."))
         }
-    }
-
-    /// `restore --json` and `onboard --json`: the store record with the report's `configuration`;
-    /// secrets redacted.
-    static func value(_ record: StoredConfiguration, report: ActivationReport) -> ConfigurationValue {
-        guard case .object(var object) = record.value else { return record.value }
-        object["document"] = record.document.value(includeSecrets: false)
-        // The signed code carries the document as signed, passcode included: the store keeps it, output never does.
-        if case .object(var signature)? = object["signature"] {
-            signature["signedCode"] = nil
-            object["signature"] = .object(signature)
-        }
-        object["configuration"] = report.value.objectValue?["configuration"]
-        return .object(object)
     }
 }
 

@@ -167,6 +167,24 @@ struct StoreTests {
                                    signature: payload.signature, signatureProof: payload.signatureProof)
     }
 
+    @Test("the report of a record (restore --json): no signed code, no passcode, the transformed configuration")
+    func report() throws {
+        var stored = try record()
+        let sso = try #require(try PayloadRecognizer().recognize(bytes: try Fixture.bytes("documents/cross-context-sso.json"), source: "sso").document)
+        stored.document = sso
+        let value = stored.report(try ActivationReport(document: sso, signature: stored.signature, source: "store"))
+        let json = JSONWriter.compact(value)
+        #expect(stored.value.objectValue?["signature"]?.objectValue?["signedCode"] != nil)  // the store keeps it
+        #expect(value.objectValue?["signature"]?.objectValue?["signedCode"] == nil)          // the report never shows it
+        let passcodes = sso.auth.compactMap { item -> String? in
+            if case .oauth2(let settings) = item.method { return settings.clients.compactMap(\.passcode).first }
+            return nil
+        }
+        #expect(!passcodes.isEmpty && passcodes.allSatisfy { !json.contains($0) }, "\(json)")
+        #expect(value.objectValue?["configuration"]?.objectValue?["host"]?.stringValue == sso.host)
+        #expect(value.objectValue?["provider"]?.stringValue == "p")
+    }
+
     @Test("save and load round trip; the file is 0600 in a 0700 directory")
     func roundTrip() throws {
         let store = FileConfigurationStore(path: "\(directory)/activate/configuration.json")

@@ -35,6 +35,20 @@ public struct StoredConfiguration: Sendable, Hashable {
         self.signatureProof = signatureProof
     }
 
+    /// What `restore --json` and `onboard --json` print (README, "restore --json"): the stored form
+    /// with the document's secrets redacted, without the signed code (which carries the document as
+    /// signed, passcode included), and with `report`'s transformed `configuration`.
+    public func report(_ report: ActivationReport) -> ConfigurationValue {
+        guard case .object(var object) = value else { return value }
+        object["document"] = document.value(includeSecrets: false)
+        if case .object(var signature)? = object["signature"] {
+            signature["signedCode"] = nil
+            object["signature"] = .object(signature)
+        }
+        object["configuration"] = report.value.objectValue?["configuration"]
+        return .object(object)
+    }
+
     /// The stored form: `{"format":1,"provider":…,"origin":…,"storedAt":…,"signature":{…},"document":{…}}`;
     /// a verified signature also keeps `signedCode` (the JWS) and `publicKey` (base64 DER).
     public var value: ConfigurationValue {
