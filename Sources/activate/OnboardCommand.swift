@@ -132,9 +132,7 @@ struct OnboardCommand: AsyncParsableCommand {
             }
         }
         if queue.isEmpty {
-            queue.append(ManagedConfigurationProvider(recognizer: recognizer))
-            let json = "ConfigurationProvider.json"
-            queue.append(FileConfigurationProvider(path: FileIO.exists(json) ? json : "ConfigurationProvider.plist", recognizer: recognizer))
+            queue = ConfigurationLoader.defaultProviders(recognizer: recognizer)
             discoveryProvider(nil).map { queue.append($0) }
         }
         return queue

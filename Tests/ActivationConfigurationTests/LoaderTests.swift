@@ -27,6 +27,24 @@ final class CallLog: Sendable {
 
 @Suite("Loader semantics")
 struct LoaderTests {
+    @Test("the default providers: managed configuration, then the bundled JSON file, else the property list")
+    func defaultProviders() async throws {
+        let folder = NSTemporaryDirectory() + "defaults-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func files() -> [String?] {
+            ConfigurationLoader.defaultProviders(folder: folder).map { ($0 as? FileConfigurationProvider)?.path }
+        }
+        #expect(ConfigurationLoader.defaultProviders(folder: folder).map(\.identifier)
+                == [ManagedConfigurationProvider.defaultIdentifier, FileConfigurationProvider.defaultIdentifier])
+        #expect(files() == [nil, "\(folder)/ConfigurationProvider.plist"])
+        try FileIO.write(try Fixture.bytes("documents/android-basic.json"), to: "\(folder)/ConfigurationProvider.json", replace: false)
+        #expect(files() == [nil, "\(folder)/ConfigurationProvider.json"])
+        // And the loader finds it there (no managed configuration in this environment).
+        let loader = ConfigurationLoader(providers: [ManagedConfigurationProvider(environment: [:])] + ConfigurationLoader.defaultProviders(folder: folder).dropFirst())
+        #expect(try await loader.load().get().providerID == FileConfigurationProvider.defaultIdentifier)
+    }
+
     @Test("providers run in order and the first success wins")
     func firstSuccessWins() async throws {
         let log = CallLog()

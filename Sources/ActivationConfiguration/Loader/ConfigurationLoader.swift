@@ -90,3 +90,17 @@ public struct ConfigurationLoader: Sendable {
         return result
     }
 }
+
+extension ConfigurationLoader {
+    /// The providers the SDKs ask when an app names none, in their order: managed configuration,
+    /// then the bundled file, `ConfigurationProvider.json` in `folder` if it exists, else
+    /// `ConfigurationProvider.plist`. An app with a discovery service appends its provider.
+    public static func defaultProviders(recognizer: PayloadRecognizer = PayloadRecognizer(), folder: String = ".") -> [any ConfigurationProvider] {
+        let json = folder == "." ? "ConfigurationProvider.json" : "\(folder)/ConfigurationProvider.json"
+        let plist = folder == "." ? "ConfigurationProvider.plist" : "\(folder)/ConfigurationProvider.plist"
+        return [
+            ManagedConfigurationProvider(recognizer: recognizer),
+            FileConfigurationProvider(path: FileIO.exists(json) ? json : plist, recognizer: recognizer),
+        ]
+    }
+}
