@@ -156,7 +156,7 @@ enum OrderedParallel {
                     // Do not run too far ahead of what has been reported.
                     while state.nextToStart < count && state.nextToStart >= state.nextToEmit + lookahead && !stop.isSet {
                         // Timed: a stop set from outside the lock is seen within a tenth of a second.
-                        state.condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+                        _ = state.condition.wait(until: Date(timeIntervalSinceNow: 0.1))
                     }
                     guard state.nextToStart < count, !stop.isSet else {
                         state.condition.unlock()
@@ -183,7 +183,7 @@ enum OrderedParallel {
                 state.condition.unlock()
                 return
             }
-            while state.results[state.nextToEmit] == nil && !stop.isSet { state.condition.wait(until: Date(timeIntervalSinceNow: 0.1)) }
+            while state.results[state.nextToEmit] == nil && !stop.isSet { _ = state.condition.wait(until: Date(timeIntervalSinceNow: 0.1)) }
             if state.results[state.nextToEmit] == nil {
                 state.condition.unlock()
                 return
