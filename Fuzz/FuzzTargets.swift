@@ -45,7 +45,8 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         // Flattened keys: each line `key=value`, so the fuzzer works on the key paths directly.
         var flat = ConfigurationObject()
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n").prefix(20_000) {
-            let pair = line.split(separator: "=", maxSplits: 1)
+            // Empty parts kept: a line "=" is the empty key with the empty value, not nothing.
+            let pair = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             flat[String(pair[0])] = .string(pair.count > 1 ? String(pair[1]) : "")
         }
         guard let inflated = try? MDMKeys.inflate(flat) else { return }
