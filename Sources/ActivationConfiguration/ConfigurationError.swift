@@ -150,12 +150,5 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         self.message = lines.map { UntrustedText.escaped($0) }.joined(separator: "\n")
     }
 
-    /// The same error, read from `source` (a provider wrapping what it read names where it read it).
-    public func from(_ source: String) -> ConfigurationError {
-        var error = self
-        error.source = self.source.map { "\(UntrustedText.escaped(source)): \($0)" } ?? UntrustedText.escaped(source)
-        return error
-    }
-
     public var description: String { reason }
 }

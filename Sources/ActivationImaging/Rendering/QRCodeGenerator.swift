@@ -60,30 +60,36 @@ public struct QRCodeGenerator: Sendable, Hashable {
     ///   the rendering does not read back to exactly `payload`.
     public func generate(_ payload: [UInt8], as format: QRRenderFormat) throws -> GeneratedQRCode {
         let matrix = try encoder.encode(payload)
+        let side = (matrix.size + 2 * margin) * scale
         let data: [UInt8]
         let check: GrayImage
+        let moduleSize: Int  // pixels per module of `check`
         switch format {
         case .png:
             data = try matrix.png(scale: scale, margin: margin)
             // Check the file itself, read again by libpng, not the bitmap it was made from; read
             // straight to 2 px per module, which zbar reads as surely and several times faster.
-            let side = (matrix.size + 2 * margin) * scale
-            guard let read = try PNGCodec.decodeBilevel(data, width: side, height: side, shrinkingBy: scale / 2, name: "rendered PNG") else {
+            let factor = max(1, scale / 2)
+            guard let read = try PNGCodec.decodeBilevel(data, width: side, height: side, shrinkingBy: factor, name: "rendered PNG") else {
                 throw ImagingError(.verificationFailed, source: "rendered code", "the PNG written is not a \(side)×\(side) 1-bit image")
             }
             check = read
+            moduleSize = scale / factor
         case .svg:
             data = Array(try matrix.svg(scale: scale, margin: margin).utf8)
-            check = try matrix.grayImage(scale: max(scale, 4), margin: margin)
+            moduleSize = max(scale, 4)
+            check = try matrix.grayImage(scale: moduleSize, margin: margin)
         case .text:
             data = Array(try matrix.text(margin: margin).utf8)
-            check = try matrix.grayImage(scale: 4, margin: margin)
+            moduleSize = 4
+            check = try matrix.grayImage(scale: moduleSize, margin: margin)
         case .terminal:
             data = Array(try matrix.terminal(margin: margin, darkOnLight: darkOnLight).utf8)
-            check = try matrix.grayImage(scale: 4, margin: margin)
+            moduleSize = 4
+            check = try matrix.grayImage(scale: moduleSize, margin: margin)
         }
-        try Self.verify(check, reads: payload, moduleSize: format == .png ? scale / max(1, scale / 2) : format == .svg ? max(scale, 4) : 4)
-        return GeneratedQRCode(matrix: matrix, data: data, format: format, pixelSide: (matrix.size + 2 * margin) * scale)
+        try Self.verify(check, reads: payload, moduleSize: moduleSize)
+        return GeneratedQRCode(matrix: matrix, data: data, format: format, pixelSide: side)
     }
 
     /// Scans `image` and demands exactly one QR code carrying exactly `payload`.
