@@ -10,6 +10,7 @@ import PackageDescription
 //   ActivationDiscovery        the discovery-service provider (HTTP client).
 //   ActivationDiscoveryServer  a discovery service (`activate serve`).
 //   activate                   the command-line tool; thin, all logic lives in the libraries.
+//   FileAccess                 support: the one place files are read and written (swift-system).
 // Dependencies on the network stacks count only with their trait on (see `traits` below).
 let client = TargetDependencyCondition.when(traits: ["DiscoveryClient"])
 let server = TargetDependencyCondition.when(traits: ["DiscoveryServer"])
@@ -38,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // Already in the graph through Hummingbird; named for the connection handlers of `serve`.
@@ -54,17 +56,21 @@ let package = Package(
         // Raw DEFLATE of the configuration inside `AC1:` codes.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
+        // Every file read and write (regular files only, size caps, atomic writes, locks), over
+        // swift-system; package access only: the libraries give it their own error types.
+        .target(name: "FileAccess", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "ActivationConfiguration",
             dependencies: [
                 "CZlib",
+                "FileAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .target(
             name: "ActivationImaging",
-            dependencies: ["ActivationConfiguration", "CZBar", "CQREncode", "CPNG", "CTurboJPEG", "CZlib"]
+            dependencies: ["ActivationConfiguration", "FileAccess", "CZBar", "CQREncode", "CPNG", "CTurboJPEG", "CZlib"]
         ),
         // The second decoding engine, zxing-cpp (Debian's libzxing-dev), in a process of its own:
         // ActivationImaging starts it and survives its crashes (see ZXingEngine.swift).
@@ -76,6 +82,7 @@ let package = Package(
             name: "ActivationDiscovery",
             dependencies: [
                 "ActivationConfiguration",
+                "FileAccess",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
             ]
         ),
@@ -99,6 +106,8 @@ let package = Package(
                 "ActivationDiscovery",
                 "ActivationDiscoveryServer",
                 "ZXingHelper",
+                "FileAccess",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log", condition: server),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // IOError: `serve` names a port in use plainly.
@@ -119,6 +128,7 @@ let package = Package(
         // `swift run -c release decode-benchmark CORPUS_DIR` (README "Benchmarks").
         .executableTarget(name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "benchmarks/DecodeBenchmark"),
 
+        .testTarget(name: "FileAccessTests", dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "ActivationImagingTests",
             dependencies: ["ActivationImaging", "ActivationConfiguration"],

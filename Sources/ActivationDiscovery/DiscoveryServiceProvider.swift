@@ -1,5 +1,6 @@
 import ActivationConfiguration
 import AsyncHTTPClient
+import FileAccess
 import Foundation
 import NIOCore
 

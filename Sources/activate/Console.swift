@@ -1,12 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ActivationConfiguration
 import ActivationImaging
 import ArgumentParser
+import FileAccess
+import Foundation  // isatty, ioctl
 import Synchronization
+import SystemPackage
 
 /// The only way the tool writes to standard output and standard error.
 ///
@@ -86,28 +84,18 @@ enum Console {
     static func finish() -> Bool {
         let code = outputError.load(ordering: .relaxed)
         guard code != 0 else { return true }
-        if code != EPIPE { report("standard output: write failed: \(FileIO.describe(code))") }
+        if code != EPIPE { report("standard output: write failed: \(FileFailure.describe(Errno(rawValue: code)))") }
         return false
     }
 
     private static func write(_ fd: Int32, _ bytes: [UInt8]) {
         if fd == STDOUT_FILENO, outputError.load(ordering: .relaxed) != 0 { return }  // stop after the first failure
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                #if canImport(Glibc)
-                Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                #else
-                Darwin.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                #endif
-            }
-            if written < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if fd == STDOUT_FILENO { _ = outputError.compareExchange(expected: 0, desired: code, ordering: .relaxed) }
-                return  // stderr failing leaves nowhere to say so
-            }
-            offset += written
+        do {
+            _ = try FileDescriptor(rawValue: fd).writeAll(bytes)  // retries EINTR and short writes
+        } catch {
+            let code = (error as? Errno)?.rawValue ?? EIO
+            if fd == STDOUT_FILENO { _ = outputError.compareExchange(expected: 0, desired: code, ordering: .relaxed) }
+            // stderr failing leaves nowhere to say so
         }
     }
 }

@@ -1,9 +1,11 @@
 import ActivationConfiguration
 import ActivationDiscoveryServer
 import ArgumentParser
+import FileAccess
 import Foundation
 import NIOCore
 import Logging
+import SystemPackage
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,7 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
             Console.report("serve: port \(port) on \(host) needs privileges this user lacks; choose a port above 1023 with --port")
             throw ExitCode(ExitStatus.failure)
         } catch let error as IOError {
-            Console.report("serve: cannot listen on \(host) port \(port): \(FileIO.describe(error.errnoCode))")
+            Console.report("serve: cannot listen on \(host) port \(port): \(FileFailure.describe(Errno(rawValue: error.errnoCode)))")
             throw ExitCode(ExitStatus.failure)
         } catch {
             Console.report("serve: \(error)")

@@ -29,7 +29,7 @@ struct TrustCommand: AsyncParsableCommand {
 
         /// Reads, changes and writes the list while holding its lock.
         func update(_ change: (inout TrustList) throws -> Void) throws {
-            try FileLock.withExclusiveLock(path + ".lock") {
+            try FileIO.withExclusiveLock(path + ".lock") {
                 var list = try read(allowMissing: true)
                 try change(&list)
                 try list.write(to: path)

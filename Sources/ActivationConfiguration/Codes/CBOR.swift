@@ -1,3 +1,5 @@
+import FileAccess
+
 /// A CBOR data item (RFC 8949) of the profile activation codes use: integers, byte and text
 /// strings, arrays, maps, tags, `false`, `true` and `null`. Floating-point numbers, `undefined`
 /// and other simple values are not part of it.

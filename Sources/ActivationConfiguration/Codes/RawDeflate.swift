@@ -1,3 +1,5 @@
+import FileAccess
+
 internal import CZlib
 
 /// Raw DEFLATE (RFC 1951, no zlib or gzip header) through zlib: the compressed configuration of

@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 
 /// Whether and how a configuration was signed.

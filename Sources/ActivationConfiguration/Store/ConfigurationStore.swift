@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import FileAccess
 import Foundation
 
 /// What onboarding keeps: the normalised document, where it came from, when, and whether its
@@ -208,20 +202,14 @@ public struct FileConfigurationStore: ConfigurationStore {
     /// The store file is small; anything much larger is not ours.
     static let maxBytes = 1 << 20
 
-    var directory: String { FileIO.parentDirectory(of: path) }
+    var directory: String { Files.parentFolder(of: path) }
     /// The lock file beside the store; it stays when the store is removed (removing a lock file races).
     var lockPath: String { "\(directory)/.\(path.split(separator: "/").last.map(String.init) ?? "configuration").lock" }
 
     public func save(_ configuration: StoredConfiguration, replacing: Bool) throws {
-        if !FileIO.exists(directory) {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw ConfigurationError(.fileUnwritable, source: directory, "cannot create the configuration directory")
-            }
-        }
-        try checkDirectory()
-        try FileLock.withExclusiveLock(lockPath) {
+        try FileIO.makeDirectory(directory, mode: 0o700)
+        try FileIO.converting(checkDirectory)
+        try FileIO.withExclusiveLock(lockPath) {
             if !replacing && FileIO.exists(path) {
                 throw ConfigurationError(.fileExists, source: path, "a configuration is already stored")
             }
@@ -230,13 +218,13 @@ public struct FileConfigurationStore: ConfigurationStore {
     }
 
     public func load() throws -> StoredConfiguration? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            if errno == ENOENT { return nil }
-            throw ConfigurationError(.fileUnreadable, source: path, "cannot read: \(FileIO.describe(errno))")
+        let stored = try FileIO.converting { () throws(FileFailure) -> Bool in
+            guard let status = try Files.status(path) else { return false }
+            try checkDirectory()
+            try Files.requirePrivate(path, status, what: "the stored configuration")
+            return true
         }
-        try checkDirectory()
-        try Self.checkPrivate(path, info, what: "the stored configuration")
+        guard stored else { return nil }
         let bytes = try FileIO.read(path, limit: Self.maxBytes, followLinks: false)
         let value: ConfigurationValue
         do {
@@ -250,32 +238,18 @@ public struct FileConfigurationStore: ConfigurationStore {
     @discardableResult
     public func remove() throws -> Bool {
         guard FileIO.exists(directory) else { return false }
-        return try FileLock.withExclusiveLock(lockPath) { try FileIO.remove(path) }
+        return try FileIO.withExclusiveLock(lockPath) { try FileIO.remove(path) }
     }
 
     /// The store's folder must be a real folder that only its owner (this user or root) can write:
     /// anyone else who can write there can swap the store.
-    func checkDirectory() throws {
-        var info = stat()
-        guard lstat(directory, &info) == 0 else {
-            throw ConfigurationError(.fileUnreadable, source: directory, "cannot read the configuration folder: \(FileIO.describe(errno))")
+    func checkDirectory() throws(FileFailure) {
+        guard let status = try Files.status(directory) else {
+            throw FileFailure(.unreadable, directory, "the configuration folder is missing")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw ConfigurationError(.fileUnreadable, source: directory, "is \(FileIO.kind(info.st_mode)), not a folder")
+        guard status.type == .directory else {
+            throw FileFailure(.unreadable, directory, "is \(FileFailure.describe(status.type)), not a folder")
         }
-        try Self.checkPrivate(directory, info, what: "the configuration folder")
-    }
-
-    static func checkPrivate(_ path: String, _ info: stat, what: String) throws {
-        if info.st_mode & S_IFMT == S_IFLNK {
-            throw ConfigurationError(.fileUnreadable, source: path, "\(what) is a symbolic link; only a real file is used there")
-        }
-        if info.st_uid != geteuid() && info.st_uid != 0 {
-            throw ConfigurationError(.fileUnreadable, source: path, "\(what) belongs to another user (uid \(info.st_uid)); it cannot be trusted")
-        }
-        if info.st_mode & 0o022 != 0 {
-            let mode = String(info.st_mode & 0o7777, radix: 8)
-            throw ConfigurationError(.fileUnreadable, source: path, "\(what) is writable by other users (mode \(mode)), so it cannot be trusted; fix it with chmod go-w \(path)")
-        }
+        try Files.requirePrivate(directory, status, what: "the configuration folder")
     }
 }

@@ -1,3 +1,5 @@
+import FileAccess
+
 /// A strict reader of binary property lists (`bplist00`), written by hand so that nothing in a
 /// hostile file reaches CoreFoundation.
 ///

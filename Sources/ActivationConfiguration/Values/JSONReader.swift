@@ -1,3 +1,5 @@
+import FileAccess
+
 /// A strict JSON reader (RFC 8259) with the caps a hostile input needs: bytes, nesting depth, the
 /// number of values and valid UTF-8 are checked as it reads, and errors say where (line and column).
 ///

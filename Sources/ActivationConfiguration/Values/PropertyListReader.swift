@@ -1,3 +1,5 @@
+import FileAccess
+
 /// Reads XML and binary property lists into ``ConfigurationValue``s with two strict readers of
 /// this package (not Foundation's): booleans stay apart from numbers, dictionaries keep the order
 /// of the file, a dictionary key may appear once, and a hostile file is refused within the

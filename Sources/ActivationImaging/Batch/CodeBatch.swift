@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import FileAccess
 import Foundation
 
 /// Many activation codes at once (`activate generate --batch`): one code per configuration
@@ -117,9 +118,8 @@ public enum CodeBatch {
     public static func jobs(from inputs: [String]) -> [Job] {
         var jobs: [Job] = []
         for input in inputs {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
-                let names = ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).sorted()
+            if Files.type(of: input, followLinks: true) == .directory {
+                let names = Files.folderNames(input) ?? []
                 for name in names where !name.hasPrefix(".") && documentExtensions.contains((name as NSString).pathExtension.lowercased()) {
                     let path = input.hasSuffix("/") ? input + name : "\(input)/\(name)"
                     jobs.append(Job(name: (name as NSString).deletingPathExtension, source: path, content: .file(path)))

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import FileAccess
 
 /// Turns image files (PNG, JPEG, PNM) into ``GrayImage``s, refusing oversized inputs before any
 /// pixel is decoded.

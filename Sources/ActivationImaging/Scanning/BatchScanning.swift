@@ -1,3 +1,4 @@
+import FileAccess
 import Foundation
 import Synchronization
 
@@ -11,25 +12,23 @@ extension BarcodeScanner {
     public static func collectFiles(_ paths: [String]) -> [String] {
         var result: [String] = []
         func walk(_ directory: String) {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            guard let names = Files.folderNames(directory) else {
                 result.append(directory)  // unreadable: let the scan report it
                 return
             }
-            for name in names.sorted() where !name.hasPrefix(".") {
+            for name in names where !name.hasPrefix(".") {
                 let path = directory.hasSuffix("/") ? directory + name : "\(directory)/\(name)"
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-                if isDirectory.boolValue {
-                    let isLink = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
-                    if !isLink { walk(path) }
+                // What the entry leads to; a dangling link leads nowhere and is passed over.
+                guard let target = Files.type(of: path, followLinks: true) else { continue }
+                if target == .directory {
+                    if Files.type(of: path, followLinks: false) == .directory { walk(path) }  // links to folders can loop
                 } else if imageExtensions.contains((name as NSString).pathExtension.lowercased()) {
-                    result.append(path)
+                    result.append(path)  // a FIFO or device named like an image is refused when scanned, by name
                 }
             }
         }
         for path in paths {
-            var isDirectory: ObjCBool = false
-            if path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            if path != "-", Files.type(of: path, followLinks: true) == .directory {
                 walk(path)
             } else {
                 result.append(path)

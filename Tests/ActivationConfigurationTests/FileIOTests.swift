@@ -57,4 +57,23 @@ struct FileIOTests {
         #expect(try FileIO.remove(path))
         #expect(try !FileIO.remove(path))
     }
+
+    @Test("each file failure becomes the library error with its code, the path as the source")
+    func failuresMapToCodes() throws {
+        let fifo = "\(directory)/pipe.json"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let unreadable = #expect(throws: ConfigurationError.self) { try FileIO.read(fifo, limit: 10) }
+        #expect(unreadable?.code == .fileUnreadable)
+        #expect(unreadable?.source == fifo)
+        #expect(unreadable?.reason == "\(fifo): is a FIFO (named pipe), not a regular file")
+        let notFolder = #expect(throws: ConfigurationError.self) { try FileIO.makeDirectory(fifo) }
+        #expect(notFolder?.code == .fileUnwritable)
+        // The lock's own failures are library errors too; what the body throws passes unchanged.
+        let lockOnFIFO = #expect(throws: ConfigurationError.self) { try FileIO.withExclusiveLock(fifo) {} }
+        #expect(lockOnFIFO?.code == .fileUnwritable)
+        let passed = #expect(throws: ConfigurationError.self) {
+            try FileIO.withExclusiveLock("\(directory)/x.lock") { throw ConfigurationError(.notFound, "from the body") }
+        }
+        #expect(passed?.code == .notFound)
+    }
 }

@@ -1,0 +1,37 @@
+import Foundation  // flock, usleep
+import SystemPackage
+
+/// An exclusive advisory lock (`flock`) on a lock file, held while a closure runs: how processes
+/// that share a file (two `onboard`s on one store, an `onboard` and a `reset`) take turns.
+package enum FileLock {
+    /// Runs `body` while holding the lock at `path` (made with mode 0600 if missing; never through
+    /// a symbolic link). Waits up to `timeout` for another holder to finish. Lock failures are
+    /// ``FileFailure``s (`unwritable`); what `body` throws passes through.
+    package static func withExclusiveLock<T>(_ path: String, timeout: Duration = .seconds(10), _ body: () throws -> T) throws -> T {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(FilePath(path), .readWrite,
+                                         options: [.create, .closeOnExec, .noFollow, .nonBlocking, Files.noControllingTerminal],
+                                         permissions: .ownerReadWrite)
+        } catch {
+            throw FileFailure(.unwritable, path, cannot: "open the lock file", error as? Errno ?? .ioError)
+        }
+        defer { try? fd.close() }  // closing releases the lock
+        guard (try? fd.stat().type) == .regular else {
+            throw FileFailure(.unwritable, path, "the lock file is not a regular file")
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while flock(fd.rawValue, LOCK_EX | LOCK_NB) != 0 {
+            let code = Errno.last
+            guard code == .wouldBlock || code == .interrupted else {
+                throw FileFailure(.unwritable, path, cannot: "lock", code)
+            }
+            guard clock.now < deadline else {
+                throw FileFailure(.unwritable, path, "another activate process holds the lock (waited \(timeout.components.seconds) s); try again")
+            }
+            usleep(20_000)
+        }
+        return try body()
+    }
+}
