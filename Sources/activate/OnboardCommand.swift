@@ -9,14 +9,14 @@ struct OnboardCommand: AsyncParsableCommand {
         commandName: "onboard",
         abstract: "Find the onboarding configuration, confirm it, and store it.",
         discussion: """
-            The sources form a queue in the order given; the first that yields a valid configuration wins, and every other source's reason is listed when none does:
-              --file F         a JSON or property-list file (repeatable)
-              --json-string S  configuration text: JSON, a signed JWS, a link (repeatable)
-              --managed        the file named by $ACTIVATE_MANAGED_CONFIG (MDM keys)
-              --email E        the discovery service, by the e-mail address's domain
-              --code C         the discovery service, by an onboarding code
-              --scan IMAGE     the first activation code in an image (repeatable)
-            With none: managed, then ./ConfigurationProvider.plist or .json, then (with --discovery and a terminal) a prompt for an e-mail address or onboarding code.
+            The sources form a queue; the first that yields a valid configuration wins, and every other source's reason is listed when none does. Give the queue with --from KIND:VALUE, in the order to try it:
+              file:F         a JSON or property-list file
+              json:S         configuration text: JSON, a signed JWS, a link
+              managed        the file named by $ACTIVATE_MANAGED_CONFIG (MDM keys)
+              email:E        the discovery service, by the e-mail address's domain
+              code:C         the discovery service, by an onboarding code
+              scan:IMAGE     the first activation code in an image
+            For sources of one kind, the shorthand options --file, --json-string, --managed, --email, --code and --scan do the same (--file F is --from file:F). With no source: managed, then ./ConfigurationProvider.plist or .json, then (with --discovery and a terminal) a prompt for an e-mail address or onboarding code.
 
             The summary ("You will be connected to: …") is shown and, on a terminal, confirmed (--yes skips the question). An existing configuration is replaced only with --force. The store is one JSON file, mode 0600: $XDG_CONFIG_HOME/activate/configuration.json (or ~/.config/activate/configuration.json), or --store PATH.
 
@@ -27,11 +27,16 @@ struct OnboardCommand: AsyncParsableCommand {
               activate onboard --email someone@example.com --app-id com.example.app \\
                   --discovery https://discovery.example.com
               activate onboard --scan activation.png --public-key signer.pub.pem
+              activate onboard --from scan:activation.png --from file:fallback.json --yes
 
             Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is listed); 5 you declined; 1 the store cannot be written or read; 64 usage error.
             """
     )
 
+    @Option(name: .customLong("from"), help: ArgumentHelp("A source of the queue, in order: file:F, json:S, managed, email:E, code:C or scan:IMAGE (repeatable).",
+                                                          valueName: "kind:value"),
+            completion: .list(OnboardingSource.kinds.map { $0 == "managed" ? $0 : "\($0):" }), transform: OnboardingSource.init(parsing:))
+    var from: [OnboardingSource] = []
     @Option(help: ArgumentHelp("A configuration file (JSON or property list).", valueName: "file"), completion: .file()) var file: [String] = []
     @Option(name: .customLong("json-string"), help: ArgumentHelp("Configuration text.", valueName: "text")) var jsonString: [String] = []
     @Flag(help: "Read managed configuration ($ACTIVATE_MANAGED_CONFIG).") var managed = false
@@ -49,9 +54,18 @@ struct OnboardCommand: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func validate() throws {
-        if (email != nil || code != nil) && (discovery == nil || appID == nil) {
-            throw ValidationError("--email and --code need --discovery URL and --app-id ID.")
+        if try sources().contains(where: \.usesDiscovery) && (discovery == nil || appID == nil) {
+            throw ValidationError("--email and --code (and --from email:, code:) need --discovery URL and --app-id ID.")
         }
+    }
+
+    /// The queue as the options give it (see ``OnboardingSource``).
+    func sources() throws -> [OnboardingSource] {
+        try OnboardingSource.queue(from: from, shorthand: [
+            ("--file", file.map(OnboardingSource.file)), ("--json-string", jsonString.map(OnboardingSource.json)),
+            ("--managed", managed ? [.managed] : []), ("--email", email.map { [.email($0)] } ?? []),
+            ("--code", code.map { [.code($0)] } ?? []), ("--scan", scan.map(OnboardingSource.scan)),
+        ])
     }
 
     func run() async throws {
@@ -68,7 +82,7 @@ struct OnboardCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
 
-        let loader = ConfigurationLoader(providers: providers(recognizer: recognizer))
+        let loader = ConfigurationLoader(providers: try providers(recognizer: recognizer))
         let interactive = Console.stdinIsTerminal
         let result = try await loader.load { keys in interactive ? Self.ask(for: keys) : [:] }
         let providerID: String, found: ProvidedConfiguration
@@ -112,23 +126,22 @@ struct OnboardCommand: AsyncParsableCommand {
         Console.note("stored in \(store.path)")
     }
 
-    /// The provider queue, in the order the options were given on the command line.
-    func providers(recognizer: PayloadRecognizer) -> [any ConfigurationProvider] {
+    /// The provider queue, in the order of ``sources()``.
+    func providers(recognizer: PayloadRecognizer) throws -> [any ConfigurationProvider] {
         func discoveryProvider(_ input: ProviderInput?) -> DiscoveryServiceProvider? {
             guard let discovery, let appID else { return nil }
             return DiscoveryServiceProvider(serviceURL: discovery, applicationID: appID, applicationVersion: appVersion,
                                             allowInsecureLoopback: true, recognizer: recognizer, presetInput: input)
         }
         var queue: [any ConfigurationProvider] = []
-        for (option, value) in Self.sourceOptions(in: Array(CommandLine.arguments.dropFirst())) {
-            switch option {
-            case "--file": queue.append(FileConfigurationProvider(path: value, recognizer: recognizer))
-            case "--json-string": queue.append(JSONStringConfigurationProvider(text: value, recognizer: recognizer))
-            case "--managed": queue.append(ManagedConfigurationProvider(recognizer: recognizer))
-            case "--email": discoveryProvider([.emailAddress: value]).map { queue.append($0) }
-            case "--code": discoveryProvider([.onboardingCode: value]).map { queue.append($0) }
-            case "--scan": queue.append(BarcodeConfigurationProvider(imagePath: value, recognizer: recognizer))
-            default: break
+        for source in try sources() {
+            switch source {
+            case .file(let path): queue.append(FileConfigurationProvider(path: path, recognizer: recognizer))
+            case .json(let text): queue.append(JSONStringConfigurationProvider(text: text, recognizer: recognizer))
+            case .managed: queue.append(ManagedConfigurationProvider(recognizer: recognizer))
+            case .email(let address): discoveryProvider([.emailAddress: address]).map { queue.append($0) }
+            case .code(let code): discoveryProvider([.onboardingCode: code]).map { queue.append($0) }
+            case .scan(let image): queue.append(BarcodeConfigurationProvider(imagePath: image, recognizer: recognizer))
             }
         }
         if queue.isEmpty {
@@ -136,30 +149,6 @@ struct OnboardCommand: AsyncParsableCommand {
             discoveryProvider(nil).map { queue.append($0) }
         }
         return queue
-    }
-
-    static let sourceFlags: Set<String> = ["--managed"]
-    static let sourceOptions: Set<String> = ["--file", "--json-string", "--email", "--code", "--scan"]
-
-    /// The provider options in command-line order (ArgumentParser keeps each option's values, but
-    /// not their order relative to other options).
-    static func sourceOptions(in arguments: [String]) -> [(String, String)] {
-        var result: [(String, String)] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--" { break }
-            if sourceFlags.contains(argument) {
-                result.append((argument, ""))
-            } else if let equals = argument.firstIndex(of: "="), sourceOptions.contains(String(argument[..<equals])) {
-                result.append((String(argument[..<equals]), String(argument[argument.index(after: equals)...])))
-            } else if sourceOptions.contains(argument), index + 1 < arguments.count {
-                result.append((argument, arguments[index + 1]))
-                index += 1
-            }
-            index += 1
-        }
-        return result
     }
 
     /// Asks once for what the remaining providers can use.

@@ -142,18 +142,49 @@ struct OnboardingEndToEndTests {
         #expect(try await ActivateCLI.run(["restore", "--store", store]).text.contains("user name and password (basic)"))
     }
 
-    @Test("the provider queue follows the command line; every failure is listed")
+    @Test("the provider queue follows --from; every failure is listed")
     func queueOrder() async throws {
         let image = directory.file("code.png")
         #expect(try await ActivateCLI.run(["generate", "--config", "\(SourceTree.documents)/saml.json", "-o", image]).status == 0)
-        let result = try await ActivateCLI.run(["onboard", "--file", directory.file("missing.json"), "--json-string", "https://example.com",
-                                          "--scan", image, "--file", "\(SourceTree.documents)/android-basic.json", "--yes", "--store", store])
+        let basic = "\(SourceTree.documents)/android-basic.json"
+        let result = try await ActivateCLI.run(["onboard", "--from", "file:\(directory.file("missing.json"))", "--from", "json:https://example.com",
+                                                "--from", "scan:\(image)", "--from", "file:\(basic)", "--yes", "--store", store])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text.contains("Sign-in:    SAML 2.0"), "the scanned code came before the second file")
-        let failing = try await ActivateCLI.run(["onboard", "--json-string", "{}", "--managed", "--yes", "--store", directory.file("other.json")])
+        // The other order: the file wins.
+        let reversed = try await ActivateCLI.run(["onboard", "--from", "file:\(basic)", "--from", "scan:\(image)", "--yes", "--force", "--store", store])
+        #expect(reversed.status == 0, "\(reversed.stderr)")
+        #expect(reversed.text.contains("user name and password (basic)"))
+        let failing = try await ActivateCLI.run(["onboard", "--from", "json:{}", "--from", "managed", "--yes", "--store", directory.file("other.json")])
         #expect(failing.status == 2)
         #expect(failing.stderr.contains("com.sap.configuration.provider.json: JSON string: host: missing"))
         #expect(failing.stderr.contains("com.sap.configuration.provider.managed: managed configuration: ACTIVATE_MANAGED_CONFIG is not set"))
+    }
+
+    @Test("shorthand options of one kind keep their order; of several kinds they are a usage error that points to --from")
+    func shorthandOptions() async throws {
+        let basic = "\(SourceTree.documents)/android-basic.json"
+        let repeated = try await ActivateCLI.run(["onboard", "--file", directory.file("missing.json"), "--file", basic, "--yes", "--store", store])
+        #expect(repeated.status == 0, "\(repeated.stderr)")
+        let mixed = try await ActivateCLI.run(["onboard", "--file", basic, "--scan", "code.png", "--yes", "--store", directory.file("m.json")])
+        #expect(mixed.status == 64)
+        #expect(mixed.stderr.contains("--file and --scan were both given, and the order of different options is not kept: give the queue with --from"))
+        let withFrom = try await ActivateCLI.run(["onboard", "--from", "file:\(basic)", "--managed", "--yes", "--store", directory.file("m.json")])
+        #expect(withFrom.status == 64)
+        #expect(withFrom.stderr.contains("--managed cannot be combined with --from"))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("m.json")))
+    }
+
+    @Test("--from values are parsed, and a bad one is a usage error that says what is expected",
+          arguments: [("photo.png", "--from takes KIND:VALUE with KIND one of file, json, managed, email, code, scan"),
+                      ("file:", "--from file: the value after the colon is empty."),
+                      ("scan", "--from scan needs a value: --from scan:VALUE."),
+                      ("managed:x", "--from managed takes no value"),
+                      ("email:someone@example.com", "--email and --code (and --from email:, code:) need --discovery URL and --app-id ID.")])
+    func fromErrors(value: String, message: String) async throws {
+        let result = try await ActivateCLI.run(["onboard", "--from", value, "--yes", "--store", store])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
     @Test("serve refuses to start on an invalid document, naming it")
