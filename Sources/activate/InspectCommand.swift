@@ -41,12 +41,12 @@ struct InspectCommand: AsyncParsableCommand {
             report = try ActivationReport(payload: try recognizer.recognize(bytes: bytes, source: file),
                                           transformer: DiscoveryServiceTransformer(applicationID: appID), source: file)
         } catch let error as ConfigurationError {
-            if json { Console.raw(JSONOutput.encode(ActivationReport.rejection(error)) + "\n") }
+            if json { Console.raw(JSONOutput.encode(InspectReport(rejecting: error)) + "\n") }
             Console.report(error)
             throw ExitCode(error.exitStatus)
         }
         if json {
-            Console.raw(JSONOutput.encode(report.value) + "\n")
+            Console.raw(JSONOutput.encode(InspectReport(report)) + "\n")
         } else {
             Console.print(lines: report.lines(headline: "Configuration accepted."))
         }

@@ -1,3 +1,4 @@
+import ActivationConfiguration
 import ActivationImaging
 import Foundation
 import Testing
@@ -28,6 +29,16 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
     }
 }
 
+/// `output` (a command's JSON) decoded as the report type `T`, which must keep all of it: encoded
+/// again, it is the same JSON value, so a key the type lacks cannot go unnoticed.
+func decodeReport<T: Codable>(_ type: T.Type, _ output: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
+    let report = try JSONDecoder().decode(T.self, from: Data(output))
+    let original = try JSONDecoder().decode(ConfigurationValue.self, from: Data(output))
+    let again = try JSONDecoder().decode(ConfigurationValue.self, from: try JSONEncoder().encode(report))
+    #expect(again == original, "\(T.self) drops or changes part of the output", sourceLocation: sourceLocation)
+    return report
+}
+
 @Suite("activate inspect, scan and generate with configurations")
 struct ConfigurationCommandTests {
     let directory: TemporaryDirectory
@@ -38,6 +49,17 @@ struct ConfigurationCommandTests {
         let result = try await ActivateCLI.run(["inspect", "--json", file], in: SourceTree.documents)
         #expect(result.status == 0, "\(result.stderr)")
         try expectGolden(result.text, "inspect-\(file).json")
+        let report = try decodeReport(InspectReport.self, result.stdout)
+        #expect(report.accepted && report.error == nil)
+        if file == "AppParameters.plist" {
+            #expect(report.kind == "app-parameters" && report.configuration == nil && report.document == nil)
+            #expect(report.appParameters?.destinations["mobileservices"] == "mobileservices")
+        } else {
+            #expect(report.kind == "configuration" && report.appParameters == nil)
+            #expect(report.configuration?.host == "mobile-demo.example.hana.ondemand.com")
+            #expect(report.configuration?.auth.first?.primary == true)
+            #expect(report.configuration?.signature.status == "unsigned")
+        }
     }
 
     @Test("inspect text summary, golden")
@@ -61,6 +83,10 @@ struct ConfigurationCommandTests {
         let json = try await ActivateCLI.run(["inspect", "--json", "bad.json"], in: directory.path)
         #expect(json.status == 2)
         try expectGolden(json.text, "inspect-rejected.json")
+        let report = try decodeReport(InspectReport.self, json.stdout)
+        #expect(!report.accepted && report.kind == nil && report.summary == nil && report.configuration == nil)
+        #expect(report.error?.code == "insecure-url")
+        #expect(report.error?.reason == "bad.json: auth[0].config.oauth2.tokenEndpoint: not an https URL (http://x.example.com/t)")
     }
 
     @Test("activate without a subcommand: the help on stderr, nothing on stdout, exit 64")
@@ -137,6 +163,11 @@ struct ConfigurationCommandTests {
         let result = try await ActivateCLI.run(["scan", "--json", "SampleCodes/oauth-activation.png", "SampleCodes/basic-activation.png"], in: SourceTree.root)
         #expect(result.status == 0)
         try expectGolden(result.text, "scan-samples.json")
+        let reports = try decodeReport([ScanReport].self, result.stdout)
+        #expect(reports.map(\.file) == ["SampleCodes/oauth-activation.png", "SampleCodes/basic-activation.png"])
+        let activations = reports.flatMap(\.symbols).map(\.activation)
+        #expect(activations.count == 2 && activations.allSatisfy { $0.accepted && $0.format == "json" })
+        #expect(activations.map { $0.configuration?.auth.map(\.type) } == [["oauth2"], ["basic.default"]])
         let text = try await ActivateCLI.run(["scan", "SampleCodes/basic-activation.png"], in: SourceTree.root)
         try expectGolden(text.text, "scan-basic.txt")
     }
@@ -157,13 +188,12 @@ struct ConfigurationCommandTests {
         let image = directory.file("\(file).png")
         let generated = try await ActivateCLI.run(["generate", "--config", input, "-o", image, "--allow-passcode"])
         #expect(generated.status == 0, "\(generated.stderr)")
-        let inspected = try JSONSerialization.jsonObject(with: Data(try await ActivateCLI.run(["inspect", "--json", input]).stdout)) as? [String: Any]
-        let scanned = try JSONSerialization.jsonObject(with: Data(try await ActivateCLI.run(["scan", "--json", image]).stdout)) as? [[String: Any]]
-        let symbols = try #require(scanned?.first?["symbols"] as? [[String: Any]])
-        let activation = try #require(symbols.first?["activation"] as? [String: Any])
-        #expect(activation["accepted"] as? Bool == true)
-        let expected = try #require(inspected?["configuration"] as? NSDictionary)
-        #expect((activation["configuration"] as? NSDictionary) == expected, "\(file)")
+        let inspected = try decodeReport(InspectReport.self, try await ActivateCLI.run(["inspect", "--json", input]).stdout)
+        let scanned = try decodeReport([ScanReport].self, try await ActivateCLI.run(["scan", "--json", image]).stdout)
+        let activation = try #require(scanned.first?.symbols.first?.activation)
+        #expect(activation.accepted)
+        let expected = try #require(inspected.configuration)
+        #expect(activation.configuration == expected, "\(file)")
     }
 
     @Test("generate --config refuses a passcode without --allow-passcode, and an invalid document")
@@ -192,6 +222,10 @@ struct ConfigurationCommandTests {
         let raw = try await ActivateCLI.run(["scan", "--raw", image])
         let inspect = try await ActivateCLI.run(["inspect", "-", "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--json"], stdin: raw.stdout)
         #expect(inspect.status == 0)
-        #expect(inspect.text.contains(#""format" : "jws""#))
+        let report = try decodeReport(InspectReport.self, inspect.stdout)
+        #expect(report.format == "jws")
+        let signature = try #require(report.configuration?.signature)
+        #expect(signature.status == "verified" && signature.algorithm == (key == "rsa" ? "RS256" : "ES256"))
+        #expect(signature.keyFingerprint?.count == 16 && signature.publicKey == nil && signature.expires == nil)
     }
 }

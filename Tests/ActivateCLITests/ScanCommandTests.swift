@@ -42,7 +42,7 @@ struct ScanCommandTests {
     func json() async throws {
         let result = try await ActivateCLI.run(["scan", "--json", code, blank])
         #expect(result.status == 4)
-        let reports = try JSONDecoder().decode([ScanReport].self, from: Data(result.stdout))
+        let reports = try decodeReport([ScanReport].self, result.stdout)
         #expect(reports.map(\.file) == [code, blank])
         let symbol = try #require(reports.first?.symbols.first)
         #expect(symbol.type == "qr")
@@ -51,12 +51,11 @@ struct ScanCommandTests {
         #expect(symbol.position.count == 4)
         #expect(reports[1].symbols.isEmpty && reports[1].error == nil)
         // The library's type decodes what the tool prints, the verdict included.
-        #expect(symbol.activation.objectValue?["accepted"] == .bool(false))
-        #expect(symbol.activation.objectValue?["kind"] == .string("text"))
+        #expect(!symbol.activation.accepted && symbol.activation.kind == "text" && symbol.activation.configuration == nil)
         let sample = try await ActivateCLI.run(["scan", "--json", SourceTree.path("SampleCodes/oauth-activation.png")])
-        let activation = try #require(try JSONDecoder().decode([ScanReport].self, from: Data(sample.stdout)).first?.symbols.first?.activation.objectValue)
-        #expect(activation["accepted"] == .bool(true))
-        #expect(activation["configuration"]?.objectValue?["host"] == .string("mobile-demo.example.hana.ondemand.com"))
+        let activation = try #require(try decodeReport([ScanReport].self, sample.stdout).first?.symbols.first?.activation)
+        #expect(activation.accepted)
+        #expect(activation.configuration?.host == "mobile-demo.example.hana.ondemand.com")
     }
 
     @Test("standard input with -")

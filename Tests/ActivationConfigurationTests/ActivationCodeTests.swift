@@ -182,6 +182,12 @@ struct ActivationCodeTests {
         #expect(accepted.signature == .verified(algorithm: .EdDSA, keyFingerprint: key.keyID, keyID: key.keyID))
         #expect(accepted.claims?.issuer == "acme-it")
         #expect(accepted.signatureProof?.signedCode == code)
+        // The reports' signature record: the key, and the claims as ISO 8601 text.
+        let record = SignatureRecord(accepted.signature, claims: accepted.claims)
+        #expect(record.status == "verified" && record.algorithm == "EdDSA" && record.keyFingerprint == key.keyID && record.keyID == key.keyID)
+        #expect(record.issuer == "acme-it" && record.expires == "2027-01-16T08:00:00Z" && record.issuedAt == "2027-01-15T08:00:00Z")
+        #expect(record.notBefore == nil && record.audience == nil && record.publicKey == nil)
+        #expect(InspectReport(try ActivationReport(payload: accepted, source: "s")).configuration?.signature == record)
 
         // The same key as a plain public key (--public-key) verifies too.
         #expect(try PayloadRecognizer(policy: SecurityPolicy(verificationKeys: [key.verificationKey]), clock: fixed).recognize(text: code, source: "s").document != nil)

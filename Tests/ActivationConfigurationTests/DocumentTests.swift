@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import Foundation
 import Testing
 
 /// Every reference example and variant decodes and transforms to the documented values.
@@ -70,6 +71,16 @@ struct DocumentTests {
         #expect((info[OnboardingInfo.basicAuthentication] ?? false) == expected.basic)
         #expect((info[OnboardingInfo.apiKeyAuthentication] ?? false) == expected.apiKey)
         #expect(info[OnboardingInfo.otpRequired] == expected.otp)
+        // The typed report (inspect --json) says the same.
+        let report = InspectReport(try ActivationReport(payload: payload, source: expected.file))
+        #expect(report.accepted && report.kind == "configuration" && report.format == expected.format.rawValue && report.error == nil)
+        #expect(report.document == document.value(includeSecrets: false))
+        let configuration = try #require(report.configuration)
+        #expect(configuration.baseURL == expected.baseURL && configuration.appID == expected.appID && configuration.authenticationURL == expected.baseURL)
+        #expect(configuration.auth.map(\.type) == expected.authTypes)
+        #expect(configuration.auth.filter { $0.primary == true }.map(\.type) == [document.primaryAuth?.method.typeName])
+        #expect(configuration.auth.compactMap(\.finishEndpointURL).first == expected.samlFinishURL)
+        #expect(configuration.signature == SignatureRecord(.unsigned))
     }
 
     @Test("the cockpit example's OAuth values, field by field")
@@ -118,9 +129,44 @@ struct DocumentTests {
         #expect(info[OnboardingInfo.oauth2PasswordGrant]?.passcode == secret)
         #expect(!String(describing: info[OnboardingInfo.oauth2PasswordGrant]!).contains(secret))
         let report = try ActivationReport(payload: payload, source: "x")
-        #expect(!JSONWriter.compact(report.value).contains(secret))
+        #expect(!String(decoding: try JSONEncoder().encode(InspectReport(report)), as: UTF8.self).contains(secret))
         #expect(!report.lines(headline: "").joined().contains(secret))
         #expect(!(payload.document?.canonicalJSON(includeSecrets: false).contains(secret) ?? true))
+    }
+
+    @Test("the typed inspect report: the cockpit example field by field, absent fields left out of the JSON")
+    func inspectReport() throws {
+        let (payload, _) = try recognize(try Fixture.bytes("documents/oauth-authorization-code.json"))
+        let report = InspectReport(try ActivationReport(payload: payload, source: "x"))
+        #expect(report.summary == "onboarding configuration for \(Self.host)" && report.appParameters == nil)
+        let configuration = try #require(report.configuration)
+        #expect(configuration.host == Self.host && configuration.appVersion == "1.0")
+        let oauth = try #require(configuration.auth.first)
+        #expect(oauth.type == "oauth2" && oauth.primary == true && !oauth.requireOtp)
+        #expect(oauth.authorizationEndpoint == "\(Self.base)/oauth2/api/v1/authorize" && oauth.tokenEndpoint == "\(Self.base)/oauth2/api/v1/token")
+        #expect(oauth.endUserUI == Self.base && oauth.xsuaaAuthorizationEndpoint == nil && oauth.finishEndpointURL == nil && oauth.provider == nil)
+        #expect(oauth.clients == [.object(["clientID": .string("3f2c9a1e-0000-4000-8000-000000000001"), "redirectURL": .string(Self.base),
+                                           "grantType": .string("authorization_code")])])
+
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        func keys(_ value: some Encodable) throws -> [String] {
+            try JSONDecoder().decode(ConfigurationValue.self, from: encoder.encode(value)).objectValue?.keys ?? []
+        }
+        #expect(try keys(report) == ["accepted", "configuration", "document", "format", "kind", "summary"])
+        #expect(try keys(oauth) == ["authorizationEndpoint", "clients", "endUserUI", "primary", "requireOtp", "tokenEndpoint", "type"])
+        #expect(try keys(configuration.signature) == ["status"])
+
+        // A rejection is `accepted` and `error`, nothing else; other payloads are reported as what they are.
+        let rejection = InspectReport(rejecting: ConfigurationError(.insecureURL, source: "x.json", "not an https URL"))
+        #expect(String(decoding: try encoder.encode(rejection), as: UTF8.self)
+                == #"{"accepted":false,"error":{"code":"insecure-url","reason":"x.json: not an https URL"}}"#)
+        let url = InspectReport(try ActivationReport(payload: try PayloadRecognizer().recognize(text: "https://example.com", source: "x"), source: "x"))
+        #expect(!url.accepted && url.kind == "url" && url.format == nil && url.configuration == nil && url.document == nil)
+        let plist = try PayloadRecognizer().recognize(bytes: try Fixture.bytes("documents/AppParameters.plist"), source: "AppParameters.plist")
+        let parameters = InspectReport(try ActivationReport(payload: plist, source: "x"))
+        #expect(parameters.accepted && parameters.kind == "app-parameters" && parameters.configuration == nil)
+        #expect(parameters.appParameters?.applicationID == "com.example.fieldservice" && parameters.appParameters?.destinations.count == 2)
     }
 
     @Test("AppParameters.plist gives the app id and destinations")

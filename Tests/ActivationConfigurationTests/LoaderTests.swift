@@ -190,17 +190,35 @@ struct StoreTests {
         var stored = try record()
         let sso = try #require(try PayloadRecognizer().recognize(bytes: try Fixture.bytes("documents/cross-context-sso.json"), source: "sso").document)
         stored.document = sso
-        let value = stored.report(try ActivationReport(document: sso, signature: stored.signature, source: "store"))
-        let json = JSONWriter.compact(value)
-        #expect(stored.value.objectValue?["signature"]?.objectValue?["signedCode"] != nil)  // the store keeps it
-        #expect(value.objectValue?["signature"]?.objectValue?["signedCode"] == nil)          // the report never shows it
+        let report = stored.report(try ActivationReport(document: sso, signature: stored.signature, source: "store"))
+        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        let proof = try #require(stored.signatureProof)
+        #expect(stored.value.objectValue?["signature"]?.objectValue?["signedCode"] == .string(proof.signedCode))  // the store keeps it
+        #expect(!json.contains("signedCode") && !json.contains(proof.signedCode))                                 // the report never shows it
         let passcodes = sso.auth.compactMap { item -> String? in
             if case .oauth2(let settings) = item.method { return settings.clients.compactMap(\.passcode).first }
             return nil
         }
         #expect(!passcodes.isEmpty && passcodes.allSatisfy { !json.contains($0) }, "\(json)")
-        #expect(value.objectValue?["configuration"]?.objectValue?["host"]?.stringValue == sso.host)
-        #expect(value.objectValue?["provider"]?.stringValue == "p")
+        #expect(report.format == 1 && report.provider == "p" && report.origin == "o" && report.storedAt == "2027-01-15T08:00:00Z")
+        #expect(report.document == sso.value(includeSecrets: false))
+        #expect(report.configuration.host == sso.host && report.configuration.appID == "com.example.fieldservice")
+        // The record's signature carries the key that verified it; the configuration's is inspect's, without it.
+        #expect(report.signature.status == "verified" && report.signature.algorithm == "ES256" && report.signature.keyFingerprint == proof.key.fingerprint)
+        #expect(report.signature.keyID == "k1" && report.signature.publicKey == Base64.encode(proof.key.derRepresentation))
+        #expect(report.configuration.signature == SignatureRecord(stored.signature))
+    }
+
+    @Test("the store file is written as before: key order, signature fields, signed code and key")
+    func storedForm() throws {
+        let stored = try record()
+        let proof = try #require(stored.signatureProof)
+        let signature = #"{"status":"verified","algorithm":"ES256","keyFingerprint":"\#(proof.key.fingerprint)","keyID":"k1","signedCode":"\#(proof.signedCode)","publicKey":"\#(Base64.encode(proof.key.derRepresentation))"}"#
+        #expect(JSONWriter.compact(stored.value) == #"{"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":\#(signature),"document":\#(stored.document.canonicalJSON())}"#)
+        var unsigned = stored
+        unsigned.signature = .unsigned
+        unsigned.signatureProof = nil
+        #expect(JSONWriter.compact(unsigned.value).contains(#""signature":{"status":"unsigned"},"document""#))
     }
 
     @Test("save and load round trip; the file is 0600 in a 0700 directory")

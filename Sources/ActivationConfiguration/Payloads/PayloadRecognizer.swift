@@ -15,18 +15,6 @@ public enum SignatureStatus: Sendable, Hashable {
         case .verified: "verified"
         }
     }
-
-    /// The JSON record of `inspect --json`, `scan --json` and the store: `status`, and for a
-    /// verified signature `algorithm`, `keyFingerprint` and `keyID` (when known).
-    public var record: ConfigurationObject {
-        var object: ConfigurationObject = ["status": .string(name)]
-        if case .verified(let algorithm, let fingerprint, let keyID) = self {
-            object["algorithm"] = .string(algorithm.rawValue)
-            object["keyFingerprint"] = .string(fingerprint)
-            if let keyID { object["keyID"] = .string(keyID) }
-        }
-        return object
-    }
 }
 
 /// The evidence behind a verified signature: the signed code as it was received and the public

@@ -31,28 +31,24 @@ public struct StoredConfiguration: Sendable, Hashable {
 
     /// What `restore --json` and `onboard --json` print (README, "restore --json"): the stored form
     /// with the document's secrets redacted, without the signed code (which carries the document as
-    /// signed, passcode included), and with `report`'s transformed `configuration`.
-    public func report(_ report: ActivationReport) -> ConfigurationValue {
-        guard case .object(var object) = value else { return value }
-        object["document"] = document.value(includeSecrets: false)
-        if case .object(var signature)? = object["signature"] {
-            signature["signedCode"] = nil
-            object["signature"] = .object(signature)
-        }
-        object["configuration"] = report.value.objectValue?["configuration"]
-        return .object(object)
+    /// signed, passcode included), and with the `configuration` of `report`, the ``ActivationReport``
+    /// of this configuration.
+    public func report(_ report: ActivationReport) -> RestoreReport {
+        RestoreReport(format: Self.format, provider: providerID, origin: origin, storedAt: storedAt.formatted(.iso8601),
+                      signature: SignatureRecord(signature, proof: signatureProof),
+                      document: document.value(includeSecrets: false),
+                      configuration: InspectReport.Configuration(document: report.payload.document ?? document, report: report))
     }
+
+    /// The version of the stored form; a store of another version is not read.
+    static let format = 1
 
     /// The stored form: `{"format":1,"provider":…,"origin":…,"storedAt":…,"signature":{…},"document":{…}}`;
     /// a verified signature also keeps `signedCode` (the JWS) and `publicKey` (base64 DER).
     public var value: ConfigurationValue {
-        var signatureObject = signature.record
-        if let signatureProof {
-            signatureObject["signedCode"] = .string(signatureProof.signedCode)
-            signatureObject["publicKey"] = .string(Base64.encode(signatureProof.key.derRepresentation))
-        }
+        let signatureObject = SignatureRecord(signature, proof: signatureProof).storeValue(signedCode: signatureProof?.signedCode)
         return .object([
-            "format": .integer(1), "provider": .string(providerID), "origin": .string(origin),
+            "format": .integer(Self.format), "provider": .string(providerID), "origin": .string(origin),
             "storedAt": .string(storedAt.formatted(.iso8601)), "signature": .object(signatureObject),
             "document": document.value(includeSecrets: true),
         ])
@@ -65,7 +61,7 @@ public struct StoredConfiguration: Sendable, Hashable {
     public init(from value: ConfigurationValue, source: String) throws {
         func damaged(_ why: String) -> ConfigurationError { Self.damaged(source, why) }
         guard let object = value.objectValue else { throw damaged("not an object") }
-        guard object["format"] == .integer(1) else { throw damaged("unknown format \(object["format"]?.kindDescription ?? "missing")") }
+        guard object["format"] == .integer(Self.format) else { throw damaged("unknown format \(object["format"]?.kindDescription ?? "missing")") }
         guard let provider = object["provider"]?.stringValue, let origin = object["origin"]?.stringValue,
               let stamp = object["storedAt"]?.stringValue, let storedAt = try? Date(stamp, strategy: .iso8601),
               let signatureObject = object["signature"]?.objectValue, let status = signatureObject["status"]?.stringValue,

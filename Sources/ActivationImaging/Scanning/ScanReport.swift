@@ -22,20 +22,19 @@ public struct ScanReport: Codable, Sendable, Hashable {
         public var bytes: String
         /// The four corners (``ScannedSymbol/corners``).
         public var position: [Point]
-        /// What the payload is and whether it was accepted (`ActivationReport.value`, or
-        /// `ActivationReport.rejection(_:)`).
-        public var activation: ConfigurationValue
+        /// What the payload is and whether it was accepted: the object `inspect --json` prints.
+        public var activation: InspectReport
 
-        /// The entry for `symbol`, with the verdict on its payload: the report's value on success,
-        /// else the rejection built from the error.
+        /// The entry for `symbol`, with the verdict on its payload: the report on success, else the
+        /// rejection built from the error.
         public init(_ symbol: ScannedSymbol, activation result: Result<ActivationReport, ConfigurationError>) {
             type = symbol.symbology.rawValue
             text = symbol.text
             bytes = Base64.encode(symbol.bytes)
             position = symbol.corners
             switch result {
-            case .success(let report): activation = report.value
-            case .failure(let error): activation = ActivationReport.rejection(error)
+            case .success(let report): activation = InspectReport(report)
+            case .failure(let error): activation = InspectReport(rejecting: error)
             }
         }
     }
