@@ -1,4 +1,5 @@
 @testable import ActivationConfiguration
+import ActivationImaging
 import Foundation
 import Testing
 
@@ -195,7 +196,11 @@ struct ActivationCodeCommandTests {
         let id = try await ActivateCLI.run(["keys", "id", key]).text.trimmingCharacters(in: .newlines)
         #expect(scan.text.contains("Signature:  verified (AC1, EdDSA, key \(id), issuer acme-it, expires "))
         let json = try await ActivateCLI.run(["scan", "--json", code, "--trust-list", trustList])
-        #expect(json.text.contains(#""format" : "ac1""#) && json.text.contains(#""issuer" : "acme-it""#) && json.text.contains(#""expires" : ""#))
+        let activation = try #require(try decodeReport([ScanReport].self, json.stdout).first?.symbols.first?.activation)
+        #expect(activation.format == "ac1")
+        let signature = try #require(activation.configuration?.signature)
+        #expect(signature.status == "verified" && signature.algorithm == "EdDSA" && signature.keyFingerprint == id && signature.issuer == "acme-it")
+        #expect(signature.expires.flatMap { try? Date($0, strategy: .iso8601) } != nil && signature.issuedAt != nil)
         let raw = try await ActivateCLI.run(["scan", "--raw", code])
         let inspect = try await ActivateCLI.run(["inspect", "-", "--json"], stdin: raw.stdout, in: nil)
         #expect(inspect.status == 2)  // no trust list, no key: cannot be verified

@@ -453,6 +453,10 @@ struct HostileInputTests {
         let (intactJSON, _) = try await run(["restore", "--json", "--store", signed, "--public-key", publicKey])
         #expect(intactJSON.status == 0)
         #expect(!intactJSON.text.contains(jws) && !intactJSON.text.contains("signedCode"), "the signed code (which may hold a passcode) is never printed")
+        let intactReport = try decodeReport(RestoreReport.self, intactJSON.stdout)
+        #expect(intactReport.signature.status == "verified" && intactReport.signature.algorithm == "ES256")
+        let recordedKey = try #require(intactReport.signature.publicKey.flatMap { Data(base64Encoded: $0) })
+        #expect(try VerificationKey(derRepresentation: Array(recordedKey)) == VerificationKey(pem: String(contentsOfFile: publicKey, encoding: .utf8)))
         let (otherKey, _) = try await run(["restore", "--store", signed, "--public-key", "\(SourceTree.keys)/other-ec256.pub.pem"])
         #expect(otherKey.status == 2, "a key the policy does not trust: \(otherKey.stderr)")
         try edit(signed) { $0 = $0.replacingOccurrences(of: "\"host\": \"mobile.example.com\"", with: "\"host\": \"evil.example.com\"") }

@@ -1,3 +1,4 @@
+import ActivationConfiguration
 import Foundation
 import Testing
 
@@ -72,11 +73,12 @@ struct OnboardingEndToEndTests {
         #expect(byEmail.text.contains("You will be connected to: mobile-demo.example.hana.ondemand.com"))
         let restored = try await ActivateCLI.run(["restore", "--json", "--store", store])
         #expect(restored.status == 0)
-        let stored = try #require(try JSONSerialization.jsonObject(with: Data(restored.stdout)) as? [String: Any])
-        let inspected = try #require(try JSONSerialization.jsonObject(with: Data(try await ActivateCLI.run(
-            ["inspect", "--json", "\(configs)/oauth-authorization-code.json"]).stdout)) as? [String: Any])
-        #expect((stored["document"] as? NSDictionary) == (inspected["document"] as? NSDictionary))
-        #expect(stored["provider"] as? String == "com.sap.configuration.provider.discoveryservice")
+        let stored = try decodeReport(RestoreReport.self, restored.stdout)
+        let inspected = try decodeReport(InspectReport.self, try await ActivateCLI.run(["inspect", "--json", "\(configs)/oauth-authorization-code.json"]).stdout)
+        #expect(stored.document == inspected.document)
+        #expect(stored.configuration == inspected.configuration)
+        #expect(stored.format == 1 && stored.provider == "com.sap.configuration.provider.discoveryservice")
+        #expect(stored.signature == SignatureRecord(.unsigned))
         let mode = try FileManager.default.attributesOfItem(atPath: store)[.posixPermissions] as? Int
         #expect(mode == 0o600)
 
@@ -86,9 +88,13 @@ struct OnboardingEndToEndTests {
         #expect(again.stderr.contains("already onboarded to mobile-demo.example.hana.ondemand.com"))
 
         // By onboarding code, replacing the stored configuration.
-        let byCode = try await onboard(["--code", "12345678", "--force"], server: server)
+        // With --json, the summary goes to stderr and the record that restore --json prints to stdout.
+        let byCode = try await onboard(["--code", "12345678", "--force", "--json"], server: server)
         #expect(byCode.status == 0, "\(byCode.stderr)")
-        #expect(byCode.text.contains("Sign-in:    user name and password (basic)"))
+        #expect(byCode.stderr.contains("Sign-in:    user name and password (basic)"))
+        let onboarded = try decodeReport(RestoreReport.self, byCode.stdout)
+        #expect(onboarded.configuration.auth.map(\.type) == ["basic.default"])
+        #expect(onboarded == (try decodeReport(RestoreReport.self, try await ActivateCLI.run(["restore", "--json", "--store", store]).stdout)))
         #expect(try await ActivateCLI.run(["restore", "--store", store]).text.contains("user name and password (basic)"))
 
         // An expired code and an unknown domain: clear errors, the stored configuration untouched.
