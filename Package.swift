@@ -90,6 +90,8 @@ let package = Package(
             name: "ActivationDiscoveryServer",
             dependencies: [
                 "ActivationConfiguration",
+                "FileAccess",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: server),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: server),
                 .product(name: "NIOCore", package: "swift-nio", condition: server),

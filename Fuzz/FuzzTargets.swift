@@ -116,7 +116,10 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
 func checkDocument(_ value: ConfigurationValue) {
     guard let document = try? ConfigurationDocument(from: value, source: "fuzz") else { return }
     _ = try? SecurityPolicy().check(document, source: "fuzz")
-    _ = try? ActivationReport(document: document, signature: .unsigned, source: "fuzz").lines(headline: "Fuzz.")
+    if let report = try? ActivationReport(document: document, signature: .unsigned, source: "fuzz") {
+        _ = report.lines(headline: "Fuzz.")
+        _ = try? JSONEncoder().encode(InspectReport(report))  // what inspect/scan --json print
+    }
     _ = document.canonicalJSON()
 }
 

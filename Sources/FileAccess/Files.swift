@@ -181,6 +181,16 @@ package enum Files {
         }
     }
 
+    /// Refuses `status` (of `path`) unless only its owner can read or change it: what a secret
+    /// (a key, a server secret) needs on top of ``requirePrivate(_:_:what:)``.
+    package static func requireSecret(_ path: String, _ status: Stat, what: String) throws(FileFailure) {
+        try requirePrivate(path, status, what: what)
+        if !status.permissions.isDisjoint(with: [.groupRead, .otherRead]) {
+            let mode = String(status.permissions.rawValue & 0o7777, radix: 8)
+            throw FileFailure(.unreadable, path, "\(what) is readable by other users (mode \(mode)), so it is no secret; fix it with chmod go-rwx \(path)")
+        }
+    }
+
     /// The folder part of `path` (`.` for a bare name, `/` at the root).
     package static func parentFolder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
