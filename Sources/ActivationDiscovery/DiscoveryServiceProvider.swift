@@ -129,8 +129,11 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         }
         if let code = input[.onboardingCode]?.trimmingCharacters(in: .whitespaces), !code.isEmpty {
             guard code.count <= 256 else { throw ConfigurationError(.invalidValue, source: "onboarding code", "longer than 256 characters") }
+            // Sent as the service files it: `abcd-efgh jkmn` as `ABCDEFGHJKMN` (a code of another
+            // alphabet goes as typed).
+            let sent = OnboardingCode(typed: code)?.canonical ?? code
             let path = codePath.replacingOccurrences(of: "{appConfigID}", with: Self.encode(appConfigID))
-                .replacingOccurrences(of: "{onboardingCode}", with: Self.encode(code))
+                .replacingOccurrences(of: "{onboardingCode}", with: Self.encode(sent))
             return (base + path, "this onboarding code")
         }
         throw ConfigurationError(.notFound, source: "discovery service", "no e-mail address or onboarding code was given")

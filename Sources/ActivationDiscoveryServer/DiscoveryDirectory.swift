@@ -12,7 +12,9 @@ import Foundation
 /// ```
 ///
 /// E-mail lookups match the address's domain, then each parent domain (`eu.example.com`, then
-/// `example.com`). Codes match exactly; an expired code is answered with 410.
+/// `example.com`). Codes match as people type them (``OnboardingCode``: case, dashes, spaces and
+/// look-alikes do not matter; a code that is no Base32 or digit code matches exactly); an expired
+/// code is answered with 410.
 public struct DiscoveryDirectory: Sendable {
     /// One document that a lookup can return.
     public struct Entry: Sendable, Hashable {
@@ -29,7 +31,7 @@ public struct DiscoveryDirectory: Sendable {
     public struct Application: Sendable, Hashable {
         /// Documents by lower-case e-mail domain; a lookup tries the address's domain, then its parents.
         public var domains: [String: Entry] = [:]
-        /// Documents by onboarding code, matched exactly.
+        /// Documents by onboarding code, under ``DiscoveryDirectory/codeKey(_:)``.
         public var codes: [String: Entry] = [:]
     }
 
@@ -93,7 +95,11 @@ public struct DiscoveryDirectory: Sendable {
                         }
                         resolved.expires = date
                     }
-                    application.codes[code] = resolved
+                    let key = Self.codeKey(code)
+                    guard application.codes[key] == nil else {
+                        throw fail(path, "the same code as another entry (codes are read without case, dashes and spaces)")
+                    }
+                    application.codes[key] = resolved
                     count += 1
                 }
             }
@@ -128,10 +134,17 @@ public struct DiscoveryDirectory: Sendable {
         return .notFound("no configuration for the e-mail domain \(email[email.index(after: at)...].lowercased())")
     }
 
+    /// The key a code is filed and looked up under: its canonical form when it reads as an
+    /// onboarding code (so `1234-5678`, `12345678` and `abcd-efgh` as `ABCDEFGH` are one code each),
+    /// else the text as it is.
+    public static func codeKey(_ text: String) -> String {
+        OnboardingCode(typed: text)?.canonical ?? text
+    }
+
     /// Finds the document for an onboarding code.
     public func lookup(appID: String, code: String, now: Date = Date()) -> Answer {
         guard let application = applications[appID] else { return .notFound("unknown application \(appID)") }
-        guard let entry = application.codes[code] else { return .notFound("unknown onboarding code") }
+        guard let entry = application.codes[Self.codeKey(code)] else { return .notFound("unknown onboarding code") }
         if let expires = entry.expires, expires <= now { return .expired }
         return .found(entry)
     }

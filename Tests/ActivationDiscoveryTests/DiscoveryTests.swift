@@ -29,7 +29,8 @@ struct ServedFolder {
         {"applications": {"com.example.fieldservice": {
           "domains": {"example.com": "oauth-authorization-code.json"},
           "codes": {"12345678": {"document": "android-basic.json", "expires": "2099-01-01T00:00:00Z"},
-                    "87654321": {"document": "android-basic.json", "expires": "2020-01-01T00:00:00Z"}}}}}
+                    "87654321": {"document": "android-basic.json", "expires": "2020-01-01T00:00:00Z"},
+                    "abcd-efgh-jk1n": {"document": "android-basic.json"}}}}}
         """
 }
 
@@ -79,6 +80,16 @@ struct DiscoveryTests {
             #expect(bySubdomain.document == byEmail.document)
             let byCode = try await provider(url, [.onboardingCode: "12345678"]).provide(input: [:])
             #expect(byCode.document.auth.first?.method == .basic)
+        }
+    }
+
+    @Test("codes are found as people type them: grouped, in either case, with look-alikes", arguments: [
+        "1234-5678", "1234 5678", "ABCD-EFGH-JK1N", "abcdefghjkln", "ABCD EFGH JKIN",
+    ])
+    func typedCodes(typed: String) async throws {
+        try await withServer { server in
+            let found = try await provider(server.url, [.onboardingCode: typed]).provide(input: [:])
+            #expect(found.document.auth.first?.method == .basic)
         }
     }
 
@@ -214,6 +225,8 @@ struct DirectoryTests {
         (#"{"applications":{"a":{"codes":{"1":{"document":"android-basic.json","expires":"soon"}}}}}"#, "applications.a.codes.1.expires: expected an ISO 8601 time"),
         (#"{"applications":{"a":{"domains":{"x.com":"../etc/passwd"}}}}"#, #"applications.a.domains.x.com: "../etc/passwd" must be a file name"#),
         (#"{"applications":{"a":{"domains":{"x.com":"missing.json"}}}}"#, "missing.json: no such file"),
+        (#"{"applications":{"a":{"codes":{"1234-5678":{"document":"android-basic.json"},"12345678":{"document":"android-basic.json"}}}}}"#,
+         "the same code as another entry (codes are read without case, dashes and spaces)"),
     ])
     func malformedIndex(index: String, message: String) throws {
         let folder = try ServedFolder(index: index)
