@@ -12,7 +12,7 @@ import Foundation
 /// ```
 ///
 /// E-mail lookups match the address's domain, then each parent domain (`eu.example.com`, then
-/// `example.com`). Codes match as people type them (``OnboardingCode``: case, dashes, spaces and
+/// `example.com`). Codes match as people type them (`OnboardingCode`: case, dashes, spaces and
 /// look-alikes do not matter; a code that is no Base32 or digit code matches exactly); an expired
 /// code is answered with 410.
 public struct DiscoveryDirectory: Sendable {

@@ -16,7 +16,7 @@ public struct OnboardingCodeHasher: Sendable {
 
     /// A hasher keyed with `secret` (at least ``minimumSecretBytes`` bytes).
     ///
-    /// - Throws: ``ConfigurationError`` (`invalidKey`) for a shorter secret.
+    /// - Throws: `ConfigurationError` (`invalidKey`) for a shorter secret.
     public init(secret: [UInt8], source: String = "secret") throws {
         guard secret.count >= Self.minimumSecretBytes else {
             throw ConfigurationError(.invalidKey, source: source, "the secret holds \(secret.count) bytes; at least \(Self.minimumSecretBytes) are needed")
@@ -33,7 +33,7 @@ public struct OnboardingCodeHasher: Sendable {
     /// there is no file. Two instances starting at once read the same secret: the file appears
     /// whole or not at all, and the one that finds it made reads it.
     ///
-    /// - Throws: ``ConfigurationError``: the file is a link, belongs to another user, may be read or
+    /// - Throws: `ConfigurationError`: the file is a link, belongs to another user, may be read or
     ///   changed by others (`fileUnreadable`), or holds no base64 secret of 32 bytes or more
     ///   (`invalidKey`).
     public static func loadOrCreate(secretFile path: String) throws -> OnboardingCodeHasher {
