@@ -45,6 +45,9 @@ let package = Package(
         // Already in the graph through Hummingbird; named for the connection handlers of `serve`.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        // The discovery service's database: one query layer (sql-kit) over SQLite.
+        .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
     ],
     targets: [
         // System libraries. Each is a module map over one shim header; the C types never leave
@@ -97,6 +100,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: server),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: server),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: server),
+                .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                .product(name: "SQLKit", package: "sql-kit", condition: server),
+                .product(name: "SQLiteKit", package: "sqlite-kit", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),
             ]
         ),

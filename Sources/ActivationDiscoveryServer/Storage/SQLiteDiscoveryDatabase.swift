@@ -1,0 +1,104 @@
+import ActivationConfiguration
+import Logging
+import NIOCore
+import NIOPosix
+import SQLiteKit
+
+/// The embedded database: one SQLite file (`--database sqlite:PATH`) in WAL mode, which several
+/// processes on one machine may share.
+///
+/// Measured choices (sqlite-nio 1.13, SQLite 3.54): `PRAGMA busy_timeout` replaces sqlite-nio's
+/// busy handler, which retries at once and forever (a CPU spin while another process writes);
+/// transactions begin `IMMEDIATE`, because a deferred one that reads and then writes fails at
+/// once in WAL when another connection committed meanwhile; a connection is lent to one task at a
+/// time, because statements of a second task on the same connection would join the first one's
+/// transaction; and SQLite gets a thread pool of its own, larger than the connection count, so
+/// that writers waiting on a lock cannot starve reads.
+package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
+    package var dialect: String { "sqlite" }
+    private let pool: ConnectionPool
+    private let threadPool: NIOThreadPool
+
+    private init(pool: ConnectionPool, threadPool: NIOThreadPool) {
+        self.pool = pool
+        self.threadPool = threadPool
+    }
+
+    /// Opens `connections` connections to the file at `path` (made if missing).
+    ///
+    /// - Throws: `ConfigurationError` (`fileUnwritable`) naming the file when it cannot be opened
+    ///   as a database.
+    package static func open(path: String, connections: Int = 4, busyTimeout: Duration = .seconds(5),
+                             logger: Logger = Logger(label: "activate.sqlite")) async throws -> SQLiteDiscoveryDatabase {
+        let threadPool = NIOThreadPool(numberOfThreads: connections * 2)
+        threadPool.start()
+        var opened: [SQLiteConnection] = []
+        do {
+            for _ in 0..<max(1, connections) {
+                let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger,
+                                                                 on: MultiThreadedEventLoopGroup.singleton.any())
+                opened.append(connection)
+                let database = connection.sql()
+                try await database.raw("PRAGMA busy_timeout = \(literal: Int(busyTimeout.components.seconds * 1000))").run()
+                let mode = try await database.raw("PRAGMA journal_mode = WAL").first()?.decode(column: "journal_mode", as: String.self)
+                guard mode == "wal" else { throw ConfigurationError(.fileUnwritable, source: path, "the database cannot use write-ahead logging") }
+                try await database.raw("PRAGMA synchronous = NORMAL").run()  // durable at each checkpoint, consistent always, in WAL
+                try await database.raw("PRAGMA foreign_keys = ON").run()
+            }
+        } catch {
+            for connection in opened { try? await connection.close() }
+            try? await threadPool.shutdownGracefully()
+            if let error = error as? ConfigurationError { throw error }
+            throw ConfigurationError(.fileUnwritable, source: path, "cannot open the database: \(error)")
+        }
+        return SQLiteDiscoveryDatabase(pool: ConnectionPool(opened), threadPool: threadPool)
+    }
+
+    package func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        let connection = await pool.lease()
+        do {
+            let result = try await body(connection.sql())
+            await pool.release(connection)
+            return result
+        } catch {
+            await pool.release(connection)
+            throw error
+        }
+    }
+
+    package func withTransaction<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await withConnection { database in try await runInTransaction(database, begin: "BEGIN IMMEDIATE", body) }
+    }
+
+    package func close() async throws {
+        try await pool.closeAll()
+        try await threadPool.shutdownGracefully()
+    }
+
+    /// Lends each connection to one task at a time.
+    private actor ConnectionPool {
+        private var idle: [SQLiteConnection]
+        private var all: [SQLiteConnection]
+        private var waiting: [CheckedContinuation<SQLiteConnection, Never>] = []
+
+        init(_ connections: [SQLiteConnection]) {
+            idle = connections
+            all = connections
+        }
+
+        func lease() async -> SQLiteConnection {
+            if let connection = idle.popLast() { return connection }
+            return await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func release(_ connection: SQLiteConnection) {
+            if waiting.isEmpty { idle.append(connection) } else { waiting.removeFirst().resume(returning: connection) }
+        }
+
+        func closeAll() async throws {
+            for connection in all { try await connection.close() }
+            all = []
+            idle = []
+        }
+    }
+}
