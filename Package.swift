@@ -45,9 +45,12 @@ let package = Package(
         // Already in the graph through Hummingbird; named for the connection handlers of `serve`.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
-        // The discovery service's database: one query layer (sql-kit) over SQLite.
+        // The discovery service's database: one query layer (sql-kit) over SQLite and PostgreSQL.
         .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // System libraries. Each is a module map over one shim header; the C types never leave
@@ -103,6 +106,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: server),
                 .product(name: "SQLKit", package: "sql-kit", condition: server),
                 .product(name: "SQLiteKit", package: "sqlite-kit", condition: server),
+                .product(name: "PostgresKit", package: "postgres-kit", condition: server),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),
             ]
         ),

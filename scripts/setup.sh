@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages activate needs, only those missing; uses sudo when not root.
 #   scripts/setup.sh          libraries to build and run (zbar, qrencode, libpng, libjpeg-turbo)
-#   scripts/setup.sh --test   also the peer tools the tests compare against, and a Python venv
+#   scripts/setup.sh --test   also the peer tools the tests compare against, PostgreSQL (the tests
+#                             start throw-away clusters of it), and a Python venv
 #                             (.build/interop-venv) with the AC1 reference implementation's packages
 #   scripts/setup.sh --bench  also the benchmark tools (hyperfine, wrk, ImageMagick)
 set -euo pipefail
 
 packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
-  --test) packages+=(zxing-cpp-tools zbar-tools qrencode python3-venv) ;;
+  --test) packages+=(zxing-cpp-tools zbar-tools qrencode python3-venv postgresql) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
 esac
 
