@@ -8,7 +8,6 @@
 // `@testable`: the AC1 payload target reaches the steps behind the signature check directly, and
 // the PNG target the read-back of generated codes (scripts/fuzz.sh builds with -enable-testing).
 @testable import ActivationConfiguration
-import ActivationDiscoveryServer
 @testable import ActivationImaging
 import Foundation
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The libFuzzer targets of Fuzz/FuzzTargets.swift, one per parser an attacker can reach.
 #
-#   scripts/fuzz.sh smoke [TARGET...]          each target for a few seconds (part of `make test`)
+#   scripts/fuzz.sh smoke [TARGET...]          each target for 3 seconds (part of `make test`)
 #   scripts/fuzz.sh long SECONDS [TARGET...]   each target until 10 million executions or SECONDS
 #                                              (`make fuzz`; the issue asks for 10 M or an hour)
 #
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-smoke}
 shift || true
 case "$mode" in
-  smoke) seconds=${FUZZ_SMOKE_SECONDS:-5}; runs=-1; configuration=debug ;;
+  smoke) seconds=${FUZZ_SMOKE_SECONDS:-3}; runs=-1; configuration=debug ;;
   long) seconds=${1:?usage: scripts/fuzz.sh long SECONDS [TARGET...]}; shift; runs=10000000; configuration=release ;;
   *) echo "usage: scripts/fuzz.sh smoke|long SECONDS [TARGET...]" >&2; exit 64 ;;
 esac

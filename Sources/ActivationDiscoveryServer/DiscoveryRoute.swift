@@ -6,8 +6,10 @@
 /// as the canonical form does. Paths are case-sensitive: `/CONFIG-API.svc/…` is ``unknown``.
 ///
 /// Total and bounded: any input, valid UTF-8 or not, gives a route in time linear in its length
-/// (targets over ``DiscoveryServer/maxTargetLength`` bytes are refused before they are read), so
-/// fuzzers may call `init(target:)` on arbitrary bytes.
+/// (targets over ``maxTargetLength`` bytes are refused before they are read), so
+/// fuzzers may call `init(target:)` on arbitrary bytes. It needs nothing but the standard library, so
+/// the fuzz target compiles this file itself (`Fuzz/DiscoveryRoute.swift` is a link to it) and its
+/// build leaves out the server's network and database stack.
 public enum DiscoveryRoute: Sendable, Hashable {
     /// `/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(…)` with arguments that parse.
     case lookup(LookupCall)
@@ -20,9 +22,12 @@ public enum DiscoveryRoute: Sendable, Hashable {
     /// A target refused before routing (400 or 414).
     case refused(TargetError)
 
+    /// Requests whose target is longer than this are refused (414).
+    public static let maxTargetLength = 4096
+
     /// Why a request target is refused before routing.
     public enum TargetError: Error, Sendable, Hashable {
-        /// Longer than ``DiscoveryServer/maxTargetLength`` bytes (414).
+        /// Longer than ``maxTargetLength`` bytes (414).
         case tooLong
         /// Not of the form `/path[?query]`, a byte outside RFC 3986's URI characters (spaces, controls,
         /// bytes ≥ 0x80), `%` not followed by two hex digits, or an encoded `/` or NUL (400).
@@ -74,11 +79,11 @@ public enum DiscoveryRoute: Sendable, Hashable {
     /// are kept with upper-case hex digits; `.` and `..` segments are resolved without ever going
     /// above the root; repeated `/` are collapsed. A trailing `/` is kept.
     ///
-    /// - Throws: ``TargetError/tooLong`` over ``DiscoveryServer/maxTargetLength`` bytes;
+    /// - Throws: ``TargetError/tooLong`` over ``maxTargetLength`` bytes;
     ///   ``TargetError/malformed`` for anything but `/path[?query]` in URI characters, for a `%` not
     ///   followed by two hex digits, and for an encoded `/` or NUL anywhere.
     public static func canonicalPath(of target: some Collection<UInt8>) throws(TargetError) -> String {
-        guard target.count <= DiscoveryServer.maxTargetLength else { throw .tooLong }
+        guard target.count <= Self.maxTargetLength else { throw .tooLong }
         let bytes = Array(target)
         guard bytes.first == UInt8(ascii: "/") else { throw .malformed }
         let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex

@@ -29,7 +29,7 @@ public struct DiscoveryServer: Sendable {
 
     /// Requests whose target is longer than this are refused (414); a request head (target and
     /// headers) over ``maxHeadBytes`` is refused by the HTTP decoder (400).
-    public static let maxTargetLength = 4096
+    public static let maxTargetLength = DiscoveryRoute.maxTargetLength
     /// The most bytes of a request head, its target included; at most 100 header fields.
     public static let maxHeadBytes = 16 << 10
     /// Requests with a body larger than this are refused (413) and their connection closed; lookups have none.

@@ -1,0 +1,1 @@
+../Sources/ActivationDiscoveryServer/DiscoveryRoute.swift
