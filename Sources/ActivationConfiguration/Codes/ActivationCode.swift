@@ -130,7 +130,7 @@ public enum ActivationCode {
                               source: String) throws -> Verified {
         let frame = try frame(of: text, source: source)
         guard let entry = trustList.entry(keyID: frame.keyID) else {
-            throw ConfigurationError(.unknownKey, source: source, "the code is signed by key \(KeyID.hex(frame.keyID)), which is not in the trust list (unknown or revoked)")
+            throw ConfigurationError(.unknownKey, source: source, "the code is signed by key \(Hex.encode(frame.keyID)), which is not in the trust list (unknown or revoked)")
         }
         guard entry.algorithm == frame.algorithm else {
             throw ConfigurationError(.signatureInvalid, source: source, "the code says \(frame.algorithm.rawValue), but key \(entry.keyID) signs \(entry.algorithm.rawValue)")

@@ -310,7 +310,7 @@ enum UUIDBytes {
 
     static func text(_ bytes: [UInt8]) -> String? {
         guard bytes.count == 16 else { return nil }
-        let hex = KeyID.hex(bytes)
+        let hex = Hex.encode(bytes)
         let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
         return parts.joined(separator: "-")
     }

@@ -116,7 +116,7 @@ public struct VerificationKey: Sendable, Hashable {
 
     /// The key id: the first 8 bytes of SHA-256 over the SubjectPublicKeyInfo DER, as 16
     /// lower-case hex digits. It names the key in trust lists, `AC1:` codes (`kid`) and logs.
-    public var keyID: String { KeyID.hex(keyIDBytes) }
+    public var keyID: String { Hex.encode(keyIDBytes) }
 
 
     /// The same as ``keyID``: a short, safe name for logs.
@@ -254,11 +254,4 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "SigningKey(\(algorithm.rawValue), \(keyID))" }
-}
-
-/// Key ids as text.
-enum KeyID {
-    static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
 }

@@ -199,7 +199,7 @@ public struct PayloadRecognizer: Sendable {
         if keys.entries.isEmpty {
             // A broken code is reported as broken first (reading order), then the missing keys.
             let frame = try ActivationCode.frame(of: text, source: source)
-            throw ConfigurationError(.unknownKey, source: source, "the code is signed by key \(KeyID.hex(frame.keyID)), and no trust list or public key was given to verify it")
+            throw ConfigurationError(.unknownKey, source: source, "the code is signed by key \(Hex.encode(frame.keyID)), and no trust list or public key was given to verify it")
         }
         let code = try ActivationCode.verify(text, trustList: keys, at: clock(), applicationID: policy.applicationID, source: source)
         let entry = code.trustEntry

@@ -1,3 +1,4 @@
+import ActivationConfiguration
 import Crypto
 import Foundation
 import SQLKit
@@ -14,7 +15,7 @@ package struct DocumentStore: Sendable {
     /// must already have passed the checks of `activate inspect`: this stores, it does not judge.
     package func put(appID: String, name: String, json: String, now: Date = Date()) async throws {
         let at = Milliseconds.from(now)
-        let digest = SHA256.hash(data: Array(json.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.encode(SHA256.hash(data: Array(json.utf8)))
         try await database.withTransaction { sql in
             try await sql.raw("INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) ON CONFLICT (app_id) DO NOTHING").run()
             try await sql.raw("""
