@@ -51,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // `/metrics` of the discovery service.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries. Each is a module map over one shim header; the C types never leave
@@ -109,6 +111,7 @@ let package = Package(
                 .product(name: "PostgresKit", package: "postgres-kit", condition: server),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),
             ]
         ),

@@ -77,6 +77,12 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         public static let notFound = Code("not-found")
         /// An onboarding code or a signed activation code has expired.
         public static let expired = Code("expired")
+        /// The onboarding code was used as many times as it may be.
+        public static let codeUsed = Code("code-used")
+        /// The onboarding code was revoked by an administrator.
+        public static let codeRevoked = Code("code-revoked")
+        /// The service refused the request for now: too many failed attempts from this client.
+        public static let rateLimited = Code("rate-limited")
         /// A discovery service could not be reached or answered with an error.
         public static let serviceUnavailable = Code("service-unavailable")
         /// The stored configuration is damaged.

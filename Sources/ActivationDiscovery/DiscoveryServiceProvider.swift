@@ -10,7 +10,8 @@ import NIOCore
 /// The default paths are the documented legacy lookup,
 /// `/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>')`
 /// and the same function with `OnboardingCode='<code>'`; both are templates, because the hosted
-/// service's paths are not public. A 404 or an empty answer means "not found", 410 an expired code.
+/// service's paths are not public. A 404 or an empty answer means "not found"; 410 a code that expired, was used up or revoked (each its own
+/// error code: `expired`, `code-used`, `code-revoked`); 429 too many failed attempts (`rate-limited`).
 /// The service must be https; plain http is accepted only for a loopback host
 /// (`localhost`, `127.0.0.0/8`, `::1`) and only when ``allowInsecureLoopback`` is set.
 public struct DiscoveryServiceProvider: ConfigurationProvider {
@@ -93,7 +94,17 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         case 200, 204, 404:
             throw ConfigurationError(.notFound, source: shown, "the discovery service has no configuration for \(what)")
         case 410:
-            throw ConfigurationError(.expired, source: shown, "\(what) has expired; ask your administrator for a new one")
+            // The service says why: expired, used or revoked (an unknown or missing reason: expired).
+            let reason = (try? JSONReader(maxBytes: maxResponseBytes).parse(Array(buffer: body), source: shown))?
+                .objectValue?["error"]?.objectValue?["code"]?.stringValue
+            switch reason {
+            case "used": throw ConfigurationError(.codeUsed, source: shown, "\(what) was already used; ask your administrator for a new one")
+            case "revoked": throw ConfigurationError(.codeRevoked, source: shown, "\(what) was revoked; ask your administrator for a new one")
+            default: throw ConfigurationError(.expired, source: shown, "\(what) has expired; ask your administrator for a new one")
+            }
+        case 429:
+            let wait = response.headers.first(name: "Retry-After").flatMap(Int.init).map { " in \($0) s" } ?? " later"
+            throw ConfigurationError(.rateLimited, source: shown, "the discovery service refuses further attempts for now (too many failed lookups); try again\(wait)")
         default:
             throw ConfigurationError(.serviceUnavailable, source: shown, "the discovery service answered HTTP \(response.status.code)")
         }
@@ -101,21 +112,7 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
 
     /// The request URL for the given input (e-mail preferred) and how to name the lookup in messages.
     func lookupURL(_ input: ProviderInput) throws -> (url: String, what: String) {
-        // The service URL is judged in canonical form, like every server URL (CanonicalURL).
-        let service: CanonicalURL
-        do {
-            service = try CanonicalURL(parsing: serviceURL)
-        } catch let error as ConfigurationError {
-            throw ConfigurationError(error.code, source: "discovery service", error.reason)
-        }
-        if service.hasUserInfo || service.query != nil || service.fragment != nil {
-            throw ConfigurationError(.invalidURL, source: "discovery service", "\(CanonicalURL.shown(serviceURL)): give the base URL only, without user name, query or fragment")
-        }
-        if service.scheme != "https" {
-            guard allowInsecureLoopback, service.host.isLoopback else {
-                throw ConfigurationError(.insecureURL, source: "discovery service", "\(service) is not https (plain http is accepted only for a loopback address given explicitly)")
-            }
-        }
+        let service = try Self.checkedServiceURL(serviceURL, allowInsecureLoopback: allowInsecureLoopback)
         let appConfigID = "\(applicationID):\(applicationVersion)"
         let base = service.path.hasSuffix("/") ? String(service.description.dropLast()) : service.description
         if let email = input[.emailAddress]?.trimmingCharacters(in: .whitespaces), !email.isEmpty {
@@ -137,6 +134,27 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
             return (base + path, "this onboarding code")
         }
         throw ConfigurationError(.notFound, source: "discovery service", "no e-mail address or onboarding code was given")
+    }
+
+    /// A discovery service's base URL, judged in canonical form like every server URL
+    /// (``CanonicalURL``): https, or plain http to a loopback host when allowed; no user name,
+    /// query or fragment.
+    static func checkedServiceURL(_ url: String, allowInsecureLoopback: Bool) throws -> CanonicalURL {
+        let service: CanonicalURL
+        do {
+            service = try CanonicalURL(parsing: url)
+        } catch let error as ConfigurationError {
+            throw ConfigurationError(error.code, source: "discovery service", error.reason)
+        }
+        if service.hasUserInfo || service.query != nil || service.fragment != nil {
+            throw ConfigurationError(.invalidURL, source: "discovery service", "\(CanonicalURL.shown(url)): give the base URL only, without user name, query or fragment")
+        }
+        if service.scheme != "https" {
+            guard allowInsecureLoopback, service.host.isLoopback else {
+                throw ConfigurationError(.insecureURL, source: "discovery service", "\(service) is not https (plain http is accepted only for a loopback address given explicitly)")
+            }
+        }
+        return service
     }
 
     /// Percent-encodes everything but unreserved characters and `@` (the quotes of the template stay raw).

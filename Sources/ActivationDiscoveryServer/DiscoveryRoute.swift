@@ -17,6 +17,15 @@ public enum DiscoveryRoute: Sendable, Hashable {
     case malformedLookup
     /// `/health` (200).
     case health
+    /// `/ready`: 200 when the database can be reached, else 503.
+    case ready
+    /// `/metrics`: Prometheus text.
+    case metrics
+    /// `/admin/v1/…`: the admin API; its path segments after `/admin/v1/`, percent-decoded, each
+    /// valid UTF-8 without control characters.
+    case admin([String])
+    /// `/admin/` and the console's files below it: the file's name (empty for the page itself).
+    case console(String)
     /// Any other canonical path (404).
     case unknown
     /// A target refused before routing (400 or 414).
@@ -35,6 +44,7 @@ public enum DiscoveryRoute: Sendable, Hashable {
     }
 
     static let functionPrefix = "/config-api.svc/ApplicationConfigurations/"
+    static let adminPrefix = "/admin/v1/"
 
     /// Routes a request target as the server receives it (`/path?query`).
     public init(target: String) {
@@ -52,6 +62,20 @@ public enum DiscoveryRoute: Sendable, Hashable {
         }
         if path == "/health" {
             self = .health
+        } else if path == "/ready" {
+            self = .ready
+        } else if path == "/metrics" {
+            self = .metrics
+        } else if path.hasPrefix(Self.adminPrefix) {
+            let raw = path.dropFirst(Self.adminPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
+            let segments = raw.compactMap { PercentEncoding.decoded($0.utf8).flatMap { String(validatingUTF8Bytes: $0) } }
+            let clean = segments.count == raw.count
+                && !segments.contains { $0.isEmpty || $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
+            self = clean ? .admin(segments) : .unknown
+        } else if path == "/admin" || path == "/admin/" {
+            self = .console("")
+        } else if path.hasPrefix("/admin/"), !path.dropFirst(7).contains("/") {
+            self = .console(String(path.dropFirst(7)))
         } else if path.hasPrefix(Self.functionPrefix) {
             let function = path.utf8.dropFirst(Self.functionPrefix.utf8.count)
             if function.contains(UInt8(ascii: "/")) {
@@ -64,11 +88,16 @@ public enum DiscoveryRoute: Sendable, Hashable {
         }
     }
 
-    /// The fixed label logged for this route: `lookup`, `health` or `other`. Never request text.
+    /// The fixed label logged for this route: `lookup`, `health`, `ready`, `metrics`, `admin`,
+    /// `console` or `other`. Never request text.
     public var label: String {
         switch self {
         case .lookup, .malformedLookup: "lookup"
         case .health: "health"
+        case .ready: "ready"
+        case .metrics: "metrics"
+        case .admin: "admin"
+        case .console: "console"
         case .unknown, .refused: "other"
         }
     }

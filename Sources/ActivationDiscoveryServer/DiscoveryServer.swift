@@ -1,22 +1,30 @@
 import ActivationConfiguration
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdCore
 import Logging
+import NIOCore
+import Synchronization
 
-/// A discovery service: answers the legacy lookup function by e-mail domain or onboarding code
-/// from a ``DiscoveryDirectory``.
+/// A discovery service: answers the legacy lookup function by e-mail domain or onboarding code,
+/// from a static ``DiscoveryDirectory`` or (through `activate serve --database`) from a database
+/// with one-time codes, guessing limits, an admin API and a console.
 ///
 /// `GET /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>')`
 /// (or `OnboardingCode='<code>'`), quotes raw or percent-encoded: 200 with the document, 404 with a
-/// JSON error when nothing matches, 410 for an expired code, 400 for a malformed call, 405 for a
-/// method other than GET. Targets are routed on their canonical path (see ``DiscoveryRoute``).
+/// JSON error when nothing matches, 410 for a code that expired, was used up or revoked (the
+/// error's `code` says which), 429 with `Retry-After` past the guessing limits, 400 for a malformed
+/// call, 405 for a method other than GET. Targets are routed on their canonical path (see
+/// ``DiscoveryRoute``). `/health` answers when the process runs, `/ready` when its database can be
+/// reached, `/metrics` in Prometheus text.
 ///
-/// Each request is logged as method, route label (`lookup`, `health`, `other`), status and time:
-/// never its path, query, e-mail address or code. Clients are held to ``Limits``.
+/// Each request is logged as method, route (`lookup`, `health`, an admin route template, …),
+/// status and time, with a request id: never its path, query, e-mail address, code or token.
+/// Clients are held to ``Limits``.
 public struct DiscoveryServer: Sendable {
-    /// The lookups answered and the documents served.
-    public var directory: DiscoveryDirectory
+    /// What answers the requests.
+    let service: Service
     /// The address to listen on; `127.0.0.1` by default.
     public var host: String
     /// The port to listen on; 8080 by default, 0 for any free port.
@@ -32,12 +40,43 @@ public struct DiscoveryServer: Sendable {
     public static let maxTargetLength = DiscoveryRoute.maxTargetLength
     /// The most bytes of a request head, its target included; at most 100 header fields.
     public static let maxHeadBytes = 16 << 10
-    /// Requests with a body larger than this are refused (413) and their connection closed; lookups have none.
+    /// Lookups with a body larger than this are refused (413) and their connection closed; lookups
+    /// have none. Admin calls may carry up to 64 KiB.
     public static let maxBodyBytes = 1024
 
-    /// Makes a server; nothing is bound until ``run(onListening:)``.
+    /// Everything behind the routes: where lookups are answered from, and the optional parts.
+    package struct Service: Sendable {
+        package var lookups: any LookupService
+        /// Failed code lookups allowed; nil: unlimited.
+        package var guessing: GuessingLimits?
+        /// Proxies whose `X-Forwarded-For` names the client (`--trust-proxy`).
+        package var trustedProxies: [IPNetwork] = []
+        /// The admin API and console; nil: off (404).
+        package var admin: AdminAPI?
+        package let metrics = ServiceMetrics()
+        /// Runs beside the server until it stops (the document cache's refresh).
+        package var background: (@Sendable () async -> Void)?
+
+        package init(lookups: any LookupService, guessing: GuessingLimits? = nil, trustedProxies: [IPNetwork] = [], admin: AdminAPI? = nil,
+                     background: (@Sendable () async -> Void)? = nil) {
+            self.lookups = lookups
+            self.guessing = guessing
+            self.trustedProxies = trustedProxies
+            self.admin = admin
+            self.admin?.guessing = guessing
+            self.admin?.metrics = metrics
+            self.background = background
+        }
+    }
+
+    /// Makes a server of the static lookups in `directory`; nothing is bound until ``run(onListening:)``.
     public init(directory: DiscoveryDirectory, host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(), logger: Logger) {
-        self.directory = directory
+        self.init(service: Service(lookups: directory), host: host, port: port, limits: limits, logger: logger)
+    }
+
+    /// Makes a server of `service`.
+    package init(service: Service, host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(), logger: Logger) {
+        self.service = service
         self.host = host
         self.port = port
         self.limits = limits
@@ -55,7 +94,7 @@ public struct DiscoveryServer: Sendable {
         let limits = self.limits, logger = self.logger
         let connections = ConnectionCount(limit: cap)
         let app = Application(
-            responder: Responder(directory: directory, logger: logger),
+            responder: Responder(service: service, logger: logger),
             server: HTTPServerBuilder { responder in
                 GuardedHTTP1Channel(responder: responder, limits: limits, connections: connections, logger: logger)
             },
@@ -65,22 +104,42 @@ public struct DiscoveryServer: Sendable {
                 availableConnectionsDelegate: MaximumAvailableConnections(cap + Limits.refusalSlots, logger: logger)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if let background = service.background { group.addTask { await background() } }
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            group.cancelAll()
+        }
     }
 
-    /// Answers every request: one function from method, target and body size to a response.
+    /// A request's context: Hummingbird's, plus the peer's address.
+    struct Context: RequestContext {
+        var coreContext: CoreRequestContextStorage
+        let peer: SocketAddress?
+
+        init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+            peer = source.channel.remoteAddress
+        }
+    }
+
+    /// Answers every request and logs it.
     struct Responder: HTTPResponder {
-        typealias Context = BasicRequestContext
-        let directory: DiscoveryDirectory
+        let service: Service
         let logger: Logger
 
         func respond(to request: Request, context: Context) async throws -> Response {
             let start = ContinuousClock.now
+            let id = RequestID.next()
             let route = DiscoveryRoute(target: request.head.path ?? "")
-            var response = DiscoveryServer.answer(method: request.method, route: route, headers: request.headers, directory: directory)
+            let client = ClientAddress.of(peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor],
+                                          trusted: service.trustedProxies)
+            var (response, template) = await DiscoveryServer.answer(request, route: route, client: client, service: service)
             if request.method == .head { response.body = .init() }  // a HEAD answer has no body
-            let milliseconds = (ContinuousClock.now - start).inMilliseconds
-            logger.info("\(DiscoveryServer.loggedMethod(request.method)) \(route.label) \(response.status.code) \(String(format: "%.2f", milliseconds)) ms")
+            response.headers[.xRequestID] = id
+            let elapsed = ContinuousClock.now - start
+            service.metrics.request(route: template ?? route.label, status: response.status.code, duration: elapsed)
+            logger.info("\(DiscoveryServer.loggedMethod(request.method)) \(template ?? route.label) \(response.status.code) \(String(format: "%.2f", elapsed.inMilliseconds)) ms",
+                        metadata: ["request_id": .string(id)])
             return response
         }
     }
@@ -93,41 +152,99 @@ public struct DiscoveryServer: Sendable {
         }
     }
 
-    /// The response to one request (pure: the server's whole logic, testable without a socket).
-    static func answer(method: HTTPRequest.Method, route: DiscoveryRoute, headers: HTTPFields = [:],
-                       directory: DiscoveryDirectory, now: Date = Date()) -> Response {
+    /// The response to one request, and the route template to log when it is more telling than the
+    /// route's label (admin calls).
+    static func answer(_ request: Request, route: DiscoveryRoute, client: String, service: Service, now: Date = Date()) async -> (Response, String?) {
+        if case .admin(let segments) = route {
+            guard let admin = service.admin else { return (error(.notFound, "not-found", "the admin API is off (start with --admin-token-file)"), nil) }
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: AdminAPI.maxBodyBytes)
+            } catch {
+                var response = DiscoveryServer.error(.contentTooLarge, "too-large", "admin requests carry at most \(AdminAPI.maxBodyBytes / 1024) KiB")
+                response.headers[.connection] = "close"
+                return (response, nil)
+            }
+            var query: [String: String] = [:]
+            for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+            let answer = await admin.respond(method: request.method.rawValue, segments: segments, query: query,
+                                             authorization: request.headers[.authorization], body: Array(buffer: body), client: client, now: now)
+            var response = json(HTTPResponse.Status(code: answer.status), answer.json)
+            if let retryAfter = answer.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+            response.headers[.cacheControl] = "no-store"
+            return (response, answer.template)
+        }
         // Lookups carry no body: a large or unbounded one is refused, and the connection closed
         // rather than drained.
-        if headers[.transferEncoding] != nil || headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true {
+        if request.headers[.transferEncoding] != nil || request.headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true {
             var response = error(.contentTooLarge, "too-large", "lookups carry no body")
             response.headers[.connection] = "close"
-            return response
+            return (response, nil)
         }
         switch route {
-        case .refused(.tooLong): return error(.uriTooLong, "too-long", "the request target exceeds \(maxTargetLength) bytes")
-        case .refused(.malformed): return error(.badRequest, "bad-request", "the request target is not a well-formed path")
-        case .unknown: return error(.notFound, "not-found", "no such resource")
-        case .health, .malformedLookup, .lookup: break
+        case .refused(.tooLong): return (error(.uriTooLong, "too-long", "the request target exceeds \(maxTargetLength) bytes"), nil)
+        case .refused(.malformed): return (error(.badRequest, "bad-request", "the request target is not a well-formed path"), nil)
+        case .unknown: return (error(.notFound, "not-found", "no such resource"), nil)
+        case .console(let file):
+            guard service.admin != nil else { return (error(.notFound, "not-found", "the console is off (start with --admin-token-file)"), nil) }
+            guard request.method == .get else { return (methodNotAllowed(), nil) }
+            return (AdminConsole.response(for: file), nil)
+        case .health, .ready, .metrics, .malformedLookup, .lookup, .admin: break
         }
-        guard method == .get else {
-            var response = error(.methodNotAllowed, "method-not-allowed", "only GET is answered")
-            response.headers[.allow] = "GET"
-            return response
+        guard request.method == .get else { return (methodNotAllowed(), nil) }
+        switch route {
+        case .health: return (json(.ok, #"{"status":"ok"}"#), nil)
+        case .ready:
+            if let why = await service.lookups.unreadiness() { return (error(.serviceUnavailable, "not-ready", why), nil) }
+            return (json(.ok, #"{"status":"ready"}"#), nil)
+        case .metrics:
+            return (Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                             body: .init(byteBuffer: ByteBuffer(bytes: service.metrics.exposition()))), nil)
+        case .lookup(let call): return (await lookup(call, client: client, service: service, now: now), nil)
+        default:
+            return (error(.badRequest, "bad-request", "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'"), nil)
         }
-        guard case .lookup(let call) = route else {
-            return route == .health ? json(.ok, #"{"status":"ok"}"#)
-                : error(.badRequest, "bad-request", "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'")
+    }
+
+    /// A lookup: by e-mail, read-only; by code, within the guessing limits.
+    static func lookup(_ call: LookupCall, client: String, service: Service, now: Date) async -> Response {
+        do {
+            switch call.lookup {
+            case .email(let email):
+                return response(for: try await service.lookups.find(appID: call.appID, email: email))
+            case .code(let code):
+                if let retryAfter = try await service.guessing?.take(client: client, appID: call.appID, now: now) {
+                    var response = error(.tooManyRequests, "rate-limited", "too many failed lookups; retry in \(retryAfter) s")
+                    response.headers[.retryAfter] = String(retryAfter)
+                    return response
+                }
+                let answer = try await service.lookups.find(appID: call.appID, code: code, now: now)
+                if !answer.failed { try await service.guessing?.giveBack(client: client, appID: call.appID) }
+                let outcome = switch answer {
+                case .document: "used"
+                case .notFound: "not-found"
+                case .gone(let reason): reason == .used ? "used-up" : reason.rawValue
+                }
+                service.metrics.codeLookup(outcome)
+                return response(for: answer)
+            }
+        } catch {
+            return DiscoveryServer.error(.serviceUnavailable, "unavailable", "the discovery service cannot answer right now")
         }
-        let result: DiscoveryDirectory.Answer
-        switch call.lookup {
-        case .email(let email): result = directory.lookup(appID: call.appID, email: email)
-        case .code(let code): result = directory.lookup(appID: call.appID, code: code, now: now)
+    }
+
+    static func response(for answer: LookupAnswer) -> Response {
+        switch answer {
+        case .document(let document): json(.ok, document)
+        case .notFound(let why): error(.notFound, "not-found", why)
+        case .gone(let reason): error(.gone, reason.rawValue, reason.message)
         }
-        switch result {
-        case .found(let entry): return json(.ok, entry.json)
-        case .notFound(let why): return error(.notFound, "not-found", why)
-        case .expired: return error(.gone, "expired", "this onboarding code has expired")
-        }
+    }
+
+    static func methodNotAllowed() -> Response {
+        var response = error(.methodNotAllowed, "method-not-allowed", "only GET is answered")
+        response.headers[.allow] = "GET"
+        return response
     }
 
     static func json(_ status: HTTPResponse.Status, _ body: String) -> Response {
@@ -135,6 +252,21 @@ public struct DiscoveryServer: Sendable {
     }
 
     static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> Response {
-        json(status, JSONWriter.compact(.object(["error": .object(["code": .string(code), "message": .string(message)])])))
+        json(status, AdminAPI.errorJSON(code, message))
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xRequestID = Self("X-Request-ID")!
+}
+
+/// Request ids: this instance's random prefix and a counter, so ids of several instances differ.
+enum RequestID {
+    private static let prefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    private static let counter = Mutex<UInt64>(0)
+
+    static func next() -> String {
+        "\(prefix)-\(counter.withLock { $0 += 1; return $0 })"
     }
 }

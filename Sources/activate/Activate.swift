@@ -7,7 +7,7 @@ struct Activate: AsyncParsableCommand {
         commandName: "activate",
         abstract: "Scan, check and generate activation QR codes for enterprise mobile apps.",
         discussion: """
-            Administrators hand an app its server and sign-in settings as a QR code, a file, managed configuration or a discovery service. `activate` reads such codes from images (`scan`), makes them (`generate`, plain or signed), checks configurations (`inspect`), runs the onboarding lifecycle (`onboard`, `restore`, `reset`), a discovery service (`serve`), and manages signing keys and trust lists (`keys`).
+            Administrators hand an app its server and sign-in settings as a QR code, a file, managed configuration or a discovery service. `activate` reads such codes from images (`scan`), makes them (`generate`, plain or signed), checks configurations (`inspect`), runs the onboarding lifecycle (`onboard`, `restore`, `reset`), a discovery service (`serve`) and its codes and documents (`discovery`), and manages signing keys and trust lists (`keys`).
 
             Exit codes:
               0   success (scan: every input had at least one code)
@@ -20,7 +20,7 @@ struct Activate: AsyncParsableCommand {
             """,
         version: ActivateVersion.current,
         subcommands: [ScanCommand.self, GenerateCommand.self, InspectCommand.self, OnboardCommand.self, RestoreCommand.self,
-                      ResetCommand.self, ServeCommand.self, KeysCommand.self]
+                      ResetCommand.self, ServeCommand.self, DiscoveryCommand.self, KeysCommand.self]
     )
 }
 

@@ -62,7 +62,7 @@ struct HostileInputTests {
         try Data(Self.deepDocument.utf8).write(to: URL(fileURLWithPath: "\(configs)/deep.json"))
         try Data(#"{"applications":{"com.example.app":{"domains":{"example.com":"deep.json"}}}}"#.utf8)
             .write(to: URL(fileURLWithPath: "\(configs)/discovery.json"))
-        let (serve, _) = try await run(["serve", "--configs", configs, "--port", "0"])
+        let (serve, _) = try await run(["serve", "--configs", configs, "--database", "none", "--port", "0"])
         #expect(serve.status == 2)
         #expect(serve.stderr.contains("deep.json") && serve.stderr.contains("nesting deeper"), "\(serve.stderr)")
 

@@ -15,7 +15,9 @@ final class ServeProcess {
 
     init(configs: String, arguments: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: ActivateCLI.executable)
-        process.arguments = ["serve", "--configs", configs, "--port", "0"] + arguments
+        // The folder as files unless the test names a database (the default would be a file in the working folder).
+        let database = arguments.contains("--database") ? [] : ["--database", "none"]
+        process.arguments = ["serve", "--configs", configs, "--port", "0"] + database + arguments
         process.standardOutput = output
         process.standardError = errors
         try process.run()
@@ -196,7 +198,7 @@ struct OnboardingEndToEndTests {
     @Test("serve refuses to start on an invalid document, naming it")
     func serveRefuses() async throws {
         try Data(#"{"host":"https://bad.example.com"}"#.utf8).write(to: URL(fileURLWithPath: "\(configs)/android-basic.json"))
-        let result = try await ActivateCLI.run(["serve", "--configs", configs, "--port", "0"])
+        let result = try await ActivateCLI.run(["serve", "--configs", configs, "--database", "none", "--port", "0"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("not starting: \(configs)/android-basic.json: host:"))
         #expect(try await ActivateCLI.run(["serve", "--configs", directory.file("nowhere")]).status == 1)

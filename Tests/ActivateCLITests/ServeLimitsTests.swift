@@ -42,7 +42,7 @@ struct ServeLimitsTests {
     @Test("a port in use is named plainly, without the network library's internals")
     func portInUse() async throws {
         let server = try ServeProcess(configs: configs)
-        let second = try await ActivateCLI.run(["serve", "--configs", configs, "--port", "\(server.port)"])
+        let second = try await ActivateCLI.run(["serve", "--configs", configs, "--database", "none", "--port", "\(server.port)"])
         _ = server.stop()
         #expect(second.status == 1)
         #expect(second.stderr == "activate: serve: port \(server.port) is in use on 127.0.0.1 (another server listens there); choose another with --port\n",

@@ -91,6 +91,12 @@ struct RawResponse {
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
         isComplete = body.utf8.count >= length
     }
+
+    /// The value of the header `name` (any case), if present.
+    func header(_ name: String) -> String? {
+        head.split(separator: "\r\n").dropFirst().first { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+            .map { $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces) }
+    }
 }
 
 /// Runs blocking work on a Dispatch thread: waiting on a socket must not hold one of the few

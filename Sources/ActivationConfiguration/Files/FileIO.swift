@@ -97,6 +97,18 @@ public enum FileIO {
         FilePermissions(rawValue: CInterop.Mode(truncatingIfNeeded: mode & 0o7777))
     }
 
+    /// Reads a secret (a server secret, a token file): a regular file, not a link, of this user,
+    /// that no one else may read or change.
+    ///
+    /// - Throws: `ConfigurationError` (`fileNotFound`, `fileUnreadable`) naming the file and `what`.
+    package static func readSecret(_ path: String, limit: Int, what: String) throws -> [UInt8] {
+        try converting { () throws(FileFailure) in
+            guard let status = try Files.status(path) else { throw FileFailure(.notFound, path, "no such file") }
+            try Files.requireSecret(path, status, what: what)
+        }
+        return try read(path, limit: limit, followLinks: false)
+    }
+
     /// Runs a file operation, giving its failure the library's error type.
     package static func converting<T>(_ body: () throws(FileFailure) -> T) throws(ConfigurationError) -> T {
         do {

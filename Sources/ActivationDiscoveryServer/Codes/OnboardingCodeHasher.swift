@@ -1,6 +1,5 @@
 import ActivationConfiguration
 import Crypto
-import FileAccess
 import Foundation
 
 /// How a discovery service keeps onboarding codes: only as HMAC-SHA-256 under a server secret, so
@@ -45,11 +44,7 @@ public struct OnboardingCodeHasher: Sendable {
                 // Another instance made it first: use theirs.
             }
         }
-        try FileIO.converting { () throws(FileFailure) in
-            guard let status = try Files.status(path) else { throw FileFailure(.notFound, path, "no such file") }
-            try Files.requireSecret(path, status, what: "the code secret")
-        }
-        let text = String(decoding: try FileIO.read(path, limit: 4096, followLinks: false), as: UTF8.self)
+        let text = String(decoding: try FileIO.readSecret(path, limit: 4096, what: "the code secret"), as: UTF8.self)
         guard let secret = Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw ConfigurationError(.invalidKey, source: path, "the code secret is not base64")
         }

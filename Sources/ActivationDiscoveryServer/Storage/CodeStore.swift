@@ -15,8 +15,8 @@ package struct CodeStore: Sendable {
 
     /// What a lookup by code comes to.
     package enum Outcome: Sendable, Equatable {
-        /// The code was good: this use is counted, and this is its document's JSON (200).
-        case document(String)
+        /// The code was good: this use is counted, and this is the name of its document (200).
+        case consumed(document: String)
         /// The code existed, but can no longer be used (410), and why.
         case expired, used, revoked
         /// No such code for the application (404).
@@ -27,17 +27,33 @@ package struct CodeStore: Sendable {
     /// `expires`; returns the code's id (never the code, which only the caller holds).
     package func issue(_ code: OnboardingCode, appID: String, document: String, label: String?,
                        uses: Int = 1, expires: Date, now: Date = Date()) async throws -> Int64 {
-        let hash = hasher.hash(code)
+        let hasher = self.hasher
         return try await database.withConnection { sql in
-            let row = try await sql.raw("""
-                INSERT INTO codes (app_id, code_hash, document, label, expires_at, uses_left, created_at)
-                VALUES (\(bind: appID), \(bind: Data(hash)), \(bind: document), \(bind: label), \(bind: Milliseconds.from(expires)),
-                        \(bind: uses), \(bind: Milliseconds.from(now)))
-                RETURNING id
-                """).first()
-            guard let id = try row?.decode(column: "id", as: Int64.self) else { throw CodeStoreError.noRowReturned }
+            guard let id = try await Self.insert(code, hasher: hasher, sql: sql, appID: appID, document: document, label: label,
+                                                 uses: uses, expires: expires, now: now) else { throw CodeStoreError.noRowReturned }
             return id
         }
+    }
+
+    /// Stores `code` unless it is stored already (an import at each start); whether it was new.
+    package func issueIfNew(_ code: OnboardingCode, appID: String, document: String, label: String?,
+                            uses: Int, expires: Date, now: Date = Date()) async throws -> Bool {
+        let hasher = self.hasher
+        return try await database.withConnection { sql in
+            try await Self.insert(code, hasher: hasher, sql: sql, appID: appID, document: document, label: label,
+                                  uses: uses, expires: expires, now: now) != nil
+        }
+    }
+
+    /// Inserts one code; nil when its hash is stored already.
+    private static func insert(_ code: OnboardingCode, hasher: OnboardingCodeHasher, sql: any SQLDatabase, appID: String, document: String,
+                               label: String?, uses: Int, expires: Date, now: Date) async throws -> Int64? {
+        try await sql.raw("""
+            INSERT INTO codes (app_id, code_hash, document, label, expires_at, uses_left, created_at)
+            VALUES (\(bind: appID), \(bind: Data(hasher.hash(code))), \(bind: document), \(bind: label), \(bind: Milliseconds.from(expires)),
+                    \(bind: uses), \(bind: Milliseconds.from(now)))
+            ON CONFLICT (code_hash) DO NOTHING RETURNING id
+            """).first()?.decode(column: "id", as: Int64.self)
     }
 
     /// Uses `code` once: one atomic statement, so a code with one use succeeds exactly once
@@ -51,12 +67,7 @@ package struct CodeStore: Sendable {
                 WHERE app_id = \(bind: appID) AND code_hash = \(bind: hash) AND uses_left > 0 AND revoked_at IS NULL AND expires_at > \(bind: at)
                 RETURNING document
                 """).first()?.decode(column: "document", as: String.self)
-            if let consumed {
-                let json = try await sql.raw("SELECT json FROM documents WHERE app_id = \(bind: appID) AND name = \(bind: consumed)")
-                    .first()?.decode(column: "json", as: String.self)
-                guard let json else { throw CodeStoreError.documentMissing }
-                return .document(json)
-            }
+            if let consumed { return .consumed(document: consumed) }
             // Why not: only for a code that exists (410), in the order an administrator acts.
             guard let row = try await sql.raw("""
                 SELECT uses_left, expires_at, revoked_at FROM codes WHERE app_id = \(bind: appID) AND code_hash = \(bind: hash)
@@ -65,6 +76,83 @@ package struct CodeStore: Sendable {
             if try row.decode(column: "uses_left", as: Int.self) <= 0 { return .used }
             if try row.decode(column: "expires_at", as: Int64.self) <= at { return .expired }
             return .notFound
+        }
+    }
+
+    /// Makes `count` new random codes of `style` for the document `document` of `appID`, each
+    /// usable `uses` times until `expires`, and stores their hashes; the plain codes exist only in
+    /// the answer. A new code that happens to equal a stored one (likely only for short digit codes)
+    /// is drawn again.
+    package func issue(count: Int, style: OnboardingCode.Style, appID: String, document: String, label: String?,
+                       uses: Int, expires: Date, now: Date = Date()) async throws -> [(id: Int64, code: OnboardingCode)] {
+        let hasher = self.hasher
+        return try await database.withTransaction { sql in
+            var issued: [(id: Int64, code: OnboardingCode)] = []
+            var draws = 0
+            while issued.count < count {
+                draws += 1
+                guard draws <= count * 4 + 16 else { throw CodeStoreError.codeSpaceExhausted }
+                let code = OnboardingCode.random(style)
+                if let id = try await Self.insert(code, hasher: hasher, sql: sql, appID: appID, document: document, label: label,
+                                                  uses: uses, expires: expires, now: now) { issued.append((id, code)) }
+            }
+            return issued
+        }
+    }
+
+    /// A code as administrators see it: never the code itself.
+    package struct Record: Codable, Sendable, Hashable {
+        package var id: Int64
+        package var document: String
+        package var label: String?
+        package var status: Status
+        package var usesLeft: Int
+        package var createdAt: Date
+        package var expiresAt: Date
+        package var consumedAt: Date?
+        package var revokedAt: Date?
+    }
+
+    /// Where a code stands; a revoked code is revoked whatever else holds, a used-up one used.
+    package enum Status: String, Codable, Sendable, CaseIterable {
+        case active, used, expired, revoked
+
+        /// The condition on `codes` that selects this status at `at` (milliseconds).
+        func condition(at: Int64) -> SQLQueryString {
+            switch self {
+            case .revoked: "revoked_at IS NOT NULL"
+            case .used: "revoked_at IS NULL AND uses_left <= 0"
+            case .expired: "revoked_at IS NULL AND uses_left > 0 AND expires_at <= \(bind: at)"
+            case .active: "revoked_at IS NULL AND uses_left > 0 AND expires_at > \(bind: at)"
+            }
+        }
+    }
+
+    /// The most codes one listing returns (newest first).
+    package static let maxListed = 10_000
+
+    /// The codes of `appID`, newest first, of one status or all.
+    package func list(appID: String, status: Status?, limit: Int = maxListed, now: Date = Date()) async throws -> [Record] {
+        let at = Milliseconds.from(now)
+        var query: SQLQueryString = """
+            SELECT id, document, label, uses_left, created_at, expires_at, consumed_at, revoked_at FROM codes WHERE app_id = \(bind: appID)
+            """
+        if let status { query = query + " AND " + status.condition(at: at) }
+        query = query + " ORDER BY id DESC LIMIT \(literal: min(max(1, limit), Self.maxListed))"
+        let statement = query
+        return try await database.withConnection { sql in
+            try await sql.raw(statement).all().map { row in
+                let usesLeft = try row.decode(column: "uses_left", as: Int.self)
+                let expires = try row.decode(column: "expires_at", as: Int64.self)
+                let revoked = try row.decode(column: "revoked_at", as: Int64?.self)
+                let status: Status = revoked != nil ? .revoked : usesLeft <= 0 ? .used : expires <= at ? .expired : .active
+                return Record(id: try row.decode(column: "id", as: Int64.self), document: try row.decode(column: "document", as: String.self),
+                              label: try row.decode(column: "label", as: String?.self), status: status, usesLeft: usesLeft,
+                              createdAt: Milliseconds.date(try row.decode(column: "created_at", as: Int64.self)),
+                              expiresAt: Milliseconds.date(expires),
+                              consumedAt: try row.decode(column: "consumed_at", as: Int64?.self).map(Milliseconds.date),
+                              revokedAt: revoked.map(Milliseconds.date))
+            }
         }
     }
 
@@ -82,5 +170,7 @@ package struct CodeStore: Sendable {
 
 /// Database answers that cannot happen with the schema's constraints; reported, never crashed on.
 package enum CodeStoreError: Error {
-    case noRowReturned, documentMissing
+    case noRowReturned
+    /// Fresh codes kept colliding with stored ones: the code space (8 digits?) is nearly used up.
+    case codeSpaceExhausted
 }

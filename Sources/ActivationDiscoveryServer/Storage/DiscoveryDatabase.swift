@@ -1,3 +1,5 @@
+import ActivationConfiguration
+import Logging
 import SQLKit
 
 /// Where a discovery service keeps its state: one query layer (sql-kit) over the database kinds
@@ -26,5 +28,40 @@ func runInTransaction<R: Sendable>(_ database: any SQLDatabase, begin: SQLQueryS
     } catch {
         try? await database.raw("ROLLBACK").run()
         throw error
+    }
+}
+
+/// Opening the database a `--database` URL names.
+package enum DiscoveryDatabaseURL {
+    /// The embedded default.
+    package static let defaultURL = "sqlite:./activate-discovery.sqlite"
+
+    /// Opens `sqlite:PATH` or `postgres://user[:password]@host[:port]/db` (the password, when not in
+    /// the URL, is `password`) and brings its schema up to date.
+    ///
+    /// - Throws: `ConfigurationError`: `invalidURL` for another scheme; the database's own errors
+    ///   naming it (never with its password); a schema newer than this build knows.
+    package static func open(_ url: String, password: String?, logger: Logger) async throws -> any DiscoveryDatabase {
+        let database: any DiscoveryDatabase
+        let shown: String
+        if url.hasPrefix("sqlite:") {
+            let path = String(url.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw ConfigurationError(.invalidURL, source: "--database", "expected sqlite:PATH") }
+            database = try await SQLiteDiscoveryDatabase.open(path: path, logger: logger)
+            shown = path
+        } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+            let postgres = try await PostgresDiscoveryDatabase.open(url: url, password: password, logger: logger)
+            database = postgres
+            shown = postgres.shown
+        } else {
+            throw ConfigurationError(.invalidURL, source: "--database", "expected sqlite:PATH, postgres://user@host/db or none")
+        }
+        do {
+            try await DiscoverySchema.migrate(database, source: shown)
+        } catch {
+            try? await database.close()
+            throw error
+        }
+        return database
     }
 }

@@ -3,7 +3,10 @@ import Crypto
 import Foundation
 import SQLKit
 
-/// Applications and their configuration documents in the database.
+/// Applications, their configuration documents and e-mail domains in the database.
+///
+/// Every change bumps the `changes` counter in the same transaction, so that each instance's
+/// cache of documents and domains (``StoredLookups``) sees it at its next poll.
 package struct DocumentStore: Sendable {
     package let database: any DiscoveryDatabase
 
@@ -22,6 +25,135 @@ package struct DocumentStore: Sendable {
                 INSERT INTO documents (app_id, name, json, sha256, updated_at) VALUES (\(bind: appID), \(bind: name), \(bind: json), \(bind: digest), \(bind: at))
                 ON CONFLICT (app_id, name) DO UPDATE SET json = excluded.json, sha256 = excluded.sha256, updated_at = excluded.updated_at
                 """).run()
+            try await Self.bumpVersion(sql)
         }
+    }
+
+    /// Maps the e-mail domain `domain` (lower-cased) of `appID` to its document `document`.
+    ///
+    /// - Returns: `false` when the application has no document of that name.
+    package func putDomain(appID: String, domain: String, document: String) async throws -> Bool {
+        try await database.withTransaction { sql in
+            guard try await sql.raw("SELECT 1 AS found FROM documents WHERE app_id = \(bind: appID) AND name = \(bind: document)").first() != nil else {
+                return false
+            }
+            try await sql.raw("""
+                INSERT INTO domains (app_id, domain, document) VALUES (\(bind: appID), \(bind: domain.lowercased()), \(bind: document))
+                ON CONFLICT (app_id, domain) DO UPDATE SET document = excluded.document
+                """).run()
+            try await Self.bumpVersion(sql)
+            return true
+        }
+    }
+
+    /// Removes the mapping of `domain`; `false` when there was none.
+    package func deleteDomain(appID: String, domain: String) async throws -> Bool {
+        try await database.withTransaction { sql in
+            let removed = try await sql.raw("""
+                DELETE FROM domains WHERE app_id = \(bind: appID) AND domain = \(bind: domain.lowercased()) RETURNING domain
+                """).first() != nil
+            if removed { try await Self.bumpVersion(sql) }
+            return removed
+        }
+    }
+
+    /// The change counter: it grows with every change of documents or domains.
+    package func version() async throws -> Int64 {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT version FROM changes WHERE id = 1").first()?.decode(column: "version", as: Int64.self) ?? 0
+        }
+    }
+
+    /// What e-mail and code lookups need: every document's JSON and every domain's document, by
+    /// application; read in one transaction with the change counter they belong to.
+    package struct Snapshot: Sendable {
+        package var version: Int64 = -1
+        /// Document JSON by application, then by document name.
+        package var documents: [String: [String: String]] = [:]
+        /// Document JSON by application, then by lower-case domain.
+        package var domains: [String: [String: String]] = [:]
+    }
+
+    package func snapshot() async throws -> Snapshot {
+        try await database.withTransaction { sql in
+            var snapshot = Snapshot()
+            snapshot.version = try await sql.raw("SELECT version FROM changes WHERE id = 1").first()?.decode(column: "version", as: Int64.self) ?? 0
+            for row in try await sql.raw("SELECT app_id, name, json FROM documents").all() {
+                snapshot.documents[try row.decode(column: "app_id", as: String.self), default: [:]][try row.decode(column: "name", as: String.self)] =
+                    try row.decode(column: "json", as: String.self)
+            }
+            for row in try await sql.raw("SELECT app_id, domain, document FROM domains").all() {
+                let appID = try row.decode(column: "app_id", as: String.self)
+                snapshot.domains[appID, default: [:]][try row.decode(column: "domain", as: String.self)] =
+                    snapshot.documents[appID]?[try row.decode(column: "document", as: String.self)]
+            }
+            return snapshot
+        }
+    }
+
+    /// The JSON of the document `name` of `appID`, if there is one.
+    package func json(appID: String, name: String) async throws -> String? {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT json FROM documents WHERE app_id = \(bind: appID) AND name = \(bind: name)").first()?
+                .decode(column: "json", as: String.self)
+        }
+    }
+
+    /// An application with how much it holds (`GET /admin/v1/applications`).
+    package struct ApplicationSummary: Codable, Sendable, Hashable {
+        package var appID: String
+        package var documents: Int
+        package var domains: Int
+        package var activeCodes: Int
+    }
+
+    /// Every application, by id, with its counts; active codes are those that can still be used.
+    package func applications(now: Date = Date()) async throws -> [ApplicationSummary] {
+        let at = Milliseconds.from(now)
+        return try await database.withConnection { sql in
+            try await sql.raw("""
+                SELECT a.app_id,
+                  (SELECT COUNT(*) FROM documents d WHERE d.app_id = a.app_id) AS documents,
+                  (SELECT COUNT(*) FROM domains m WHERE m.app_id = a.app_id) AS domains,
+                  (SELECT COUNT(*) FROM codes c WHERE c.app_id = a.app_id AND c.revoked_at IS NULL AND c.uses_left > 0
+                     AND c.expires_at > \(bind: at)) AS active_codes
+                FROM applications a ORDER BY a.app_id
+                """).all().map { row in
+                ApplicationSummary(appID: try row.decode(column: "app_id", as: String.self), documents: try row.decode(column: "documents", as: Int.self),
+                                   domains: try row.decode(column: "domains", as: Int.self), activeCodes: try row.decode(column: "active_codes", as: Int.self))
+            }
+        }
+    }
+
+    /// One stored document.
+    package struct StoredDocument: Sendable, Hashable {
+        package var name: String
+        package var json: String
+        package var sha256: String
+        package var updatedAt: Date
+    }
+
+    /// The documents of `appID`, by name.
+    package func documents(appID: String) async throws -> [StoredDocument] {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT name, json, sha256, updated_at FROM documents WHERE app_id = \(bind: appID) ORDER BY name").all().map { row in
+                StoredDocument(name: try row.decode(column: "name", as: String.self), json: try row.decode(column: "json", as: String.self),
+                               sha256: try row.decode(column: "sha256", as: String.self),
+                               updatedAt: Milliseconds.date(try row.decode(column: "updated_at", as: Int64.self)))
+            }
+        }
+    }
+
+    /// The domains of `appID` and the document each serves, by domain.
+    package func domains(appID: String) async throws -> [(domain: String, document: String)] {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT domain, document FROM domains WHERE app_id = \(bind: appID) ORDER BY domain").all().map { row in
+                (try row.decode(column: "domain", as: String.self), try row.decode(column: "document", as: String.self))
+            }
+        }
+    }
+
+    static func bumpVersion(_ sql: any SQLDatabase) async throws {
+        try await sql.raw("UPDATE changes SET version = version + 1 WHERE id = 1").run()
     }
 }

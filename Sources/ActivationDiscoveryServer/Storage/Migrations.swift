@@ -41,6 +41,17 @@ package enum DiscoverySchema {
                 "CREATE INDEX audit_by_time ON audit (at)",
             ]
         },
+        Migration(version: 2, name: "change counter, rate-limit buckets") { dialect in
+            let real = dialect == "sqlite" ? "REAL" : "DOUBLE PRECISION"
+            return [
+                // Bumped by every change of documents or domains: instances poll it to drop their cache.
+                "CREATE TABLE changes (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)",
+                "INSERT INTO changes (id, version) VALUES (1, 0)",
+                // Token buckets of failed code lookups, shared by every instance.
+                "CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens \(unsafeRaw: real) NOT NULL, updated_at BIGINT NOT NULL)",
+                "CREATE INDEX codes_by_status ON codes (app_id, revoked_at, uses_left)",
+            ]
+        },
     ]
 
     /// Brings `database` to the newest schema in one transaction (several instances may start at
@@ -84,4 +95,5 @@ package enum DiscoverySchema {
 package enum Milliseconds {
     package static func now() -> Int64 { from(Date()) }
     package static func from(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    package static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 }

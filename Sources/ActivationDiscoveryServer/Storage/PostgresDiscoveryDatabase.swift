@@ -15,9 +15,12 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
     package var dialect: String { "postgresql" }
     private let client: PostgresClient
     private let runner: Task<Void, Never>
+    /// The URL as messages show it: without the password.
+    package let shown: String
 
-    private init(client: PostgresClient) {
+    private init(client: PostgresClient, shown: String) {
         self.client = client
+        self.shown = shown
         runner = Task { await client.run() }  // the pool lives as long as this task
     }
 
@@ -45,7 +48,7 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
                                                          password: target.password, database: target.database, tls: try target.clientTLS())
         configuration.options.maximumConnections = maximumConnections
         configuration.options.minimumConnections = 1
-        return PostgresDiscoveryDatabase(client: PostgresClient(configuration: configuration, backgroundLogger: logger))
+        return PostgresDiscoveryDatabase(client: PostgresClient(configuration: configuration, backgroundLogger: logger), shown: target.shown)
     }
 
     package func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {

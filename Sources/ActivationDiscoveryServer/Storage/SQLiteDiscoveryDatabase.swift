@@ -55,7 +55,7 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
     }
 
     package func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
-        let connection = await pool.lease()
+        let connection = try await pool.lease()
         do {
             let result = try await body(connection.sql())
             await pool.release(connection)
@@ -79,16 +79,18 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
     private actor ConnectionPool {
         private var idle: [SQLiteConnection]
         private var all: [SQLiteConnection]
-        private var waiting: [CheckedContinuation<SQLiteConnection, Never>] = []
+        private var waiting: [CheckedContinuation<SQLiteConnection, any Error>] = []
+        private var closed = false
 
         init(_ connections: [SQLiteConnection]) {
             idle = connections
             all = connections
         }
 
-        func lease() async -> SQLiteConnection {
+        func lease() async throws -> SQLiteConnection {
+            if closed { throw SQLiteDiscoveryDatabaseError.closed }
             if let connection = idle.popLast() { return connection }
-            return await withCheckedContinuation { waiting.append($0) }
+            return try await withCheckedThrowingContinuation { waiting.append($0) }
         }
 
         func release(_ connection: SQLiteConnection) {
@@ -96,9 +98,17 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
         }
 
         func closeAll() async throws {
+            closed = true
+            for waiter in waiting { waiter.resume(throwing: SQLiteDiscoveryDatabaseError.closed) }
+            waiting = []
             for connection in all { try await connection.close() }
             all = []
             idle = []
         }
     }
+}
+
+/// A connection was asked of a database that was closed.
+package enum SQLiteDiscoveryDatabaseError: Error {
+    case closed
 }

@@ -20,9 +20,17 @@ public enum CodeSheet {
         public var keyID: String?
         /// When the code expires, shown in ISO 8601; `nil` leaves the line out.
         public var expires: Date?
+        /// The image itself as SVG text, used instead of reading ``imagePath`` (codes made in memory).
+        public var svg: String?
+        /// Text to type by hand, printed large under the image (an onboarding code); `nil` leaves it out.
+        public var typedCode: String?
 
-        /// A card from its parts; ``init(_:label:)`` makes one from a code a batch made.
-        public init(label: String, imagePath: String, host: String, appID: String?, keyID: String?, expires: Date?) {
+        /// A card from its parts; ``init(_:label:)`` makes one from a code a batch made. With `svg`,
+        /// the image is that text and `imagePath` is not read.
+        public init(label: String, imagePath: String, host: String, appID: String?, keyID: String?, expires: Date?,
+                    svg: String? = nil, typedCode: String? = nil) {
+            self.svg = svg
+            self.typedCode = typedCode
             self.label = label
             self.imagePath = imagePath
             self.host = host
@@ -53,6 +61,7 @@ public enum CodeSheet {
             .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(6.5cm, 1fr)); gap: 0.6cm; }
             .card { border: 1px solid #999; border-radius: 4px; padding: 0.4cm; break-inside: avoid; page-break-inside: avoid; }
             .card img { width: 100%; image-rendering: pixelated; }
+            .code { font: bold 15pt ui-monospace, monospace; text-align: center; letter-spacing: 0.05em; margin: 0.1cm 0; }
             .label { font-weight: bold; font-size: 12pt; margin: 0.2cm 0; overflow-wrap: anywhere; }
             dl { display: grid; grid-template-columns: auto 1fr; gap: 0 0.3cm; margin: 0; font-size: 9pt; }
             dt { color: #555; } dd { margin: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
@@ -63,15 +72,15 @@ public enum CodeSheet {
 
             """
         for card in cards {
-            let image = try FileIO.read(card.imagePath, limit: 1 << 20)
-            let type = card.imagePath.lowercased().hasSuffix(".svg") ? "image/svg+xml" : "image/png"
+            let image = try card.svg.map { Array($0.utf8) } ?? FileIO.read(card.imagePath, limit: 1 << 20)
+            let type = card.svg != nil || card.imagePath.lowercased().hasSuffix(".svg") ? "image/svg+xml" : "image/png"
             var details = [("Server", card.host)]
             if let appID = card.appID { details.append(("App", appID)) }
             if let keyID = card.keyID { details.append(("Key", keyID)) }
             if let expires = card.expires { details.append(("Expires", expires.formatted(.iso8601))) }
             page += """
                 <div class="card"><img alt="activation code \(escape(card.label))" src="data:\(type);base64,\(Base64.encode(image))">
-                <div class="label">\(escape(card.label))</div><dl>\(details.map { "<dt>\($0.0)</dt><dd>\(escape($0.1))</dd>" }.joined())</dl></div>
+                \(card.typedCode.map { "<div class=\"code\">\(escape($0))</div>" } ?? "")<div class="label">\(escape(card.label))</div><dl>\(details.map { "<dt>\($0.0)</dt><dd>\(escape($0.1))</dd>" }.joined())</dl></div>
 
                 """
         }

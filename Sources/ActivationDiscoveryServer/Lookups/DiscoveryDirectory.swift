@@ -22,6 +22,8 @@ public struct DiscoveryDirectory: Sendable {
         public var json: String
         /// The host name of the server the document points to.
         public var host: String
+        /// The document's file name in the folder (empty for entries made in code).
+        public var document: String = ""
         /// When an onboarding code stops working (410 from this moment on); nil when it never
         /// expires. Domain lookups ignore it.
         public var expires: Date?
@@ -67,7 +69,7 @@ public struct DiscoveryDirectory: Sendable {
             if let cached = documents[name] { return cached }
             let file = "\(folder)/\(name)"
             let provided = try recognizer.configuration(from: try FileIO.read(file, limit: recognizer.policy.limits.maxDocumentBytes), source: file)
-            let entry = Entry(json: provided.document.canonicalJSON(includeSecrets: true), host: provided.document.host)
+            let entry = Entry(json: provided.document.canonicalJSON(includeSecrets: true), host: provided.document.host, document: name)
             documents[name] = entry
             return entry
         }
@@ -124,14 +126,7 @@ public struct DiscoveryDirectory: Sendable {
     /// Finds the document for an e-mail address (by domain, then parent domains).
     public func lookup(appID: String, email: String) -> Answer {
         guard let application = applications[appID] else { return .notFound("unknown application \(appID)") }
-        guard let at = email.lastIndex(of: "@") else { return .notFound("not an e-mail address") }
-        var domain = email[email.index(after: at)...].lowercased()
-        while !domain.isEmpty {
-            if let entry = application.domains[domain] { return .found(entry) }
-            guard let dot = domain.firstIndex(of: ".") else { break }
-            domain = String(domain[domain.index(after: dot)...])
-        }
-        return .notFound("no configuration for the e-mail domain \(email[email.index(after: at)...].lowercased())")
+        return EmailDomain.match(email, in: application.domains).map(Answer.found) ?? .notFound(EmailDomain.notFoundReason(email))
     }
 
     /// The key a code is filed and looked up under: its canonical form when it reads as an
@@ -147,5 +142,26 @@ public struct DiscoveryDirectory: Sendable {
         guard let entry = application.codes[Self.codeKey(code)] else { return .notFound("unknown onboarding code") }
         if let expires = entry.expires, expires <= now { return .expired }
         return .found(entry)
+    }
+}
+
+extension DiscoveryDirectory: LookupService {
+    package func find(appID: String, email: String) async -> LookupAnswer {
+        lookup(appID: appID, email: email).served
+    }
+
+    package func find(appID: String, code: String, now: Date) async -> LookupAnswer {
+        lookup(appID: appID, code: code, now: now).served
+    }
+}
+
+extension DiscoveryDirectory.Answer {
+    /// The answer as the server sends it.
+    var served: LookupAnswer {
+        switch self {
+        case .found(let entry): .document(entry.json)
+        case .notFound(let why): .notFound(why)
+        case .expired: .gone(.expired)
+        }
     }
 }

@@ -1,0 +1,235 @@
+import ActivationConfiguration
+import ActivationDiscovery
+import ActivationImaging
+import ArgumentParser
+import Foundation
+
+/// `activate discovery …`: the admin API of a discovery service (`activate serve --admin-token-file`).
+struct DiscoveryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discovery",
+        abstract: "Manage a discovery service: documents, e-mail domains and one-time onboarding codes.",
+        discussion: """
+            Speaks the admin API of `activate serve --admin-token-file` with a bearer token from --token-file (a file only you can read; the first line that is not a # comment) or $ACTIVATE_ADMIN_TOKEN. The server comes from --server or $ACTIVATE_DISCOVERY_SERVER: https, or http to a loopback address.
+
+            The onboarding flow:
+              activate discovery documents put --app-id com.example.app fieldservice.json
+              activate discovery codes create --app-id com.example.app --document fieldservice.json \\
+                  --count 20 --label "Field service, Berlin" --csv codes.csv --sheet codes.html
+              (the user)  activate onboard --code ABCD-EFGH-JKMN --app-id com.example.app --discovery https://…
+              activate discovery codes list --app-id com.example.app --status used
+
+            Codes are shown once, when they are made: keep the CSV or print the sheet (one card per code with its QR). Every call is audited on the server (`activate discovery audit`).
+
+            Exit codes: 0 done; 1 a file could not be read or written, or the service could not be reached; 2 the service refused the request (a bad token, an unknown application or document, an invalid document).
+            """,
+        subcommands: [Applications.self, Documents.self, Domains.self, Codes.self, Audit.self]
+    )
+
+    /// Where the service is and the token that opens it.
+    struct Connection: ParsableArguments {
+        @Option(help: ArgumentHelp("The service's base URL (else $ACTIVATE_DISCOVERY_SERVER).", valueName: "url"))
+        var server: String?
+        @Option(name: .customLong("token-file"), help: ArgumentHelp("A file holding the admin token (else $ACTIVATE_ADMIN_TOKEN).", valueName: "file"))
+        var tokenFile: String?
+        @Flag(help: "Print the service's JSON answer as it is.")
+        var json = false
+
+        func client() throws -> DiscoveryAdminClient {
+            let environment = ProcessInfo.processInfo.environment
+            guard let server = server ?? environment["ACTIVATE_DISCOVERY_SERVER"] else {
+                throw ValidationError("give --server URL (or set ACTIVATE_DISCOVERY_SERVER).")
+            }
+            let token: String
+            if let tokenFile {
+                token = try DiscoveryAdminClient.token(file: tokenFile)
+            } else if let fromEnvironment = environment["ACTIVATE_ADMIN_TOKEN"], !fromEnvironment.isEmpty {
+                token = fromEnvironment
+            } else {
+                throw ValidationError("give --token-file FILE (or set ACTIVATE_ADMIN_TOKEN).")
+            }
+            return try DiscoveryAdminClient(serviceURL: server, token: token)
+        }
+    }
+
+    /// Runs one call of a command: a refusal or an unreachable service is reported with its exit status.
+    static func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as ConfigurationError {
+            Console.report(error)
+            throw ExitCode([.serviceUnavailable, .fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists].contains(error.code)
+                           ? ExitStatus.failure : ExitStatus.rejected)
+        }
+    }
+
+    /// The answer as JSON on stdout (`--json`).
+    static func printJSON(_ value: ConfigurationValue) {
+        Console.raw(Array((JSONWriter.compact(value) + "\n").utf8))
+    }
+
+    /// Rows of text, each column as wide as its widest cell.
+    static func printTable(_ header: [String], _ rows: [[String]]) {
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        let format: ([String]) -> String = { cells in
+            cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }
+        Console.print(lines: [format(header)] + rows.map(format))
+    }
+
+    static func items(_ answer: ConfigurationValue, _ key: String) -> [ConfigurationObject] {
+        answer.objectValue?[key]?.arrayValue?.compactMap(\.objectValue) ?? []
+    }
+
+    /// The values of `keys` in `object`, as table cells.
+    static func cells(_ object: ConfigurationObject, _ keys: [String]) -> [String] {
+        keys.map { text(object, $0) }
+    }
+
+    static func text(_ object: ConfigurationObject, _ key: String) -> String {
+        switch object[key] {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        case .bool(let flag): String(flag)
+        default: ""
+        }
+    }
+}
+
+extension DiscoveryCommand {
+    struct Applications: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "applications", abstract: "List the applications with their documents, domains and active codes.")
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            try await DiscoveryCommand.run {
+                let answer = try await connection.client().call(.get, "applications")
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                DiscoveryCommand.printTable(["APPLICATION", "DOCUMENTS", "DOMAINS", "ACTIVE CODES"], DiscoveryCommand.items(answer, "applications").map {
+                    DiscoveryCommand.cells($0, ["appID", "documents", "domains", "activeCodes"])
+                })
+            }
+        }
+    }
+
+    struct Audit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "audit", abstract: "Show the audit trail, newest first.")
+        @OptionGroup var connection: Connection
+        @Option(help: ArgumentHelp("From this time on (default: the last day).", valueName: "time")) var since: DateArgument?
+
+        func run() async throws {
+            try await DiscoveryCommand.run {
+                let now = Date()
+                // A span counts back from now here: `--since 7d` is the last seven days.
+                let from: Date? = since.map { argument in
+                    if case .fromNow(let span) = argument.value { return now.addingTimeInterval(-span) }
+                    return argument.date(from: now)
+                }
+                let answer = try await connection.client().call(.get, "audit", query: from.map { [("since", $0.formatted(.iso8601))] } ?? [])
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                DiscoveryCommand.printTable(["TIME", "ACTOR", "ACTION", "APPLICATION", "SUBJECT", "OUTCOME"], DiscoveryCommand.items(answer, "entries").map {
+                    DiscoveryCommand.cells($0, ["at", "actor", "action", "appID", "subject", "outcome"])
+                })
+            }
+        }
+    }
+
+    struct Documents: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "documents", abstract: "Upload and list configuration documents.",
+                                                        subcommands: [Put.self, List.self])
+
+        struct Put: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "put", abstract: "Create or replace a document (checked by the service as `activate inspect` checks it).")
+            @OptionGroup var connection: Connection
+            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+            @Option(help: ArgumentHelp("The document's name on the service (default: the file's name).", valueName: "name")) var name: String?
+            @Argument(help: ArgumentHelp("The configuration document (JSON).", valueName: "file"), completion: .file()) var file: String
+
+            func run() async throws {
+                try await DiscoveryCommand.run {
+                    let bytes = try FileIO.read(file, limit: ConfigurationLimits.default.maxDocumentBytes)
+                    let name = self.name ?? URL(fileURLWithPath: file).lastPathComponent
+                    let answer = try await connection.client().call(.put, DiscoveryAdminClient.path("applications", appID, "documents", name), rawBody: bytes)
+                    if connection.json { return DiscoveryCommand.printJSON(answer) }
+                    let summary = answer.objectValue?["summary"]?.objectValue
+                    Console.print("stored \(name) for \(appID): connects to \(summary.map { DiscoveryCommand.text($0, "host") } ?? "?")")
+                    for warning in summary?["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? [] { Console.note("warning: \(warning)") }
+                }
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List an application's documents: host, sign-in, warnings.")
+            @OptionGroup var connection: Connection
+            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+
+            func run() async throws {
+                try await DiscoveryCommand.run {
+                    let answer = try await connection.client().call(.get, DiscoveryAdminClient.path("applications", appID, "documents"))
+                    if connection.json { return DiscoveryCommand.printJSON(answer) }
+                    DiscoveryCommand.printTable(["NAME", "HOST", "AUTH", "UPDATED", "WARNINGS"], DiscoveryCommand.items(answer, "documents").map { document in
+                        let summary = document["summary"]?.objectValue ?? [:]
+                        return [DiscoveryCommand.text(document, "name"), DiscoveryCommand.text(summary, "host"),
+                                (summary["auth"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ","),
+                                DiscoveryCommand.text(document, "updatedAt"), String(summary["warnings"]?.arrayValue?.count ?? 0)]
+                    })
+                }
+            }
+        }
+    }
+
+    struct Domains: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "domains", abstract: "Map e-mail domains to documents.",
+                                                        subcommands: [Put.self, Delete.self, List.self])
+
+        struct Put: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "put", abstract: "Serve a document to the addresses of a domain (and its subdomains).")
+            @OptionGroup var connection: Connection
+            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+            @Option(help: ArgumentHelp("The document to serve.", valueName: "name")) var document: String
+            @Argument(help: ArgumentHelp("The e-mail domain, e.g. example.com.", valueName: "domain")) var domain: String
+
+            func run() async throws {
+                try await DiscoveryCommand.run {
+                    let answer = try await connection.client().call(.put, DiscoveryAdminClient.path("applications", appID, "domains", domain),
+                                                                     body: .object(["document": .string(document)]))
+                    if connection.json { return DiscoveryCommand.printJSON(answer) }
+                    Console.print("\(domain.lowercased()) → \(document)")
+                }
+            }
+        }
+
+        struct Delete: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "delete", abstract: "Stop serving a domain.")
+            @OptionGroup var connection: Connection
+            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+            @Argument(help: ArgumentHelp("The e-mail domain.", valueName: "domain")) var domain: String
+
+            func run() async throws {
+                try await DiscoveryCommand.run {
+                    let answer = try await connection.client().call(.delete, DiscoveryAdminClient.path("applications", appID, "domains", domain))
+                    if connection.json { return DiscoveryCommand.printJSON(answer) }
+                    Console.print("\(domain.lowercased()) removed")
+                }
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List an application's domains.")
+            @OptionGroup var connection: Connection
+            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+
+            func run() async throws {
+                try await DiscoveryCommand.run {
+                    let answer = try await connection.client().call(.get, DiscoveryAdminClient.path("applications", appID, "domains"))
+                    if connection.json { return DiscoveryCommand.printJSON(answer) }
+                    DiscoveryCommand.printTable(["DOMAIN", "DOCUMENT"], DiscoveryCommand.items(answer, "domains").map {
+                        DiscoveryCommand.cells($0, ["domain", "document"])
+                    })
+                }
+            }
+        }
+    }
+}
