@@ -2,14 +2,15 @@
 # Installs the Debian packages activate needs, only those missing; uses sudo when not root.
 #   scripts/setup.sh          libraries to build and run (zbar, qrencode, libpng, libjpeg-turbo)
 #   scripts/setup.sh --test   also the peer tools the tests compare against, PostgreSQL (the tests
-#                             start throw-away clusters of it), and a Python venv
-#                             (.build/interop-venv) with the AC1 reference implementation's packages
+#                             start throw-away clusters of it), Chromium and its driver (the console
+#                             test), and a Python venv (.build/interop-venv) with the AC1 reference
+#                             implementation's packages and Selenium
 #   scripts/setup.sh --bench  also the benchmark tools (hyperfine, wrk, ImageMagick)
 set -euo pipefail
 
 packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
-  --test) packages+=(zxing-cpp-tools zbar-tools qrencode python3-venv postgresql) ;;
+  --test) packages+=(zxing-cpp-tools zbar-tools qrencode python3-venv postgresql chromium chromium-driver) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
 esac
 
@@ -34,16 +35,17 @@ pkg-config --exists zbar libqrencode libpng libturbojpeg zxing zlib || {
 command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not on PATH; install Swift 6 first" >&2; exit 1; }
 
 # The interop tests cross-check AC1 codes with an independent Python implementation
-# (Tests/Interop), which needs cbor2, base45 and cryptography from PyPI.
+# (Tests/Interop), which needs cbor2, base45 and cryptography from PyPI; the console test drives
+# Chromium with Selenium (Tests/Browser).
 if [ "${1:-}" = "--test" ]; then
   cd "$(dirname "$0")/.."
   venv=.build/interop-venv
-  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography' 2>/dev/null; then
-    echo "setup: creating $venv for the AC1 interop tests (pip install -r Tests/Interop/requirements.txt)" >&2
+  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography, selenium' 2>/dev/null; then
+    echo "setup: creating $venv for the AC1 interop and console tests (pip install -r Tests/Interop/requirements.txt -r Tests/Browser/requirements.txt)" >&2
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt || {
-      echo "setup: pip could not install Tests/Interop/requirements.txt (is PyPI reachable?)" >&2
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt -r Tests/Browser/requirements.txt || {
+      echo "setup: pip could not install Tests/Interop/requirements.txt and Tests/Browser/requirements.txt (is PyPI reachable?)" >&2
       exit 1
     }
   fi

@@ -56,9 +56,12 @@ public struct DiscoveryServer: Sendable {
         package let metrics = ServiceMetrics()
         /// Runs beside the server until it stops (the document cache's refresh).
         package var background: (@Sendable () async -> Void)?
+        /// Runs once the server has stopped (closing the database).
+        package var onStop: (@Sendable () async -> Void)?
 
         package init(lookups: any LookupService, guessing: GuessingLimits? = nil, trustedProxies: [IPNetwork] = [], admin: AdminAPI? = nil,
-                     background: (@Sendable () async -> Void)? = nil) {
+                     background: (@Sendable () async -> Void)? = nil, onStop: (@Sendable () async -> Void)? = nil) {
+            self.onStop = onStop
             self.lookups = lookups
             self.guessing = guessing
             self.trustedProxies = trustedProxies
@@ -104,11 +107,17 @@ public struct DiscoveryServer: Sendable {
                 availableConnectionsDelegate: MaximumAvailableConnections(cap + Limits.refusalSlots, logger: logger)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            if let background = service.background { group.addTask { await background() } }
-            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-            group.cancelAll()
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if let background = service.background { group.addTask { await background() } }
+                try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+                group.cancelAll()
+            }
+        } catch {
+            await service.onStop?()
+            throw error
         }
+        await service.onStop?()
     }
 
     /// A request's context: Hummingbird's, plus the peer's address.

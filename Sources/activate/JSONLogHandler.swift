@@ -20,7 +20,7 @@ struct JSONLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         var object: ConfigurationObject = [
-            "time": .string(Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))),
+            "time": .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
             "level": .string(event.level.rawValue),
             "message": .string(event.message.description),
         ]

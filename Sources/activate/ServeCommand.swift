@@ -155,6 +155,19 @@ struct ServeCommand: AsyncParsableCommand {
         let password = try databasePasswordFile.map { String(decoding: try FileIO.readSecret($0, limit: 4096, what: "the database password file"), as: UTF8.self)
             .trimmingCharacters(in: .newlines) } ?? ProcessInfo.processInfo.environment["ACTIVATE_DATABASE_PASSWORD"]
         let store = try await DiscoveryDatabaseURL.open(database, password: password, logger: logger)
+        do {
+            return try await service(on: store, hasher: hasher, folder: folder, recognizer: recognizer, perClient: perClient,
+                                     perApplication: perApplication, trusted: trusted, tokens: tokens, logger: logger)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    /// The service over an open database: the folder imported, the cache loaded.
+    func service(on store: any DiscoveryDatabase, hasher: OnboardingCodeHasher, folder: DiscoveryDirectory?, recognizer: PayloadRecognizer,
+                 perClient: RateLimit?, perApplication: RateLimit?, trusted: [IPNetwork], tokens: AdminTokens?,
+                 logger: Logger) async throws -> DiscoveryServer.Service {
         let documents = DocumentStore(database: store), codes = CodeStore(database: store, hasher: hasher)
         if let folder, let configs {
             let summary = try await FolderImport.run(folder, source: "\(configs)/discovery.json", documents: documents, codes: codes)
@@ -168,7 +181,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         return DiscoveryServer.Service(lookups: lookups, guessing: GuessingLimits(perClient: perClient, perApplication: perApplication,
                                                                                   buckets: DatabaseTokenBuckets(database: store)),
-                                       trustedProxies: trusted, admin: admin, background: { await lookups.refresh() })
+                                       trustedProxies: trusted, admin: admin, background: { await lookups.refresh() },
+                                       onStop: { try? await store.close() })
     }
 
     /// A code's QR as SVG, for the console (nil if it cannot be drawn).
