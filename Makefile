@@ -8,7 +8,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve bench-batch bench-sizes bench-consumer docs clean
+.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve bench-batch bench-sizes bench-consumer bench-discovery docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -88,6 +88,12 @@ fuzz: setup-test
 # Load test of `activate serve` with wrk (30 s); prints requests/s and latency percentiles.
 bench-serve: setup-bench
 	benchmarks/serve-load.sh
+
+# The discovery service's figures (issue 12): exactly-once codes on PostgreSQL (also with an instance
+# killed) and SQLite, guessing limits across instances, wrk speed, slow clients.
+bench-discovery: setup-bench setup-test
+	$(SWIFT) build -c release --product activate
+	benchmarks/discovery-service.py all
 
 clean:
 	rm -rf .build .build-fuzz

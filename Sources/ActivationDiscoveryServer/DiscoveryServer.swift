@@ -110,6 +110,7 @@ public struct DiscoveryServer: Sendable {
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 if let background = service.background { group.addTask { await background() } }
+                if let guessing = service.guessing { group.addTask { await guessing.maintain() } }
                 try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
                 group.cancelAll()
             }
@@ -222,13 +223,13 @@ public struct DiscoveryServer: Sendable {
             case .email(let email):
                 return response(for: try await service.lookups.find(appID: call.appID, email: email))
             case .code(let code):
-                if let retryAfter = try await service.guessing?.take(client: client, appID: call.appID, now: now) {
+                if let retryAfter = try await service.guessing?.admit(client: client, appID: call.appID, now: now) {
                     var response = error(.tooManyRequests, "rate-limited", "too many failed lookups; retry in \(retryAfter) s")
                     response.headers[.retryAfter] = String(retryAfter)
                     return response
                 }
                 let answer = try await service.lookups.find(appID: call.appID, code: code, now: now)
-                if !answer.failed { try await service.guessing?.giveBack(client: client, appID: call.appID) }
+                try await service.guessing?.settle(client: client, appID: call.appID, failed: answer.failed, now: now)
                 let outcome = switch answer {
                 case .document: "used"
                 case .notFound: "not-found"

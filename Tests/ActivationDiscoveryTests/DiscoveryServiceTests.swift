@@ -2,6 +2,7 @@ import ActivationConfiguration
 @testable import ActivationDiscovery
 @testable import ActivationDiscoveryServer
 import Foundation
+import AsyncHTTPClient
 import Logging
 import NIOCore
 import Testing
@@ -193,12 +194,41 @@ struct DiscoveryServiceTests {
             #expect(other?.status == 404)
             let email = try await provider(service.urls[1], [.emailAddress: "a@example.com"]).provide(input: [:])
             #expect(email.document.auth.first?.method.typeName == "oauth2")
-            // A client whose code is good is not counted: its token is given back.
-            let issued = try await Self.issue(service.admin(), count: 7, uses: 1)
+            // Thirty guesses at once from a fresh client (non-blocking requests, so that they are
+            // truly concurrent): still exactly its burst answered.
+            let burst = try await withThrowingTaskGroup(of: Int.self) { group in
+                for attempt in 0..<30 {
+                    group.addTask {
+                        var request = HTTPClientRequest(url: service.urls[attempt % 2] + Self.codeTarget(OnboardingCode.random(.digits(count: 8)).canonical)
+                            .addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!)
+                        request.headers.add(name: "X-Forwarded-For", value: "198.51.100.20")
+                        return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(10)).status.code)
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(burst.filter { $0 == 404 }.count == 6, "\(burst.sorted())")
+            #expect(burst.filter { $0 == 429 }.count == 24, "\(burst.sorted())")
+            // A client whose codes are good is not counted: its tokens are given back (within 100 ms).
+            let issued = try await Self.issue(service.admin(), count: 8, uses: 1)
             for item in issued {
                 let good = try await rawRequest(port: service.port, Self.codeTarget(item.code), headers: "X-Forwarded-For: 198.51.100.9\r\n")
                 #expect(good?.status == 200)
+                try await Task.sleep(for: GuessingLimits.giveBackInterval * 2)
             }
+        }
+    }
+
+    @Test("the application's budget is shared by all its clients: past it, every client gets 429")
+    func applicationLimit() async throws {
+        try await withInstances(.sqlite, perClient: RateLimit(perMinute: 60, burst: 100), perApplication: RateLimit(perMinute: 1, burst: 3),
+                                trustedProxies: [try #require(IPNetwork("127.0.0.1"))]) { service in
+            var statuses: [Int] = []
+            for client in 1...6 {
+                let response = try await rawRequest(port: service.port, Self.codeTarget("0000000\(client)"), headers: "X-Forwarded-For: 203.0.113.\(client)\r\n")
+                statuses.append(response?.status ?? 0)
+            }
+            #expect(statuses == [404, 404, 404, 429, 429, 429], "\(statuses)")
         }
     }
 

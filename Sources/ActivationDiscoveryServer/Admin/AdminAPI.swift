@@ -70,7 +70,7 @@ package struct AdminAPI: Sendable {
                          body: [UInt8], client: String, now: Date = Date()) async -> Answer {
         guard let actor = tokens.actor(authorization: authorization) else {
             // A wrong token is a guess like a wrong code: it takes from the client's budget.
-            if let retryAfter = try? await guessing?.take(client: client, appID: "admin", now: now) {
+            if let retryAfter = try? await guessing?.admit(client: client, appID: nil, now: now) {
                 return Answer(status: 429, json: Self.errorJSON("rate-limited", "too many failed attempts; retry in \(retryAfter) s"),
                               template: "/admin/v1/…", retryAfter: retryAfter)
             }
