@@ -70,13 +70,23 @@ public struct BarcodeScanner: Sendable, Hashable {
         // Past the first two passes, a large photo is read at half size: codes in such photos are
         // big enough, and every later pass gets four times cheaper.
         var reduced: GrayImage?
+        // Each preparation is made once: the zbar and zxing passes of one preparation read the same pixels.
+        var preparedImages: [String: GrayImage?] = [:]
         for (index, pass) in ScanPass.passes(for: effort).enumerated() {
             if stop.isSet { throw CancellationError() }
             let start = clock.now
             let useReduced = index >= 2 && image.width * image.height > Self.reduceAbovePixels
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
             let source = useReduced ? reduced! : image
-            guard let prepared = pass.prepare(source) else { continue }
+            let key = pass.preparation + (useReduced ? "@half" : "")
+            let prepared: GrayImage?
+            if let made = preparedImages[key] {
+                prepared = made
+            } else {
+                prepared = pass.prepare(source)
+                preparedImages[key] = prepared
+            }
+            guard let prepared else { continue }
             var found: [ScannedSymbol]
             switch pass.engine {
             case .zbar:

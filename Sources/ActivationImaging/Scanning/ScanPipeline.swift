@@ -12,10 +12,12 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// One attempt: an image operation, an engine, and the way back to the original's coordinates.
 struct ScanPass: Sendable {
-    enum Engine: Sendable { case zbar, zxing }
+    enum Engine: String, Sendable { case zbar, zxing }
 
-    var name: String
     var engine: Engine
+    /// What is done to the image first (`plain`, `threshold`, `scale2.0`, …). Passes with the same
+    /// preparation read the same pixels, which a scan makes once.
+    var preparation: String
     /// Makes the image this pass reads; `nil` when the pass does not apply (e.g. no need to enlarge a big image).
     var prepare: @Sendable (GrayImage) -> GrayImage?
     /// Maps a point of the prepared image back to the original.
@@ -24,18 +26,22 @@ struct ScanPass: Sendable {
     /// the first pass does; it doubles the cost of a pass that finds nothing.
     var invertedRetry = false
 
-    static func zbar(_ name: String, _ prepare: @escaping @Sendable (GrayImage) -> GrayImage?) -> ScanPass {
-        ScanPass(name: name, engine: .zbar, prepare: prepare)
+    /// `zbar`, `zxing-threshold`, …: the engine, and the preparation unless it is `plain`.
+    var name: String { preparation == "plain" ? engine.rawValue : "\(engine.rawValue)-\(preparation)" }
+
+    static func pass(_ engine: Engine, _ preparation: String, invertedRetry: Bool = false,
+                     _ prepare: @escaping @Sendable (GrayImage) -> GrayImage?) -> ScanPass {
+        ScanPass(engine: engine, preparation: preparation, prepare: prepare, invertedRetry: invertedRetry)
     }
 
     static func scaled(_ engine: Engine, by factor: Double, when applies: @escaping @Sendable (GrayImage) -> Bool) -> ScanPass {
-        ScanPass(name: "\(engine)-scale\(factor)", engine: engine,
+        ScanPass(engine: engine, preparation: "scale\(factor)",
                  prepare: { applies($0) ? $0.scaled(by: factor) : nil },
                  mapBack: { point, _ in Point(x: Int((Double(point.x) / factor).rounded()), y: Int((Double(point.y) / factor).rounded())) })
     }
 
     static func rotated(_ engine: Engine, by degrees: Double) -> ScanPass {
-        ScanPass(name: "\(engine)-rotate\(Int(degrees))", engine: engine, prepare: { $0.rotated(degrees: degrees) }, mapBack: { point, original in
+        ScanPass(engine: engine, preparation: "rotate\(Int(degrees))", prepare: { $0.rotated(degrees: degrees) }, mapBack: { point, original in
             // The inverse of GrayImage.rotated: from the rotated canvas back to the original frame.
             let radians = degrees * .pi / 180
             let cosine = cos(radians), sine = sin(radians)
@@ -51,30 +57,30 @@ struct ScanPass: Sendable {
     /// zbar pass (the fast path), the order follows what each pass adds per millisecond on the
     /// stress variants of the public corpus (README, "Decoding pipeline").
     static func passes(for effort: ScanEffort) -> [ScanPass] {
-        let plain = ScanPass(name: "zbar", engine: .zbar, prepare: { $0 }, invertedRetry: true)
+        let plain = ScanPass.pass(.zbar, "plain", invertedRetry: true) { $0 }
         guard effort != .fast else { return [plain] }
         let small: @Sendable (GrayImage) -> Bool = { max($0.width, $0.height) < 1200 }
         let large: @Sendable (GrayImage) -> Bool = { min($0.width, $0.height) > 900 }
         let threshold: @Sendable (GrayImage) -> GrayImage? = { $0.adaptiveThreshold(window: max(15, min($0.width, $0.height) / 12)) }
         var passes = [
             plain,
-            ScanPass(name: "zxing", engine: .zxing, prepare: { $0 }),
-            .zbar("zbar-threshold", threshold),
-            ScanPass(name: "zxing-threshold", engine: .zxing, prepare: threshold),
+            .pass(.zxing, "plain") { $0 },
+            .pass(.zbar, "threshold", threshold),
+            .pass(.zxing, "threshold", threshold),
             // Both detectors need a few pixels per module; small photos get them by enlarging.
             .scaled(.zbar, by: 2, when: small),
             .scaled(.zxing, by: 2, when: small),
-            .zbar("zbar-sharpen", { $0.sharpened() }),
+            .pass(.zbar, "sharpen") { $0.sharpened() },
             // Faint light-on-dark codes need the stretch and the inversion together.
-            ScanPass(name: "zbar-contrast", engine: .zbar, prepare: { $0.stretchedContrast() }, invertedRetry: true),
-            .zbar("zbar-smooth", { $0.boxBlurred() }),
+            .pass(.zbar, "contrast", invertedRetry: true) { $0.stretchedContrast() },
+            .pass(.zbar, "smooth") { $0.boxBlurred() },
             .scaled(.zbar, by: 0.5, when: large),
         ]
         guard effort == .thorough else { return passes }
         passes += [
             .rotated(.zbar, by: 45), .rotated(.zbar, by: 22.5), .rotated(.zbar, by: -22.5),
-            ScanPass(name: "zxing-sharpen", engine: .zxing, prepare: { $0.sharpened() }),
-            ScanPass(name: "zxing-contrast", engine: .zxing, prepare: { $0.stretchedContrast() }),
+            .pass(.zxing, "sharpen") { $0.sharpened() },
+            .pass(.zxing, "contrast") { $0.stretchedContrast() },
             .scaled(.zxing, by: 0.5, when: large),
         ]
         return passes
