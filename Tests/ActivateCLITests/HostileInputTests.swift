@@ -14,6 +14,11 @@ struct HostileInputTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
+    /// The seconds a command may take here before it counts as hanging (it is killed at `limit`).
+    /// A hang guard, not a benchmark: alone each command takes well under a second, but the suite
+    /// runs beside the other suites, PostgreSQL clusters and a browser on two cores.
+    static let hangGuard = 20.0
+
     /// Runs `activate` under `timeout`, so a regression that hangs fails the test (exit 124)
     /// instead of hanging the suite; returns the result and the seconds it took.
     func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:], limit: Int = 20) async throws -> (ActivateCLI.Result, Double) {
@@ -51,7 +56,7 @@ struct HostileInputTests {
             #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("deep.json"), "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("nesting deeper than 32 levels"), "\(arguments): \(result.stderr)")
-            #expect(seconds < 10)
+            #expect(seconds < Self.hangGuard)
             Self.expectTerminalSafe(result.stderr)
         }
         #expect(!FileManager.default.fileExists(atPath: store))
@@ -86,7 +91,7 @@ struct HostileInputTests {
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("nesting deeper than 32 levels"))
         #expect(!result.stderr.contains("someone"), "the e-mail address never appears")
-        #expect(seconds < 10)
+        #expect(seconds < Self.hangGuard)
     }
 
     // MARK: 2. Blow-ups
@@ -98,7 +103,7 @@ struct HostileInputTests {
         let file = try directory.write("wide.json", Array(("{" + keys.joined(separator: ",") + "}").utf8))
         let (result, seconds) = try await run(["inspect", file])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(seconds < 10)
+        #expect(seconds < Self.hangGuard)
     }
 
     @Test("a FIFO named like an image, a configuration or the store never hangs")
@@ -111,7 +116,7 @@ struct HostileInputTests {
         #expect(scan.status == 1, "\(scan.stderr)")
         #expect(scan.stderr.contains("b.png: is a FIFO (named pipe), not a regular file"), "\(scan.stderr)")
         #expect(scan.text.contains("mobile-demo.example.hana.ondemand.com"), "the other image is still scanned")
-        #expect(seconds < 10)
+        #expect(seconds < Self.hangGuard)
 
         let fifo = directory.file("config.json")
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -119,7 +124,7 @@ struct HostileInputTests {
             let (result, seconds) = try await run(arguments)
             #expect([1, 2].contains(result.status), "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("is a FIFO (named pipe), not a regular file"), "\(arguments): \(result.stderr)")
-            #expect(seconds < 10)
+            #expect(seconds < Self.hangGuard)
         }
 
         let storeFolder = directory.file("fifo-store")
@@ -138,7 +143,7 @@ struct HostileInputTests {
         let (result, seconds) = try await run(["scan", flooded])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("flood.jpg: JPEG has 30"), "\(result.stderr)")
-        #expect(seconds < 10)
+        #expect(seconds < Self.hangGuard)
         // The unmodified progressive photo still decodes.
         let (plain, _) = try await run(["scan", directory.file("progressive.jpg")])
         #expect(plain.status == 4, "decoded, no code: \(plain.stderr)")
@@ -195,7 +200,7 @@ struct HostileInputTests {
             let (result, seconds) = try await run(arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("ConfigurationProvider.plist") && result.stderr.contains("100000"), "\(result.stderr)")
-            #expect(seconds < 10)
+            #expect(seconds < Self.hangGuard)
         }
     }
 
@@ -398,7 +403,7 @@ struct HostileInputTests {
         let (result, seconds) = try await run(["generate", "HELLO", "--output", fifo, "--force"])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("is a FIFO (named pipe); only a regular file is ever replaced"), "\(result.stderr)")
-        #expect(seconds < 10)
+        #expect(seconds < Self.hangGuard)
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is still there")
 

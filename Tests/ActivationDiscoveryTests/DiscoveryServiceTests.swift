@@ -7,308 +7,310 @@ import Logging
 import NIOCore
 import Testing
 
-/// The database-backed service (`serve --database`): real servers on loopback ports over real
-/// SQLite files and a real PostgreSQL cluster, spoken to with the provider and the admin client.
-@Suite("Discovery service on a database: one-time codes, guessing limits, admin API")
-struct DiscoveryServiceTests {
-    static let appID = "com.example.fieldservice"
-    static let token = "test-token-0123456789abcdef"
-    let folder: String
+extension ServerSuites {
+    /// The database-backed service (`serve --database`): real servers on loopback ports over real
+    /// SQLite files and a real PostgreSQL cluster, spoken to with the provider and the admin client.
+    @Suite("Discovery service on a database: one-time codes, guessing limits, admin API", .serialized)
+    struct DiscoveryServiceTests {
+        static let appID = "com.example.fieldservice"
+        static let token = "test-token-0123456789abcdef"
+        let folder: String
 
-    init() throws {
-        folder = NSTemporaryDirectory() + "activate-service-\(UUID().uuidString)"
-        try FileIO.makeDirectory(folder, mode: 0o700)
-    }
-
-    enum Backend: String, CaseIterable, Sendable { case sqlite, postgres }
-
-    /// Running instances of one service: each its own server and database pool over one store.
-    struct Instances {
-        let urls: [String]
-        let databases: [any DiscoveryDatabase]
-        var url: String { urls[0] }
-        var port: Int { Self.port(of: url) }
-
-        static func port(of url: String) -> Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
-
-        func admin(token: String = DiscoveryServiceTests.token) throws -> DiscoveryAdminClient {
-            try DiscoveryAdminClient(serviceURL: url, token: token)
+        init() throws {
+            folder = NSTemporaryDirectory() + "activate-service-\(UUID().uuidString)"
+            try FileIO.makeDirectory(folder, mode: 0o700)
         }
-    }
 
-    /// Runs `body` with `count` instances on one store of `backend`, the standard folder imported,
-    /// the admin API open with ``token``, and the guessing limits given.
-    func withInstances(_ backend: Backend, count: Int = 1, perClient: RateLimit? = nil, perApplication: RateLimit? = nil,
-                       trustedProxies: [IPNetwork] = [], refreshEvery: Duration = .milliseconds(200),
-                       _ body: (Instances) async throws -> Void) async throws {
-        let postgres = backend == .postgres ? try PostgresServer.start() : nil
-        defer { postgres?.stop() }
-        let served = try ServedFolder(index: ServedFolder.standardIndex)
-        let directory = try DiscoveryDirectory(folder: served.path)
-        let hasher = try OnboardingCodeHasher.loadOrCreate(secretFile: "\(folder)/secret")
-        var quiet = Logger(label: "test")
-        quiet.logLevel = .critical
-        var tasks: [Task<Void, any Error>] = []
-        var urls: [String] = [], databases: [any DiscoveryDatabase] = []
-        defer { tasks.forEach { $0.cancel() } }
-        for index in 0..<count {
-            let url = backend == .sqlite ? "sqlite:\(folder)/discovery.sqlite" : try #require(postgres).url
-            let database = try await DiscoveryDatabaseURL.open(url, password: nil, logger: quiet)
-            databases.append(database)
-            let documents = DocumentStore(database: database), codes = CodeStore(database: database, hasher: hasher)
-            if index == 0 { _ = try await FolderImport.run(directory, source: "discovery.json", documents: documents, codes: codes) }
-            let lookups = StoredLookups(documents: documents, codes: codes, logger: quiet)
-            try await lookups.load()
-            let admin = AdminAPI(tokens: try AdminTokens(tokens: [Self.token]), documents: documents, codes: codes,
-                                 audit: AuditLog(database: database), recognizer: PayloadRecognizer(), qrSVG: { _ in "<svg/>" })
-            let service = DiscoveryServer.Service(
-                lookups: lookups,
-                guessing: GuessingLimits(perClient: perClient, perApplication: perApplication, buckets: DatabaseTokenBuckets(database: database)),
-                trustedProxies: trustedProxies, admin: admin, background: { await lookups.refresh(every: refreshEvery) })
-            let server = DiscoveryServer(service: service, host: "127.0.0.1", port: 0, logger: quiet)
-            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-            tasks.append(Task { try await server.run { continuation.yield($0) } })
-            var iterator = ports.makeAsyncIterator()
-            urls.append("http://127.0.0.1:\(try #require(await iterator.next()))")
+        enum Backend: String, CaseIterable, Sendable { case sqlite, postgres }
+
+        /// Running instances of one service: each its own server and database pool over one store.
+        struct Instances {
+            let urls: [String]
+            let databases: [any DiscoveryDatabase]
+            var url: String { urls[0] }
+            var port: Int { Self.port(of: url) }
+
+            static func port(of url: String) -> Int { Int(url.split(separator: ":").last ?? "") ?? 0 }
+
+            func admin(token: String = DiscoveryServiceTests.token) throws -> DiscoveryAdminClient {
+                try DiscoveryAdminClient(serviceURL: url, token: token)
+            }
         }
-        do {
-            try await body(Instances(urls: urls, databases: databases))
-        } catch {
-            tasks.forEach { $0.cancel() }
-            for database in databases { try? await database.close() }
-            throw error
-        }
-        tasks.forEach { $0.cancel() }
-        for task in tasks { _ = await task.result }
-        for database in databases { try? await database.close() }
-    }
 
-    /// Issues `count` codes of `document` through the admin API; their ids and plain texts.
-    static func issue(_ admin: DiscoveryAdminClient, count: Int = 1, document: String = "android-basic.json", uses: Int = 1,
-                      expiresIn: Int = 3600, label: String? = nil) async throws -> [(id: Int, code: String)] {
-        var order: ConfigurationObject = ["document": .string(document), "count": .integer(count), "uses": .integer(uses), "expiresIn": .integer(expiresIn)]
-        if let label { order["label"] = .string(label) }
-        let answer = try await admin.call(.post, "applications/\(appID)/codes", body: .object(order))
-        return (answer.objectValue?["codes"]?.arrayValue ?? []).compactMap { value in
-            guard let object = value.objectValue, case .integer(let id) = object["id"], let code = object["code"]?.stringValue else { return nil }
-            return (id, code)
-        }
-    }
-
-    func lookup(_ url: String, code: String) async throws -> ProvidedConfiguration {
-        try await provider(url, [.onboardingCode: code]).provide(input: [:])
-    }
-
-    static func codeTarget(_ code: String) -> String {
-        "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(appID):1.0',OnboardingCode='\(code)')"
-    }
-
-    @Test("the onboarding flow: a code is issued, used once, then 410 used; revoked and expired codes say so in plain words",
-          arguments: Backend.allCases)
-    func onboardingFlow(backend: Backend) async throws {
-        try await withInstances(backend) { service in
-            let admin = try service.admin()
-            let issued = try await Self.issue(admin, count: 3, label: "field tech")
-            #expect(issued.count == 3 && Set(issued.map(\.code)).count == 3)
-            #expect(issued.allSatisfy { $0.code.count == 14 && $0.code.split(separator: "-").count == 3 }, "ABCD-EFGH-JKMN")
-            // Used once, typed in lower case without dashes.
-            let first = try await lookup(service.url, code: issued[0].code.lowercased().replacingOccurrences(of: "-", with: ""))
-            #expect(first.document.auth.first?.method == .basic)
-            let again = await #expect(throws: ConfigurationError.self) { try await lookup(service.url, code: issued[0].code) }
-            #expect(again?.code == .codeUsed)
-            #expect(again?.message == "this onboarding code was already used; ask your administrator for a new one")
-            #expect(again?.reason.contains(issued[0].code) == false)
-            _ = try await admin.call(.delete, "applications/\(Self.appID)/codes/\(issued[1].id)")
-            let revoked = await #expect(throws: ConfigurationError.self) { try await lookup(service.url, code: issued[1].code) }
-            #expect(revoked?.code == .codeRevoked)
-            #expect(revoked?.message == "this onboarding code was revoked; ask your administrator for a new one")
-            let unknown = await #expect(throws: ConfigurationError.self) { try await lookup(service.url, code: OnboardingCode.random().grouped) }
-            #expect(unknown?.code == .notFound)
-            // The imported folder: its expired code answers 410 expired, its e-mail domain 200.
-            let expired = await #expect(throws: ConfigurationError.self) { try await lookup(service.url, code: "8765-4321") }
-            #expect(expired?.code == .expired)
-            let byEmail = try await provider(service.url, [.emailAddress: "someone@eu.example.com"]).provide(input: [:])
-            #expect(byEmail.document.auth.first?.method.typeName == "oauth2")
-            // Listings name codes by id and status, never by the code.
-            let listed = JSONWriter.compact(try await admin.call(.get, "applications/\(Self.appID)/codes"))
-            #expect(issued.allSatisfy { !listed.contains($0.code) && !listed.contains($0.code.replacingOccurrences(of: "-", with: "")) })
-            let used = try await admin.call(.get, "applications/\(Self.appID)/codes", query: [("status", "used")])
-            #expect(used.objectValue?["codes"]?.arrayValue?.count == 1)
-            let active = try await admin.call(.get, "applications/\(Self.appID)/codes", query: [("status", "active")])
-            #expect(active.objectValue?["codes"]?.arrayValue?.compactMap { $0.objectValue?["label"]?.stringValue }.contains("field tech") == true)
-        }
-    }
-
-    @Test("SAP-style 8-digit codes: issued, found as typed with a dash")
-    func digitCodes() async throws {
-        try await withInstances(.sqlite) { service in
+        /// Runs `body` with `count` instances on one store of `backend`, the standard folder imported,
+        /// the admin API open with ``token``, and the guessing limits given.
+        func withInstances(_ backend: Backend, count: Int = 1, perClient: RateLimit? = nil, perApplication: RateLimit? = nil,
+                           trustedProxies: [IPNetwork] = [], refreshEvery: Duration = .milliseconds(200),
+                           _ body: (Instances) async throws -> Void) async throws {
+            let postgres = backend == .postgres ? try PostgresServer.start() : nil
+            defer { postgres?.stop() }
+            let served = try ServedFolder(index: ServedFolder.standardIndex)
+            let directory = try DiscoveryDirectory(folder: served.path)
             let hasher = try OnboardingCodeHasher.loadOrCreate(secretFile: "\(folder)/secret")
-            let issued = try await CodeStore(database: service.databases[0], hasher: hasher).issue(
-                count: 20, style: .digits(count: 8), appID: Self.appID, document: "android-basic.json", label: nil, uses: 1, expires: Date() + 600)
-            #expect(issued.count == 20 && issued.allSatisfy { $0.code.canonical.count == 8 && $0.code.canonical.allSatisfy(\.isNumber) })
-            let code = issued[0].code.canonical
-            let found = try await lookup(service.url, code: code.prefix(4) + "-" + code.dropFirst(4))
-            #expect(found.document.auth.first?.method == .basic)
+            var quiet = Logger(label: "test")
+            quiet.logLevel = .critical
+            var tasks: [Task<Void, any Error>] = []
+            var urls: [String] = [], databases: [any DiscoveryDatabase] = []
+            defer { tasks.forEach { $0.cancel() } }
+            for index in 0..<count {
+                let url = backend == .sqlite ? "sqlite:\(folder)/discovery.sqlite" : try #require(postgres).url
+                let database = try await DiscoveryDatabaseURL.open(url, password: nil, logger: quiet)
+                databases.append(database)
+                let documents = DocumentStore(database: database), codes = CodeStore(database: database, hasher: hasher)
+                if index == 0 { _ = try await FolderImport.run(directory, source: "discovery.json", documents: documents, codes: codes) }
+                let lookups = StoredLookups(documents: documents, codes: codes, logger: quiet)
+                try await lookups.load()
+                let admin = AdminAPI(tokens: try AdminTokens(tokens: [Self.token]), documents: documents, codes: codes,
+                                     audit: AuditLog(database: database), recognizer: PayloadRecognizer(), qrSVG: { _ in "<svg/>" })
+                let service = DiscoveryServer.Service(
+                    lookups: lookups,
+                    guessing: GuessingLimits(perClient: perClient, perApplication: perApplication, buckets: DatabaseTokenBuckets(database: database)),
+                    trustedProxies: trustedProxies, admin: admin, background: { await lookups.refresh(every: refreshEvery) })
+                let server = DiscoveryServer(service: service, host: "127.0.0.1", port: 0, logger: quiet)
+                let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+                tasks.append(Task { try await server.run { continuation.yield($0) } })
+                var iterator = ports.makeAsyncIterator()
+                urls.append("http://127.0.0.1:\(try #require(await iterator.next()))")
+            }
+            do {
+                try await body(Instances(urls: urls, databases: databases))
+            } catch {
+                tasks.forEach { $0.cancel() }
+                for database in databases { try? await database.close() }
+                throw error
+            }
+            tasks.forEach { $0.cancel() }
+            for task in tasks { _ = await task.result }
+            for database in databases { try? await database.close() }
         }
-    }
 
-    @Test("a domain mapped on one instance is served by the other within 2 s", arguments: Backend.allCases)
-    func crossInstanceCache(backend: Backend) async throws {
-        try await withInstances(backend, count: 2, refreshEvery: .seconds(1)) { service in
-            let other = service.urls[1]
-            let before = await #expect(throws: ConfigurationError.self) {
-                try await provider(other, [.emailAddress: "a@new.example.org"]).provide(input: [:])
+        /// Issues `count` codes of `document` through the admin API; their ids and plain texts.
+        static func issue(_ admin: DiscoveryAdminClient, count: Int = 1, document: String = "android-basic.json", uses: Int = 1,
+                          expiresIn: Int = 3600, label: String? = nil) async throws -> [(id: Int, code: String)] {
+            var order: ConfigurationObject = ["document": .string(document), "count": .integer(count), "uses": .integer(uses), "expiresIn": .integer(expiresIn)]
+            if let label { order["label"] = .string(label) }
+            let answer = try await admin.call(.post, "applications/\(appID)/codes", body: .object(order))
+            return (answer.objectValue?["codes"]?.arrayValue ?? []).compactMap { value in
+                guard let object = value.objectValue, case .integer(let id) = object["id"], let code = object["code"]?.stringValue else { return nil }
+                return (id, code)
             }
-            #expect(before?.code == .notFound)
-            _ = try await service.admin().call(.put, "applications/\(Self.appID)/domains/new.example.org",
-                                                body: .object(["document": .string("android-basic.json")]))
-            let clock = ContinuousClock(), start = clock.now
-            var served = false
-            while clock.now - start < .seconds(2), !served {
-                served = (try? await provider(other, [.emailAddress: "a@new.example.org"]).provide(input: [:])) != nil
-                if !served { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(served, "the second instance served the new domain within 2 s")
         }
-    }
 
-    @Test("guessing: a client gets its burst of failures summed over both instances, then 429 with Retry-After; others still look up",
-          arguments: Backend.allCases)
-    func guessingLimit(backend: Backend) async throws {
-        try await withInstances(backend, count: 2, perClient: RateLimit(perMinute: 1, burst: 6), perApplication: RateLimit(perMinute: 600, burst: 600),
-                                trustedProxies: [try #require(IPNetwork("127.0.0.1"))]) { service in
-            var statuses: [Int] = []
-            var retryAfter: String?
-            for attempt in 0..<12 {
-                let code = OnboardingCode.random(.digits(count: 8)).canonical
-                let response = try await rawRequest(port: Instances.port(of: service.urls[attempt % 2]), Self.codeTarget(code),
-                                                    headers: "X-Forwarded-For: 198.51.100.7\r\n")
-                statuses.append(response?.status ?? 0)
-                if response?.status == 429 { retryAfter = response?.header("Retry-After") }
+        func lookup(_ url: String, code: String) async throws -> ProvidedConfiguration {
+            try await provider(url, [.onboardingCode: code]).provide(input: [:])
+        }
+
+        static func codeTarget(_ code: String) -> String {
+            "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(appID):1.0',OnboardingCode='\(code)')"
+        }
+
+        @Test("the onboarding flow: a code is issued, used once, then 410 used; revoked and expired codes say so in plain words",
+              arguments: Backend.allCases)
+        func onboardingFlow(backend: Backend) async throws {
+            try await withInstances(backend) { service in
+                let admin = try service.admin()
+                let issued = try await Self.issue(admin, count: 3, label: "field tech")
+                #expect(issued.count == 3 && Set(issued.map(\.code)).count == 3)
+                #expect(issued.allSatisfy { $0.code.count == 14 && $0.code.split(separator: "-").count == 3 }, "ABCD-EFGH-JKMN")
+                // Used once, typed in lower case without dashes.
+                let first = try await lookup(service.url, code: issued[0].code.lowercased().replacingOccurrences(of: "-", with: ""))
+                #expect(first.document.auth.first?.method == .basic)
+                let again = await #expect(throws: ConfigurationError.self) { try await lookup(service.url, code: issued[0].code) }
+                #expect(again?.code == .codeUsed)
+                #expect(again?.message == "this onboarding code was already used; ask your administrator for a new one")
+                #expect(again?.reason.contains(issued[0].code) == false)
+                _ = try await admin.call(.delete, "applications/\(Self.appID)/codes/\(issued[1].id)")
+                let revoked = await #expect(throws: ConfigurationError.self) { try await lookup(service.url, code: issued[1].code) }
+                #expect(revoked?.code == .codeRevoked)
+                #expect(revoked?.message == "this onboarding code was revoked; ask your administrator for a new one")
+                let unknown = await #expect(throws: ConfigurationError.self) { try await lookup(service.url, code: OnboardingCode.random().grouped) }
+                #expect(unknown?.code == .notFound)
+                // The imported folder: its expired code answers 410 expired, its e-mail domain 200.
+                let expired = await #expect(throws: ConfigurationError.self) { try await lookup(service.url, code: "8765-4321") }
+                #expect(expired?.code == .expired)
+                let byEmail = try await provider(service.url, [.emailAddress: "someone@eu.example.com"]).provide(input: [:])
+                #expect(byEmail.document.auth.first?.method.typeName == "oauth2")
+                // Listings name codes by id and status, never by the code.
+                let listed = JSONWriter.compact(try await admin.call(.get, "applications/\(Self.appID)/codes"))
+                #expect(issued.allSatisfy { !listed.contains($0.code) && !listed.contains($0.code.replacingOccurrences(of: "-", with: "")) })
+                let used = try await admin.call(.get, "applications/\(Self.appID)/codes", query: [("status", "used")])
+                #expect(used.objectValue?["codes"]?.arrayValue?.count == 1)
+                let active = try await admin.call(.get, "applications/\(Self.appID)/codes", query: [("status", "active")])
+                #expect(active.objectValue?["codes"]?.arrayValue?.compactMap { $0.objectValue?["label"]?.stringValue }.contains("field tech") == true)
             }
-            #expect(statuses.prefix(6).allSatisfy { $0 == 404 }, "\(statuses)")
-            #expect(statuses.suffix(6).allSatisfy { $0 == 429 }, "\(statuses)")
-            #expect(retryAfter == "60")
-            // Another client (another forwarded address) is not held back, nor are e-mail lookups.
-            let other = try await rawRequest(port: service.port, Self.codeTarget("00000000"), headers: "X-Forwarded-For: 198.51.100.8\r\n")
-            #expect(other?.status == 404)
-            let email = try await provider(service.urls[1], [.emailAddress: "a@example.com"]).provide(input: [:])
-            #expect(email.document.auth.first?.method.typeName == "oauth2")
-            // Thirty guesses at once from a fresh client (non-blocking requests, so that they are
-            // truly concurrent): still exactly its burst answered.
-            let burst = try await withThrowingTaskGroup(of: Int.self) { group in
-                for attempt in 0..<30 {
-                    group.addTask {
-                        var request = HTTPClientRequest(url: service.urls[attempt % 2] + Self.codeTarget(OnboardingCode.random(.digits(count: 8)).canonical)
-                            .addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!)
-                        request.headers.add(name: "X-Forwarded-For", value: "198.51.100.20")
-                        return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(10)).status.code)
-                    }
+        }
+
+        @Test("SAP-style 8-digit codes: issued, found as typed with a dash")
+        func digitCodes() async throws {
+            try await withInstances(.sqlite) { service in
+                let hasher = try OnboardingCodeHasher.loadOrCreate(secretFile: "\(folder)/secret")
+                let issued = try await CodeStore(database: service.databases[0], hasher: hasher).issue(
+                    count: 20, style: .digits(count: 8), appID: Self.appID, document: "android-basic.json", label: nil, uses: 1, expires: Date() + 600)
+                #expect(issued.count == 20 && issued.allSatisfy { $0.code.canonical.count == 8 && $0.code.canonical.allSatisfy(\.isNumber) })
+                let code = issued[0].code.canonical
+                let found = try await lookup(service.url, code: code.prefix(4) + "-" + code.dropFirst(4))
+                #expect(found.document.auth.first?.method == .basic)
+            }
+        }
+
+        @Test("a domain mapped on one instance is served by the other within 2 s", arguments: Backend.allCases)
+        func crossInstanceCache(backend: Backend) async throws {
+            try await withInstances(backend, count: 2, refreshEvery: .seconds(1)) { service in
+                let other = service.urls[1]
+                let before = await #expect(throws: ConfigurationError.self) {
+                    try await provider(other, [.emailAddress: "a@new.example.org"]).provide(input: [:])
                 }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
-            #expect(burst.filter { $0 == 404 }.count == 6, "\(burst.sorted())")
-            #expect(burst.filter { $0 == 429 }.count == 24, "\(burst.sorted())")
-            // A client whose codes are good is not counted: its tokens are given back (within 100 ms).
-            let issued = try await Self.issue(service.admin(), count: 8, uses: 1)
-            for item in issued {
-                let good = try await rawRequest(port: service.port, Self.codeTarget(item.code), headers: "X-Forwarded-For: 198.51.100.9\r\n")
-                #expect(good?.status == 200)
-                try await Task.sleep(for: GuessingLimits.giveBackInterval * 2)
+                #expect(before?.code == .notFound)
+                _ = try await service.admin().call(.put, "applications/\(Self.appID)/domains/new.example.org",
+                                                    body: .object(["document": .string("android-basic.json")]))
+                let clock = ContinuousClock(), start = clock.now
+                var served = false
+                while clock.now - start < .seconds(2), !served {
+                    served = (try? await provider(other, [.emailAddress: "a@new.example.org"]).provide(input: [:])) != nil
+                    if !served { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(served, "the second instance served the new domain within 2 s")
             }
         }
-    }
 
-    @Test("the application's budget is shared by all its clients: past it, every client gets 429")
-    func applicationLimit() async throws {
-        try await withInstances(.sqlite, perClient: RateLimit(perMinute: 60, burst: 100), perApplication: RateLimit(perMinute: 1, burst: 3),
-                                trustedProxies: [try #require(IPNetwork("127.0.0.1"))]) { service in
-            var statuses: [Int] = []
-            for client in 1...6 {
-                let response = try await rawRequest(port: service.port, Self.codeTarget("0000000\(client)"), headers: "X-Forwarded-For: 203.0.113.\(client)\r\n")
-                statuses.append(response?.status ?? 0)
+        @Test("guessing: a client gets its burst of failures summed over both instances, then 429 with Retry-After; others still look up",
+              arguments: Backend.allCases)
+        func guessingLimit(backend: Backend) async throws {
+            try await withInstances(backend, count: 2, perClient: RateLimit(perMinute: 1, burst: 6), perApplication: RateLimit(perMinute: 600, burst: 600),
+                                    trustedProxies: [try #require(IPNetwork("127.0.0.1"))]) { service in
+                var statuses: [Int] = []
+                var retryAfter: String?
+                for attempt in 0..<12 {
+                    let code = OnboardingCode.random(.digits(count: 8)).canonical
+                    let response = try await rawRequest(port: Instances.port(of: service.urls[attempt % 2]), Self.codeTarget(code),
+                                                        headers: "X-Forwarded-For: 198.51.100.7\r\n")
+                    statuses.append(response?.status ?? 0)
+                    if response?.status == 429 { retryAfter = response?.header("Retry-After") }
+                }
+                #expect(statuses.prefix(6).allSatisfy { $0 == 404 }, "\(statuses)")
+                #expect(statuses.suffix(6).allSatisfy { $0 == 429 }, "\(statuses)")
+                #expect(retryAfter == "60")
+                // Another client (another forwarded address) is not held back, nor are e-mail lookups.
+                let other = try await rawRequest(port: service.port, Self.codeTarget("00000000"), headers: "X-Forwarded-For: 198.51.100.8\r\n")
+                #expect(other?.status == 404)
+                let email = try await provider(service.urls[1], [.emailAddress: "a@example.com"]).provide(input: [:])
+                #expect(email.document.auth.first?.method.typeName == "oauth2")
+                // Thirty guesses at once from a fresh client (non-blocking requests, so that they are
+                // truly concurrent): still exactly its burst answered.
+                let burst = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for attempt in 0..<30 {
+                        group.addTask {
+                            var request = HTTPClientRequest(url: service.urls[attempt % 2] + Self.codeTarget(OnboardingCode.random(.digits(count: 8)).canonical)
+                                .addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)!)
+                            request.headers.add(name: "X-Forwarded-For", value: "198.51.100.20")
+                            return Int(try await HTTPClient.shared.execute(request, timeout: .seconds(10)).status.code)
+                        }
+                    }
+                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                }
+                #expect(burst.filter { $0 == 404 }.count == 6, "\(burst.sorted())")
+                #expect(burst.filter { $0 == 429 }.count == 24, "\(burst.sorted())")
+                // A client whose codes are good is not counted: its tokens are given back (within 100 ms).
+                let issued = try await Self.issue(service.admin(), count: 8, uses: 1)
+                for item in issued {
+                    let good = try await rawRequest(port: service.port, Self.codeTarget(item.code), headers: "X-Forwarded-For: 198.51.100.9\r\n")
+                    #expect(good?.status == 200)
+                    try await Task.sleep(for: GuessingLimits.giveBackInterval * 2)
+                }
             }
-            #expect(statuses == [404, 404, 404, 429, 429, 429], "\(statuses)")
         }
-    }
 
-    @Test("X-Forwarded-For counts only from a trusted proxy, right to left")
-    func forwardedFor() throws {
-        let proxy = try #require(IPNetwork("10.0.0.0/8"))
-        let peer = try SocketAddress(ipAddress: "10.1.2.3", port: 1)
-        #expect(ClientAddress.of(peer: peer, forwardedFor: ["203.0.113.5, 10.9.9.9"], trusted: [proxy]) == "203.0.113.5")
-        #expect(ClientAddress.of(peer: peer, forwardedFor: ["198.51.100.1, 203.0.113.5"], trusted: [proxy]) == "203.0.113.5",
-                "the left part is the client's own text")
-        #expect(ClientAddress.of(peer: peer, forwardedFor: ["203.0.113.5"], trusted: []) == "10.1.2.3")
-        let outsider = try SocketAddress(ipAddress: "192.0.2.1", port: 1)
-        #expect(ClientAddress.of(peer: outsider, forwardedFor: ["203.0.113.5"], trusted: [proxy]) == "192.0.2.1")
-        #expect(ClientAddress.of(peer: peer, forwardedFor: ["not an address"], trusted: [proxy]) == "10.1.2.3")
-        #expect(IPNetwork("::1")?.contains(IPNetwork.bytes(of: "::1") ?? []) == true)
-        #expect(IPNetwork("2001:db8::/32")?.contains(IPNetwork.bytes(of: "2001:db8:1::5") ?? []) == true)
-        #expect(IPNetwork("10.0.0.0/33") == nil && IPNetwork("example.com") == nil)
-    }
-
-    @Test("rate strings: 10/min, 2/s, burst; nonsense refused")
-    func rates() {
-        #expect(RateLimit(parsing: "10/min,burst=20") == RateLimit(perMinute: 10, burst: 20))
-        #expect(RateLimit(parsing: "2/s") == RateLimit(perMinute: 120, burst: 240))
-        #expect(RateLimit(parsing: "600/min") == RateLimit(perMinute: 600, burst: 1200))
-        for bad in ["", "off", "10", "10/week", "-1/min", "10/min,burst=0", "10/min,x=1", "nan/min"] { #expect(RateLimit(parsing: bad) == nil, "\(bad)") }
-    }
-
-    @Test("admin API: no token or a wrong one gets 401 and nothing else; an invalid document 400 with its key path; every call audited")
-    func adminAPI() async throws {
-        try await withInstances(.sqlite, perClient: RateLimit(perMinute: 60, burst: 100)) { service in
-            let wrong = await #expect(throws: ConfigurationError.self) {
-                try await service.admin(token: "wrong-token-wrong-token-wrong").call(.get, "applications")
+        @Test("the application's budget is shared by all its clients: past it, every client gets 429")
+        func applicationLimit() async throws {
+            try await withInstances(.sqlite, perClient: RateLimit(perMinute: 60, burst: 100), perApplication: RateLimit(perMinute: 1, burst: 3),
+                                    trustedProxies: [try #require(IPNetwork("127.0.0.1"))]) { service in
+                var statuses: [Int] = []
+                for client in 1...6 {
+                    let response = try await rawRequest(port: service.port, Self.codeTarget("0000000\(client)"), headers: "X-Forwarded-For: 203.0.113.\(client)\r\n")
+                    statuses.append(response?.status ?? 0)
+                }
+                #expect(statuses == [404, 404, 404, 429, 429, 429], "\(statuses)")
             }
-            #expect(wrong?.code == .invalidKey)
-            #expect(try await rawRequest(port: service.port, "/admin/v1/nothing-here")?.status == 401, "paths are not told apart without a token")
-            let admin = try service.admin()
-            let invalid = await #expect(throws: ConfigurationError.self) {
-                try await admin.call(.put, "applications/\(Self.appID)/documents/bad.json", rawBody: Array(#"{"host":"https://bad.example.com"}"#.utf8))
-            }
-            #expect(invalid?.code == .invalidValue)
-            #expect(invalid?.keyPath == "host", "\(invalid?.reason ?? "")")
-            let badOrder = await #expect(throws: ConfigurationError.self) {
-                try await admin.call(.post, "applications/\(Self.appID)/codes", body: .object(["document": .string("android-basic.json"), "count": .integer(5000)]))
-            }
-            #expect(badOrder?.keyPath == "count")
-            let noDocument = await #expect(throws: ConfigurationError.self) {
-                try await admin.call(.post, "applications/\(Self.appID)/codes", body: .object(["document": .string("missing.json")]))
-            }
-            #expect(noDocument?.code == .notFound)
-            _ = try await Self.issue(admin)
-            let apps = try await admin.call(.get, "applications")
-            #expect(apps.objectValue?["applications"]?.arrayValue?.first?.objectValue?["appID"]?.stringValue == Self.appID)
-            let audit = try await admin.call(.get, "audit")
-            let entries = audit.objectValue?["entries"]?.arrayValue?.compactMap(\.objectValue) ?? []
-            let actions = Set(entries.compactMap { $0["action"]?.stringValue })
-            #expect(actions.isSuperset(of: ["applications.list", "codes.issue", "documents.put", "sign-in"]), "\(actions)")
-            #expect(entries.contains { $0["outcome"]?.stringValue == "invalid-document" })
-            #expect(entries.contains { $0["actor"]?.stringValue == "unauthenticated" && $0["outcome"]?.stringValue == "unauthorized" })
-            #expect(!JSONWriter.compact(audit).contains(Self.token))
         }
-    }
 
-    @Test("/ready, /metrics and the console: ready with the database, counters by route, the console under a strict policy")
-    func operations() async throws {
-        try await withInstances(.sqlite) { service in
-            let port = service.port
-            #expect(try await rawRequest(port: port, "/ready")?.status == 200)
-            _ = try? await lookup(service.url, code: "0000-0000")
-            let metrics = try await rawRequest(port: port, "/metrics")
-            #expect(metrics?.status == 200)
-            #expect(metrics?.body.contains(#"activate_discovery_requests_total{route="lookup",status="404"} 1"#) == true, "\(metrics?.body ?? "")")
-            #expect(metrics?.body.contains(#"activate_discovery_code_lookups_total{outcome="not-found"} 1"#) == true)
-            let page = try await rawRequest(port: port, "/admin/")
-            #expect(page?.status == 200)
-            #expect(page?.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
-            #expect(page?.body.contains("<script>") == false, "no inline script")
-            #expect(try await rawRequest(port: port, "/admin/console.js")?.status == 200)
-            #expect(try await rawRequest(port: port, "/admin/other.js")?.status == 404)
-            try await service.databases[0].close()
-            #expect(try await rawRequest(port: port, "/ready")?.status == 503)
+        @Test("X-Forwarded-For counts only from a trusted proxy, right to left")
+        func forwardedFor() throws {
+            let proxy = try #require(IPNetwork("10.0.0.0/8"))
+            let peer = try SocketAddress(ipAddress: "10.1.2.3", port: 1)
+            #expect(ClientAddress.of(peer: peer, forwardedFor: ["203.0.113.5, 10.9.9.9"], trusted: [proxy]) == "203.0.113.5")
+            #expect(ClientAddress.of(peer: peer, forwardedFor: ["198.51.100.1, 203.0.113.5"], trusted: [proxy]) == "203.0.113.5",
+                    "the left part is the client's own text")
+            #expect(ClientAddress.of(peer: peer, forwardedFor: ["203.0.113.5"], trusted: []) == "10.1.2.3")
+            let outsider = try SocketAddress(ipAddress: "192.0.2.1", port: 1)
+            #expect(ClientAddress.of(peer: outsider, forwardedFor: ["203.0.113.5"], trusted: [proxy]) == "192.0.2.1")
+            #expect(ClientAddress.of(peer: peer, forwardedFor: ["not an address"], trusted: [proxy]) == "10.1.2.3")
+            #expect(IPNetwork("::1")?.contains(IPNetwork.bytes(of: "::1") ?? []) == true)
+            #expect(IPNetwork("2001:db8::/32")?.contains(IPNetwork.bytes(of: "2001:db8:1::5") ?? []) == true)
+            #expect(IPNetwork("10.0.0.0/33") == nil && IPNetwork("example.com") == nil)
+        }
+
+        @Test("rate strings: 10/min, 2/s, burst; nonsense refused")
+        func rates() {
+            #expect(RateLimit(parsing: "10/min,burst=20") == RateLimit(perMinute: 10, burst: 20))
+            #expect(RateLimit(parsing: "2/s") == RateLimit(perMinute: 120, burst: 240))
+            #expect(RateLimit(parsing: "600/min") == RateLimit(perMinute: 600, burst: 1200))
+            for bad in ["", "off", "10", "10/week", "-1/min", "10/min,burst=0", "10/min,x=1", "nan/min"] { #expect(RateLimit(parsing: bad) == nil, "\(bad)") }
+        }
+
+        @Test("admin API: no token or a wrong one gets 401 and nothing else; an invalid document 400 with its key path; every call audited")
+        func adminAPI() async throws {
+            try await withInstances(.sqlite, perClient: RateLimit(perMinute: 60, burst: 100)) { service in
+                let wrong = await #expect(throws: ConfigurationError.self) {
+                    try await service.admin(token: "wrong-token-wrong-token-wrong").call(.get, "applications")
+                }
+                #expect(wrong?.code == .invalidKey)
+                #expect(try await rawRequest(port: service.port, "/admin/v1/nothing-here")?.status == 401, "paths are not told apart without a token")
+                let admin = try service.admin()
+                let invalid = await #expect(throws: ConfigurationError.self) {
+                    try await admin.call(.put, "applications/\(Self.appID)/documents/bad.json", rawBody: Array(#"{"host":"https://bad.example.com"}"#.utf8))
+                }
+                #expect(invalid?.code == .invalidValue)
+                #expect(invalid?.keyPath == "host", "\(invalid?.reason ?? "")")
+                let badOrder = await #expect(throws: ConfigurationError.self) {
+                    try await admin.call(.post, "applications/\(Self.appID)/codes", body: .object(["document": .string("android-basic.json"), "count": .integer(5000)]))
+                }
+                #expect(badOrder?.keyPath == "count")
+                let noDocument = await #expect(throws: ConfigurationError.self) {
+                    try await admin.call(.post, "applications/\(Self.appID)/codes", body: .object(["document": .string("missing.json")]))
+                }
+                #expect(noDocument?.code == .notFound)
+                _ = try await Self.issue(admin)
+                let apps = try await admin.call(.get, "applications")
+                #expect(apps.objectValue?["applications"]?.arrayValue?.first?.objectValue?["appID"]?.stringValue == Self.appID)
+                let audit = try await admin.call(.get, "audit")
+                let entries = audit.objectValue?["entries"]?.arrayValue?.compactMap(\.objectValue) ?? []
+                let actions = Set(entries.compactMap { $0["action"]?.stringValue })
+                #expect(actions.isSuperset(of: ["applications.list", "codes.issue", "documents.put", "sign-in"]), "\(actions)")
+                #expect(entries.contains { $0["outcome"]?.stringValue == "invalid-document" })
+                #expect(entries.contains { $0["actor"]?.stringValue == "unauthenticated" && $0["outcome"]?.stringValue == "unauthorized" })
+                #expect(!JSONWriter.compact(audit).contains(Self.token))
+            }
+        }
+
+        @Test("/ready, /metrics and the console: ready with the database, counters by route, the console under a strict policy")
+        func operations() async throws {
+            try await withInstances(.sqlite) { service in
+                let port = service.port
+                #expect(try await rawRequest(port: port, "/ready")?.status == 200)
+                _ = try? await lookup(service.url, code: "0000-0000")
+                let metrics = try await rawRequest(port: port, "/metrics")
+                #expect(metrics?.status == 200)
+                #expect(metrics?.body.contains(#"activate_discovery_requests_total{route="lookup",status="404"} 1"#) == true, "\(metrics?.body ?? "")")
+                #expect(metrics?.body.contains(#"activate_discovery_code_lookups_total{outcome="not-found"} 1"#) == true)
+                let page = try await rawRequest(port: port, "/admin/")
+                #expect(page?.status == 200)
+                #expect(page?.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
+                #expect(page?.body.contains("<script>") == false, "no inline script")
+                #expect(try await rawRequest(port: port, "/admin/console.js")?.status == 200)
+                #expect(try await rawRequest(port: port, "/admin/other.js")?.status == 404)
+                try await service.databases[0].close()
+                #expect(try await rawRequest(port: port, "/ready")?.status == 503)
+            }
         }
     }
 }

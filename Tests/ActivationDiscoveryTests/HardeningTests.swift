@@ -136,130 +136,132 @@ struct TargetTests {
     }
 }
 
-@Suite("Discovery service: slow, idle and too many clients", .serialized)
-struct ConnectionLimitTests {
-    static let short = DiscoveryServer.Limits(headerTimeout: .seconds(1), idleTimeout: .milliseconds(1500), requestTimeout: .seconds(2), maxConnections: 64)
+extension ServerSuites {
+    @Suite("Discovery service: slow, idle and too many clients", .serialized)
+    struct ConnectionLimitTests {
+        static let short = DiscoveryServer.Limits(headerTimeout: .seconds(1), idleTimeout: .milliseconds(1500), requestTimeout: .seconds(2), maxConnections: 64)
 
-    @Test("a head sent one byte at a time is cut off at the header timeout with 408; others are served meanwhile")
-    func slowloris() async throws {
-        try await withServer(limits: Self.short) { server in
-            async let trickled = offThread { () -> (Duration, RawResponse?, Bool) in
-                let connection = try RawConnection(port: server.port)
-                let start = ContinuousClock.now
-                for byte in "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: \(String(repeating: "z", count: 40))\r\n\r\n" {
-                    guard connection.send(String(byte)) else { break }
-                    let (bytes, closed) = connection.read(timeout: .milliseconds(300))
-                    if closed { return (ContinuousClock.now - start, RawResponse(bytes), true) }
+        @Test("a head sent one byte at a time is cut off at the header timeout with 408; others are served meanwhile")
+        func slowloris() async throws {
+            try await withServer(limits: Self.short) { server in
+                async let trickled = offThread { () -> (Duration, RawResponse?, Bool) in
+                    let connection = try RawConnection(port: server.port)
+                    let start = ContinuousClock.now
+                    for byte in "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: \(String(repeating: "z", count: 40))\r\n\r\n" {
+                        guard connection.send(String(byte)) else { break }
+                        let (bytes, closed) = connection.read(timeout: .milliseconds(300))
+                        if closed { return (ContinuousClock.now - start, RawResponse(bytes), true) }
+                    }
+                    let (bytes, closed) = connection.read(timeout: .seconds(3))
+                    return (ContinuousClock.now - start, RawResponse(bytes), closed)
                 }
-                let (bytes, closed) = connection.read(timeout: .seconds(3))
-                return (ContinuousClock.now - start, RawResponse(bytes), closed)
-            }
-            // Meanwhile a normal client is answered at once, several times.
-            for _ in 0..<3 {
-                let clock = ContinuousClock(), start = clock.now
-                #expect(try await rawRequest(port: server.port, "/health")?.status == 200)
-                #expect(clock.now - start < .seconds(2))
-            }
-            let (elapsed, response, closed) = try await trickled
-            #expect(closed)
-            #expect(response?.status == 408)
-            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(3), "\(elapsed)")
-        }
-    }
-
-    @Test("a client that connects and says nothing is closed at the header timeout, without an answer")
-    func silent() async throws {
-        try await withServer(limits: Self.short) { server in
-            let (elapsed, bytes, closed) = try await offThread { () -> (Duration, [UInt8], Bool) in
-                let connection = try RawConnection(port: server.port)
-                let start = ContinuousClock.now
-                let (bytes, closed) = connection.read(timeout: .seconds(4))
-                return (ContinuousClock.now - start, bytes, closed)
-            }
-            #expect(closed && bytes.isEmpty)
-            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(3), "\(elapsed)")
-        }
-    }
-
-    @Test("an idle keep-alive connection is closed after the idle timeout, not the header timeout")
-    func idleKeepAlive() async throws {
-        // Wide margins both ways: the pause must outlast the header timeout and stay well inside
-        // the idle timeout even when a loaded 2-core CI machine delays this thread.
-        var limits = Self.short
-        limits.idleTimeout = .seconds(4)
-        try await withServer(limits: limits) { server in
-            let (first, second, idle, closed) = try await offThread { () -> (Int?, Int?, Duration, Bool) in
-                let connection = try RawConnection(port: server.port)
-                connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-                let first = connection.response()?.status
-                // A second request on the same connection after a pause longer than the header timeout.
-                Thread.sleep(forTimeInterval: 2)
-                connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
-                let second = connection.response()?.status
-                let start = ContinuousClock.now
-                let (_, closed) = connection.read(timeout: .seconds(8))
-                return (first, second, ContinuousClock.now - start, closed)
-            }
-            #expect(first == 200 && second == 200)
-            #expect(closed)
-            #expect(idle >= .milliseconds(3900) && idle < .seconds(6), "\(idle)")
-        }
-    }
-
-    @Test("a request whose body trickles is cut off at the request timeout")
-    func slowBody() async throws {
-        try await withServer(limits: Self.short) { server in
-            let (status, elapsed, closed) = try await offThread { () -> (Int?, Duration, Bool) in
-                let connection = try RawConnection(port: server.port)
-                let start = ContinuousClock.now
-                connection.send("GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
-                let status = connection.response()?.status
-                var closed = false
-                for _ in 0..<40 where !closed {
-                    closed = !connection.send("z") || connection.read(timeout: .milliseconds(100)).closed
+                // Meanwhile a normal client is answered at once, several times.
+                for _ in 0..<3 {
+                    let clock = ContinuousClock(), start = clock.now
+                    #expect(try await rawRequest(port: server.port, "/health")?.status == 200)
+                    #expect(clock.now - start < .seconds(2))
                 }
-                return (status, ContinuousClock.now - start, closed)
+                let (elapsed, response, closed) = try await trickled
+                #expect(closed)
+                #expect(response?.status == 408)
+                #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(3), "\(elapsed)")
             }
-            #expect(status == 200)
-            #expect(closed)
-            #expect(elapsed >= .milliseconds(1900) && elapsed < .seconds(4), "\(elapsed)")
         }
-    }
 
-    @Test("over the connection cap: 503 and closed at once; the server then answers as before")
-    func cap() async throws {
-        let limits = DiscoveryServer.Limits(headerTimeout: .seconds(8), maxConnections: 8)
-        try await withServer(limits: limits) { server in
-            let (refused, busy, held) = try await offThread { () -> (Int, Int, Int) in
-                var connections: [RawConnection] = []
-                for _ in 0..<28 { connections.append(try RawConnection(port: server.port)) }
-                var refused = 0, busy = 0, held = 0
-                let deadline = ContinuousClock.now + .seconds(2)
-                for connection in connections {
-                    let (bytes, closed) = connection.read(timeout: max(.zero, deadline - ContinuousClock.now))
-                    if closed { refused += 1 } else { held += 1 }
-                    if RawResponse(bytes)?.status == 503 { busy += 1 }
+        @Test("a client that connects and says nothing is closed at the header timeout, without an answer")
+        func silent() async throws {
+            try await withServer(limits: Self.short) { server in
+                let (elapsed, bytes, closed) = try await offThread { () -> (Duration, [UInt8], Bool) in
+                    let connection = try RawConnection(port: server.port)
+                    let start = ContinuousClock.now
+                    let (bytes, closed) = connection.read(timeout: .seconds(4))
+                    return (ContinuousClock.now - start, bytes, closed)
                 }
-                connections.forEach { $0.close() }
-                return (refused, busy, held)
+                #expect(closed && bytes.isEmpty)
+                #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(3), "\(elapsed)")
             }
-            #expect(refused == 20 && held == 8, "refused \(refused), held \(held)")
-            #expect(busy == 20)
-            var status: Int?
-            for _ in 0..<20 where status != 200 {
-                status = try await rawRequest(port: server.port, "/health")?.status
-                if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(status == 200)
         }
-    }
 
-    @Test("the cap never exceeds what the file-descriptor limit allows")
-    func descriptorLimit() {
-        let limits = DiscoveryServer.Limits(maxConnections: 512)
-        #expect(limits.effectiveMaxConnections(descriptorLimit: 20_000) == 512)
-        #expect(limits.effectiveMaxConnections(descriptorLimit: 256) == 256 - DiscoveryServer.Limits.reservedDescriptors - DiscoveryServer.Limits.refusalSlots)
-        #expect(limits.effectiveMaxConnections(descriptorLimit: 10) == 1)
-        #expect(limits.effectiveMaxConnections() <= 512)
+        @Test("an idle keep-alive connection is closed after the idle timeout, not the header timeout")
+        func idleKeepAlive() async throws {
+            // Wide margins both ways: the pause must outlast the header timeout and stay well inside
+            // the idle timeout even when a loaded 2-core CI machine delays this thread.
+            var limits = Self.short
+            limits.idleTimeout = .seconds(4)
+            try await withServer(limits: limits) { server in
+                let (first, second, idle, closed) = try await offThread { () -> (Int?, Int?, Duration, Bool) in
+                    let connection = try RawConnection(port: server.port)
+                    connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+                    let first = connection.response()?.status
+                    // A second request on the same connection after a pause longer than the header timeout.
+                    Thread.sleep(forTimeInterval: 2)
+                    connection.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+                    let second = connection.response()?.status
+                    let start = ContinuousClock.now
+                    let (_, closed) = connection.read(timeout: .seconds(8))
+                    return (first, second, ContinuousClock.now - start, closed)
+                }
+                #expect(first == 200 && second == 200)
+                #expect(closed)
+                #expect(idle >= .milliseconds(3900) && idle < .seconds(6), "\(idle)")
+            }
+        }
+
+        @Test("a request whose body trickles is cut off at the request timeout")
+        func slowBody() async throws {
+            try await withServer(limits: Self.short) { server in
+                let (status, elapsed, closed) = try await offThread { () -> (Int?, Duration, Bool) in
+                    let connection = try RawConnection(port: server.port)
+                    let start = ContinuousClock.now
+                    connection.send("GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+                    let status = connection.response()?.status
+                    var closed = false
+                    for _ in 0..<40 where !closed {
+                        closed = !connection.send("z") || connection.read(timeout: .milliseconds(100)).closed
+                    }
+                    return (status, ContinuousClock.now - start, closed)
+                }
+                #expect(status == 200)
+                #expect(closed)
+                #expect(elapsed >= .milliseconds(1900) && elapsed < .seconds(4), "\(elapsed)")
+            }
+        }
+
+        @Test("over the connection cap: 503 and closed at once; the server then answers as before")
+        func cap() async throws {
+            let limits = DiscoveryServer.Limits(headerTimeout: .seconds(8), maxConnections: 8)
+            try await withServer(limits: limits) { server in
+                let (refused, busy, held) = try await offThread { () -> (Int, Int, Int) in
+                    var connections: [RawConnection] = []
+                    for _ in 0..<28 { connections.append(try RawConnection(port: server.port)) }
+                    var refused = 0, busy = 0, held = 0
+                    let deadline = ContinuousClock.now + .seconds(2)
+                    for connection in connections {
+                        let (bytes, closed) = connection.read(timeout: max(.zero, deadline - ContinuousClock.now))
+                        if closed { refused += 1 } else { held += 1 }
+                        if RawResponse(bytes)?.status == 503 { busy += 1 }
+                    }
+                    connections.forEach { $0.close() }
+                    return (refused, busy, held)
+                }
+                #expect(refused == 20 && held == 8, "refused \(refused), held \(held)")
+                #expect(busy == 20)
+                var status: Int?
+                for _ in 0..<20 where status != 200 {
+                    status = try await rawRequest(port: server.port, "/health")?.status
+                    if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(status == 200)
+            }
+        }
+
+        @Test("the cap never exceeds what the file-descriptor limit allows")
+        func descriptorLimit() {
+            let limits = DiscoveryServer.Limits(maxConnections: 512)
+            #expect(limits.effectiveMaxConnections(descriptorLimit: 20_000) == 512)
+            #expect(limits.effectiveMaxConnections(descriptorLimit: 256) == 256 - DiscoveryServer.Limits.reservedDescriptors - DiscoveryServer.Limits.refusalSlots)
+            #expect(limits.effectiveMaxConnections(descriptorLimit: 10) == 1)
+            #expect(limits.effectiveMaxConnections() <= 512)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import Foundation
 import Logging
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -148,3 +149,9 @@ struct CapturingLogHandler: LogHandler {
         capture.append("\(event.level) \(metadata) \(event.message)\(event.error.map { " \($0)" } ?? "")")
     }
 }
+
+/// The suites whose servers share the process's few event-loop threads with heavy database work,
+/// or that measure timeouts: nested here, they run one test at a time, never beside each other, so
+/// that a PostgreSQL start or a load test cannot delay a timeout another test measures.
+@Suite("Discovery servers, one test at a time", .serialized)
+enum ServerSuites {}

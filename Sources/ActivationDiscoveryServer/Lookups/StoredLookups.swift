@@ -46,8 +46,9 @@ package final class StoredLookups: LookupService {
     }
 
     package func find(appID: String, email: String) async throws -> LookupAnswer {
-        let domains = snapshot.withLock { $0.domains[appID] }
-        guard let domains else { return .notFound("unknown application \(appID)") }
+        // An application exists once it has a document; it may have no domain yet.
+        let (known, domains) = snapshot.withLock { ($0.documents[appID] != nil, $0.domains[appID] ?? [:]) }
+        guard known else { return .notFound("unknown application \(appID)") }
         return EmailDomain.match(email, in: domains).map(LookupAnswer.document) ?? .notFound(EmailDomain.notFoundReason(email))
     }
 
