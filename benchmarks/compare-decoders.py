@@ -6,6 +6,7 @@ dependency; the venv .build/bench-venv is made on first use) over a corpus folde
 
 usage: benchmarks/compare-decoders.py CORPUS_DIR [--activate PATH] [--effort normal] [--jobs N]
                                       [--stress] [--no-zxing-cpp]
+       benchmarks/compare-decoders.py --bench-python     (the venv's python, made if needed)
 
 --stress also runs every decoder on the QR stress variants of tools/stress_public_qr.sh (rotated,
 perspective, low contrast, blurred, JPEG q15, half size; made with ImageMagick into a temporary
@@ -186,13 +187,19 @@ def run_all(args, images, python):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("corpus")
+    parser.add_argument("corpus", nargs="?")
+    parser.add_argument("--bench-python", action="store_true", help="make the zxing-cpp venv if needed, print its python, and stop")
     parser.add_argument("--activate", default=os.path.join(os.path.dirname(__file__), "..", ".build", "release", "activate"))
     parser.add_argument("--effort", default="normal")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--stress", action="store_true", help="also the QR stress variants")
     parser.add_argument("--no-zxing-cpp", action="store_true", help="leave zxing-cpp 3.1.1 out (no venv, no network)")
     args = parser.parse_args()
+    if args.bench_python:
+        print(bench_python())
+        return
+    if not args.corpus:
+        parser.error("give CORPUS_DIR")
     for tool in ("zbarimg", "ZXingReader") + (("convert", "identify") if args.stress else ()):
         if not shutil.which(tool):
             sys.exit(f"{tool} is not installed (scripts/setup.sh --bench)")

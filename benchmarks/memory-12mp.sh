@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Peak memory (maximum resident set size) for scanning a 12-megapixel JPEG (4000x3000, a phone
-# photo's size): activate (each effort) beside zbarimg and ZXingReader, measured by GNU time.
+# photo's size): activate (each effort) beside zbarimg, ZXingReader 1.4 and zxing-cpp 3.1.1 (PyPI, the
+# venv of compare-decoders.py; Python's own start and Pillow's loading included), measured by GNU time.
 #   benchmarks/memory-12mp.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,10 +22,15 @@ measure "activate scan (normal)" .build/release/activate scan "$work/photo-12mp.
 measure "activate scan (thorough)" .build/release/activate scan --effort thorough "$work/photo-12mp.jpg"
 measure "zbarimg" zbarimg -q --raw --nodbus -Supca.enable -Supce.enable -Stest-inverted "$work/photo-12mp.jpg"
 measure "ZXingReader" ZXingReader "$work/photo-12mp.jpg"
+python="$(benchmarks/compare-decoders.py --bench-python)"
+zxingcpp() { echo "$1" | "$python" benchmarks/zxingcpp-reader.py; }
+export -f zxingcpp; export python
+measure "zxing-cpp 3.1.1" bash -c 'zxingcpp "$0"' "$work/photo-12mp.jpg"
 measure "no code: activate (normal)" .build/release/activate scan "$work/nocode-12mp.jpg"
 measure "no code: activate (thorough)" .build/release/activate scan --effort thorough "$work/nocode-12mp.jpg"
 measure "no code: zbarimg" zbarimg -q --raw --nodbus -Supca.enable -Supce.enable -Stest-inverted "$work/nocode-12mp.jpg"
 measure "no code: ZXingReader" ZXingReader "$work/nocode-12mp.jpg"
+measure "no code: zxing-cpp 3.1.1" bash -c 'zxingcpp "$0"' "$work/nocode-12mp.jpg"
 # The zxing helper is a process of its own (not counted in activate's peak above): one request with
 # the whole 12-megapixel image, as the second pass sends it.
 python3 - "$work" <<'PY'
