@@ -36,7 +36,7 @@ package struct DiscoveryAdminClient: Sendable {
     }
 
     /// `path` below `/admin/v1/`, each segment percent-encoded.
-    package static func path(_ segments: String...) -> String {
+    package static func path(_ segments: [String]) -> String {
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
         return segments.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: "/")
     }

@@ -141,8 +141,8 @@ public struct DiscoveryServer: Sendable {
             let start = ContinuousClock.now
             let id = RequestID.next()
             let route = DiscoveryRoute(target: request.head.path ?? "")
-            let client = ClientAddress.of(peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor],
-                                          trusted: service.trustedProxies)
+            // Whom the guessing limits count against: worked out only for the requests they limit.
+            let client = { ClientAddress.of(peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor], trusted: service.trustedProxies) }
             var (response, template) = await DiscoveryServer.answer(request, route: route, client: client, service: service)
             if request.method == .head { response.body = .init() }  // a HEAD answer has no body
             response.headers[.xRequestID] = id
@@ -164,21 +164,19 @@ public struct DiscoveryServer: Sendable {
 
     /// The response to one request, and the route template to log when it is more telling than the
     /// route's label (admin calls).
-    static func answer(_ request: Request, route: DiscoveryRoute, client: String, service: Service, now: Date = Date()) async -> (Response, String?) {
+    static func answer(_ request: Request, route: DiscoveryRoute, client: () -> String, service: Service, now: Date = Date()) async -> (Response, String?) {
         if case .admin(let segments) = route {
             guard let admin = service.admin else { return (error(.notFound, "not-found", "the admin API is off (start with --admin-token-file)"), nil) }
             let body: ByteBuffer
             do {
                 body = try await request.body.collect(upTo: AdminAPI.maxBodyBytes)
             } catch {
-                var response = DiscoveryServer.error(.contentTooLarge, "too-large", "admin requests carry at most \(AdminAPI.maxBodyBytes / 1024) KiB")
-                response.headers[.connection] = "close"
-                return (response, nil)
+                return (tooLarge("admin requests carry at most \(AdminAPI.maxBodyBytes / 1024) KiB"), nil)
             }
             var query: [String: String] = [:]
             for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
             let answer = await admin.respond(method: request.method.rawValue, segments: segments, query: query,
-                                             authorization: request.headers[.authorization], body: Array(buffer: body), client: client, now: now)
+                                             authorization: request.headers[.authorization], body: Array(buffer: body), client: client(), now: now)
             var response = json(HTTPResponse.Status(code: answer.status), answer.json)
             if let retryAfter = answer.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
             response.headers[.cacheControl] = "no-store"
@@ -187,9 +185,7 @@ public struct DiscoveryServer: Sendable {
         // Lookups carry no body: a large or unbounded one is refused, and the connection closed
         // rather than drained.
         if request.headers[.transferEncoding] != nil || request.headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true {
-            var response = error(.contentTooLarge, "too-large", "lookups carry no body")
-            response.headers[.connection] = "close"
-            return (response, nil)
+            return (tooLarge("lookups carry no body"), nil)
         }
         switch route {
         case .refused(.tooLong): return (error(.uriTooLong, "too-long", "the request target exceeds \(maxTargetLength) bytes"), nil)
@@ -217,12 +213,13 @@ public struct DiscoveryServer: Sendable {
     }
 
     /// A lookup: by e-mail, read-only; by code, within the guessing limits.
-    static func lookup(_ call: LookupCall, client: String, service: Service, now: Date) async -> Response {
+    static func lookup(_ call: LookupCall, client clientAddress: () -> String, service: Service, now: Date) async -> Response {
         do {
             switch call.lookup {
             case .email(let email):
                 return response(for: try await service.lookups.find(appID: call.appID, email: email))
             case .code(let code):
+                let client = clientAddress()
                 if let retryAfter = try await service.guessing?.admit(client: client, appID: call.appID, now: now) {
                     var response = error(.tooManyRequests, "rate-limited", "too many failed lookups; retry in \(retryAfter) s")
                     response.headers[.retryAfter] = String(retryAfter)
@@ -249,6 +246,13 @@ public struct DiscoveryServer: Sendable {
         case .notFound(let why): error(.notFound, "not-found", why)
         case .gone(let reason): error(.gone, reason.rawValue, reason.message)
         }
+    }
+
+    /// 413, and the connection closed rather than the rest of the body drained.
+    static func tooLarge(_ message: String) -> Response {
+        var response = error(.contentTooLarge, "too-large", message)
+        response.headers[.connection] = "close"
+        return response
     }
 
     static func methodNotAllowed() -> Response {

@@ -2,6 +2,7 @@ import ActivationConfiguration
 import ActivationDiscovery
 import ActivationImaging
 import ArgumentParser
+import FileAccess
 import Foundation
 
 extension DiscoveryCommand {
@@ -24,7 +25,7 @@ extension DiscoveryCommand.Codes {
                       --app-id com.example.app --document fieldservice.json --count 50 --expires 14d --csv codes.csv --sheet codes.html
                 """)
         @OptionGroup var connection: DiscoveryCommand.Connection
-        @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+        @OptionGroup var application: DiscoveryCommand.ApplicationOption
         @Option(help: ArgumentHelp("The document the codes look up.", valueName: "name")) var document: String
         @Option(help: ArgumentHelp("How many codes (1-1000).", valueName: "n")) var count = 1
         @Option(help: ArgumentHelp("When the codes stop working: a span (7d, 12h, 30m) or a time (at most a year and a day).", valueName: "time"))
@@ -50,7 +51,7 @@ extension DiscoveryCommand.Codes {
                 let seconds = Int(expires.date(from: now).timeIntervalSince(now).rounded())
                 var order: ConfigurationObject = ["document": .string(document), "count": .integer(count), "uses": .integer(uses), "expiresIn": .integer(seconds)]
                 if let label { order["label"] = .string(label) }
-                let answer = try await client.call(.post, DiscoveryAdminClient.path("applications", appID, "codes"), body: .object(order))
+                let answer = try await client.call(.post, application.path("codes"), body: .object(order))
                 let codes = DiscoveryCommand.items(answer, "codes")
                 if connection.json && csv == nil && sheet == nil { return DiscoveryCommand.printJSON(answer) }
                 do {
@@ -59,8 +60,8 @@ extension DiscoveryCommand.Codes {
                         Console.note("wrote \(codes.count) codes to \(csv)")
                     }
                     if let sheet {
-                        let host = try await Self.host(of: document, appID: appID, client: client)
-                        try FileIO.write(Array(try Self.sheet(codes, appID: appID, host: host).utf8), to: sheet, replace: force, mode: 0o600)
+                        let host = try await Self.host(of: document, in: application, client: client)
+                        try FileIO.write(Array(try Self.sheet(codes, appID: application.appID, host: host).utf8), to: sheet, replace: force, mode: 0o600)
                         Console.note("wrote a sheet of \(codes.count) cards to \(sheet)")
                     }
                 } catch let error as ConfigurationError {
@@ -83,9 +84,8 @@ extension DiscoveryCommand.Codes {
             if FileIO.exists(path) && !replace {
                 throw ConfigurationError(.fileExists, source: path, "exists; give --force to replace it")
             }
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            let folder = Files.parentFolder(of: path)
+            guard Files.type(of: folder, followLinks: true) == .directory else {
                 throw ConfigurationError(.fileUnwritable, source: path, "the folder \(folder) does not exist")
             }
         }
@@ -103,8 +103,9 @@ extension DiscoveryCommand.Codes {
         }
 
         /// The document's host as the service summarises it (the sheet's "Server" line).
-        static func host(of document: String, appID: String, client: DiscoveryAdminClient) async throws -> String {
-            let answer = try await client.call(.get, DiscoveryAdminClient.path("applications", appID, "documents"))
+        static func host(of document: String, in application: DiscoveryCommand.ApplicationOption,
+                         client: DiscoveryAdminClient) async throws -> String {
+            let answer = try await client.call(.get, application.path("documents"))
             let listed = DiscoveryCommand.items(answer, "documents").first { DiscoveryCommand.text($0, "name") == document }
             return listed?["summary"]?.objectValue.map { DiscoveryCommand.text($0, "host") } ?? "?"
         }
@@ -125,7 +126,7 @@ extension DiscoveryCommand.Codes {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List an application's codes (never the codes themselves), newest first.")
         @OptionGroup var connection: DiscoveryCommand.Connection
-        @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+        @OptionGroup var application: DiscoveryCommand.ApplicationOption
         @Option(help: ArgumentHelp("Only codes that are active, used, expired or revoked.", valueName: "status")) var status: String?
 
         func validate() throws {
@@ -134,7 +135,7 @@ extension DiscoveryCommand.Codes {
 
         func run() async throws {
             try await DiscoveryCommand.run {
-                let answer = try await connection.client().call(.get, DiscoveryAdminClient.path("applications", appID, "codes"),
+                let answer = try await connection.client().call(.get, application.path("codes"),
                                                                  query: status.map { [("status", $0)] } ?? [])
                 if connection.json { return DiscoveryCommand.printJSON(answer) }
                 DiscoveryCommand.printTable(["ID", "STATUS", "USES LEFT", "DOCUMENT", "LABEL", "EXPIRES"], DiscoveryCommand.items(answer, "codes").map {
@@ -147,7 +148,7 @@ extension DiscoveryCommand.Codes {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke codes by id: their lookups answer 410 revoked from now on.")
         @OptionGroup var connection: DiscoveryCommand.Connection
-        @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+        @OptionGroup var application: DiscoveryCommand.ApplicationOption
         @Argument(help: ArgumentHelp("The ids of the codes (from `codes list`).", valueName: "id")) var ids: [Int64]
 
         func validate() throws {
@@ -158,7 +159,7 @@ extension DiscoveryCommand.Codes {
             try await DiscoveryCommand.run {
                 let client = try connection.client()
                 for id in ids {
-                    _ = try await client.call(.delete, DiscoveryAdminClient.path("applications", appID, "codes", String(id)))
+                    _ = try await client.call(.delete, application.path("codes", String(id)))
                     Console.print("revoked \(id)")
                 }
             }

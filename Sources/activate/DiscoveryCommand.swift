@@ -52,14 +52,23 @@ struct DiscoveryCommand: AsyncParsableCommand {
         }
     }
 
+    /// `--app-id`, and the admin paths below that application.
+    struct ApplicationOption: ParsableArguments {
+        @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+
+        /// `applications/<appID>/<rest…>`, each segment percent-encoded.
+        func path(_ rest: String...) -> String {
+            DiscoveryAdminClient.path(["applications", appID] + rest)
+        }
+    }
+
     /// Runs one call of a command: a refusal or an unreachable service is reported with its exit status.
     static func run(_ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch let error as ConfigurationError {
             Console.report(error)
-            throw ExitCode([.serviceUnavailable, .fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists].contains(error.code)
-                           ? ExitStatus.failure : ExitStatus.rejected)
+            throw ExitCode(error.exitStatusWithService)
         }
     }
 
@@ -143,7 +152,7 @@ extension DiscoveryCommand {
             static let configuration = CommandConfiguration(
                 commandName: "put", abstract: "Create or replace a document (checked by the service as `activate inspect` checks it).")
             @OptionGroup var connection: Connection
-            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+            @OptionGroup var application: DiscoveryCommand.ApplicationOption
             @Option(help: ArgumentHelp("The document's name on the service (default: the file's name).", valueName: "name")) var name: String?
             @Argument(help: ArgumentHelp("The configuration document (JSON).", valueName: "file"), completion: .file()) var file: String
 
@@ -151,10 +160,10 @@ extension DiscoveryCommand {
                 try await DiscoveryCommand.run {
                     let bytes = try FileIO.read(file, limit: ConfigurationLimits.default.maxDocumentBytes)
                     let name = self.name ?? URL(fileURLWithPath: file).lastPathComponent
-                    let answer = try await connection.client().call(.put, DiscoveryAdminClient.path("applications", appID, "documents", name), rawBody: bytes)
+                    let answer = try await connection.client().call(.put, application.path("documents", name), rawBody: bytes)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     let summary = answer.objectValue?["summary"]?.objectValue
-                    Console.print("stored \(name) for \(appID): connects to \(summary.map { DiscoveryCommand.text($0, "host") } ?? "?")")
+                    Console.print("stored \(name) for \(application.appID): connects to \(summary.map { DiscoveryCommand.text($0, "host") } ?? "?")")
                     for warning in summary?["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? [] { Console.note("warning: \(warning)") }
                 }
             }
@@ -163,11 +172,11 @@ extension DiscoveryCommand {
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(commandName: "list", abstract: "List an application's documents: host, sign-in, warnings.")
             @OptionGroup var connection: Connection
-            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+            @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.get, DiscoveryAdminClient.path("applications", appID, "documents"))
+                    let answer = try await connection.client().call(.get, application.path("documents"))
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     DiscoveryCommand.printTable(["NAME", "HOST", "AUTH", "UPDATED", "WARNINGS"], DiscoveryCommand.items(answer, "documents").map { document in
                         let summary = document["summary"]?.objectValue ?? [:]
@@ -187,13 +196,13 @@ extension DiscoveryCommand {
         struct Put: AsyncParsableCommand {
             static let configuration = CommandConfiguration(commandName: "put", abstract: "Serve a document to the addresses of a domain (and its subdomains).")
             @OptionGroup var connection: Connection
-            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+            @OptionGroup var application: DiscoveryCommand.ApplicationOption
             @Option(help: ArgumentHelp("The document to serve.", valueName: "name")) var document: String
             @Argument(help: ArgumentHelp("The e-mail domain, e.g. example.com.", valueName: "domain")) var domain: String
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.put, DiscoveryAdminClient.path("applications", appID, "domains", domain),
+                    let answer = try await connection.client().call(.put, application.path("domains", domain),
                                                                      body: .object(["document": .string(document)]))
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     Console.print("\(domain.lowercased()) → \(document)")
@@ -204,12 +213,12 @@ extension DiscoveryCommand {
         struct Delete: AsyncParsableCommand {
             static let configuration = CommandConfiguration(commandName: "delete", abstract: "Stop serving a domain.")
             @OptionGroup var connection: Connection
-            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+            @OptionGroup var application: DiscoveryCommand.ApplicationOption
             @Argument(help: ArgumentHelp("The e-mail domain.", valueName: "domain")) var domain: String
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.delete, DiscoveryAdminClient.path("applications", appID, "domains", domain))
+                    let answer = try await connection.client().call(.delete, application.path("domains", domain))
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     Console.print("\(domain.lowercased()) removed")
                 }
@@ -219,11 +228,11 @@ extension DiscoveryCommand {
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(commandName: "list", abstract: "List an application's domains.")
             @OptionGroup var connection: Connection
-            @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
+            @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.get, DiscoveryAdminClient.path("applications", appID, "domains"))
+                    let answer = try await connection.client().call(.get, application.path("domains"))
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     DiscoveryCommand.printTable(["DOMAIN", "DOCUMENT"], DiscoveryCommand.items(answer, "domains").map {
                         DiscoveryCommand.cells($0, ["domain", "document"])

@@ -64,4 +64,10 @@ extension ConfigurationError {
     var exitStatus: Int32 {
         [.fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists].contains(code) ? ExitStatus.failure : ExitStatus.rejected
     }
+
+    /// For commands that depend on a service (`serve` on its database, `discovery` on the
+    /// discovery service): one that cannot be reached is a failure (1) like an unreadable file.
+    var exitStatusWithService: Int32 {
+        code == .serviceUnavailable ? ExitStatus.failure : exitStatus
+    }
 }

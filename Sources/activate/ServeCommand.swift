@@ -107,7 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
             service = try await makeService(logger: logger)
         } catch let error as ConfigurationError {
             Console.report("not starting: \(error.reason)")
-            throw ExitCode(error.code == .serviceUnavailable ? ExitStatus.failure : error.exitStatus)
+            throw ExitCode(error.exitStatusWithService)
         }
         let limits = DiscoveryServer.Limits(headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout),
                                             requestTimeout: .seconds(requestTimeout), maxConnections: maxConnections)

@@ -170,12 +170,12 @@ package final class MemoryTokenBuckets: TokenBuckets {
                       now: Date) -> (taken: Bool, otherHoldsToken: Bool) {
         let at = Milliseconds.from(now)
         return buckets.withLock { buckets in
-            let otherHoldsToken = other.map { other in buckets[other.key].map { Self.refilled($0, limit: other.limit, at: at) >= 1 } ?? true } ?? true
+            let otherHoldsToken = other.map { other in Self.tokens(in: buckets, other.key, limit: other.limit, at: at) >= 1 } ?? true
             if buckets.count >= Self.maxBuckets, buckets[key] == nil {
                 buckets = buckets.filter { Self.refilled($0.value, limit: limit, at: at) < limit.burst }
                 if buckets.count >= Self.maxBuckets { return (false, otherHoldsToken) }  // every bucket busy: refuse rather than forget
             }
-            let tokens = buckets[key].map { Self.refilled($0, limit: limit, at: at) } ?? limit.burst
+            let tokens = Self.tokens(in: buckets, key, limit: limit, at: at)
             guard tokens >= 1 else { return (false, otherHoldsToken) }
             buckets[key] = Bucket(tokens: tokens - 1, at: max(at, buckets[key]?.at ?? at))
             return (true, otherHoldsToken)
@@ -184,13 +184,13 @@ package final class MemoryTokenBuckets: TokenBuckets {
 
     package func holdsToken(_ key: String, limit: RateLimit, now: Date) -> Bool {
         let at = Milliseconds.from(now)
-        return buckets.withLock { buckets in buckets[key].map { Self.refilled($0, limit: limit, at: at) >= 1 } ?? true }
+        return buckets.withLock { buckets in Self.tokens(in: buckets, key, limit: limit, at: at) >= 1 }
     }
 
     package func charge(_ key: String, limit: RateLimit, now: Date) {
         let at = Milliseconds.from(now)
         buckets.withLock { buckets in
-            let tokens = buckets[key].map { Self.refilled($0, limit: limit, at: at) } ?? limit.burst
+            let tokens = Self.tokens(in: buckets, key, limit: limit, at: at)
             buckets[key] = Bucket(tokens: max(-limit.burst, tokens - 1), at: max(at, buckets[key]?.at ?? at))
         }
     }
@@ -209,6 +209,11 @@ package final class MemoryTokenBuckets: TokenBuckets {
     package func prune(untouchedFor age: Duration) {
         let oldest = Milliseconds.now() - Int64(age.inMilliseconds)
         buckets.withLock { buckets in buckets = buckets.filter { $0.value.at >= oldest } }
+    }
+
+    /// The tokens of the bucket `key` at `at`: refilled since last touched; full when there is none.
+    private static func tokens(in buckets: [String: Bucket], _ key: String, limit: RateLimit, at: Int64) -> Double {
+        buckets[key].map { refilled($0, limit: limit, at: at) } ?? limit.burst
     }
 
     private static func refilled(_ bucket: Bucket, limit: RateLimit, at: Int64) -> Double {

@@ -68,14 +68,16 @@ package struct CodeStore: Sendable {
                 RETURNING document
                 """).first()?.decode(column: "document", as: String.self)
             if let consumed { return .consumed(document: consumed) }
-            // Why not: only for a code that exists (410), in the order an administrator acts.
+            // Why not: only for a code that exists (410).
             guard let row = try await sql.raw("""
                 SELECT uses_left, expires_at, revoked_at FROM codes WHERE app_id = \(bind: appID) AND code_hash = \(bind: hash)
                 """).first() else { return .notFound }
-            if try row.decode(column: "revoked_at", as: Int64?.self) != nil { return .revoked }
-            if try row.decode(column: "uses_left", as: Int.self) <= 0 { return .used }
-            if try row.decode(column: "expires_at", as: Int64.self) <= at { return .expired }
-            return .notFound
+            switch try Status(row, at: at) {
+            case .revoked: return .revoked
+            case .used: return .used
+            case .expired: return .expired
+            case .active: return .notFound  // usable a moment ago, yet not used: cannot happen with the statement above
+            }
         }
     }
 
@@ -117,6 +119,18 @@ package struct CodeStore: Sendable {
     package enum Status: String, Codable, Sendable, CaseIterable {
         case active, used, expired, revoked
 
+        /// The status of a row with `uses_left`, `expires_at` and `revoked_at`, at `at`
+        /// (milliseconds): in Swift what ``condition(at:)`` says in SQL.
+        init(_ row: any SQLRow, at: Int64) throws {
+            if try row.decode(column: "revoked_at", as: Int64?.self) != nil {
+                self = .revoked
+            } else if try row.decode(column: "uses_left", as: Int.self) <= 0 {
+                self = .used
+            } else {
+                self = try row.decode(column: "expires_at", as: Int64.self) <= at ? .expired : .active
+            }
+        }
+
         /// The condition on `codes` that selects this status at `at` (milliseconds).
         func condition(at: Int64) -> SQLQueryString {
             switch self {
@@ -142,16 +156,13 @@ package struct CodeStore: Sendable {
         let statement = query
         return try await database.withConnection { sql in
             try await sql.raw(statement).all().map { row in
-                let usesLeft = try row.decode(column: "uses_left", as: Int.self)
-                let expires = try row.decode(column: "expires_at", as: Int64.self)
-                let revoked = try row.decode(column: "revoked_at", as: Int64?.self)
-                let status: Status = revoked != nil ? .revoked : usesLeft <= 0 ? .used : expires <= at ? .expired : .active
-                return Record(id: try row.decode(column: "id", as: Int64.self), document: try row.decode(column: "document", as: String.self),
-                              label: try row.decode(column: "label", as: String?.self), status: status, usesLeft: usesLeft,
-                              createdAt: Milliseconds.date(try row.decode(column: "created_at", as: Int64.self)),
-                              expiresAt: Milliseconds.date(expires),
-                              consumedAt: try row.decode(column: "consumed_at", as: Int64?.self).map(Milliseconds.date),
-                              revokedAt: revoked.map(Milliseconds.date))
+                Record(id: try row.decode(column: "id", as: Int64.self), document: try row.decode(column: "document", as: String.self),
+                       label: try row.decode(column: "label", as: String?.self), status: try Status(row, at: at),
+                       usesLeft: try row.decode(column: "uses_left", as: Int.self),
+                       createdAt: Milliseconds.date(try row.decode(column: "created_at", as: Int64.self)),
+                       expiresAt: Milliseconds.date(try row.decode(column: "expires_at", as: Int64.self)),
+                       consumedAt: try row.decode(column: "consumed_at", as: Int64?.self).map(Milliseconds.date),
+                       revokedAt: try row.decode(column: "revoked_at", as: Int64?.self).map(Milliseconds.date))
             }
         }
     }

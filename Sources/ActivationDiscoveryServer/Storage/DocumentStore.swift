@@ -60,7 +60,7 @@ package struct DocumentStore: Sendable {
     /// The change counter: it grows with every change of documents or domains.
     package func version() async throws -> Int64 {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT version FROM changes WHERE id = 1").first()?.decode(column: "version", as: Int64.self) ?? 0
+            try await Self.version(sql)
         }
     }
 
@@ -77,7 +77,7 @@ package struct DocumentStore: Sendable {
     package func snapshot() async throws -> Snapshot {
         try await database.withTransaction { sql in
             var snapshot = Snapshot()
-            snapshot.version = try await sql.raw("SELECT version FROM changes WHERE id = 1").first()?.decode(column: "version", as: Int64.self) ?? 0
+            snapshot.version = try await Self.version(sql)
             for row in try await sql.raw("SELECT app_id, name, json FROM documents").all() {
                 snapshot.documents[try row.decode(column: "app_id", as: String.self), default: [:]][try row.decode(column: "name", as: String.self)] =
                     try row.decode(column: "json", as: String.self)
@@ -115,8 +115,7 @@ package struct DocumentStore: Sendable {
                 SELECT a.app_id,
                   (SELECT COUNT(*) FROM documents d WHERE d.app_id = a.app_id) AS documents,
                   (SELECT COUNT(*) FROM domains m WHERE m.app_id = a.app_id) AS domains,
-                  (SELECT COUNT(*) FROM codes c WHERE c.app_id = a.app_id AND c.revoked_at IS NULL AND c.uses_left > 0
-                     AND c.expires_at > \(bind: at)) AS active_codes
+                  (SELECT COUNT(*) FROM codes c WHERE c.app_id = a.app_id AND \(CodeStore.Status.active.condition(at: at))) AS active_codes
                 FROM applications a ORDER BY a.app_id
                 """).all().map { row in
                 ApplicationSummary(appID: try row.decode(column: "app_id", as: String.self), documents: try row.decode(column: "documents", as: Int.self),
@@ -151,6 +150,10 @@ package struct DocumentStore: Sendable {
                 (try row.decode(column: "domain", as: String.self), try row.decode(column: "document", as: String.self))
             }
         }
+    }
+
+    static func version(_ sql: any SQLDatabase) async throws -> Int64 {
+        try await sql.raw("SELECT version FROM changes WHERE id = 1").first()?.decode(column: "version", as: Int64.self) ?? 0
     }
 
     static func bumpVersion(_ sql: any SQLDatabase) async throws {
