@@ -54,7 +54,7 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings" .build-fuzz/logs
   [ -n "$(ls -A "$corpus")" ] || seed "$target" "$corpus"
   status=0
-  FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=Fuzz/lsan-suppressions.txt "$binary" "$corpus" \
+  FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:quarantine_size_mb=64 LSAN_OPTIONS=suppressions=Fuzz/lsan-suppressions.txt "$binary" "$corpus" \
     -max_total_time="$seconds" -runs="$runs" -timeout=1 -rss_limit_mb=500 -malloc_limit_mb=500 \
     -artifact_prefix="$findings/" -print_final_stats=1 -close_fd_mask=1 >"$log" 2>&1 || status=$?
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
