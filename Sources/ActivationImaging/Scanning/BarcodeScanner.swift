@@ -70,8 +70,10 @@ public struct BarcodeScanner: Sendable, Hashable {
         // Past the first two passes, a large photo is read at half size: codes in such photos are
         // big enough, and every later pass gets four times cheaper.
         var reduced: GrayImage?
-        // Each preparation is made once: the zbar and zxing passes of one preparation read the same pixels.
-        var preparedImages: [String: GrayImage?] = [:]
+        // Each preparation is made once: the zbar and zxing passes of one preparation follow each
+        // other and read the same pixels. Only the latest is kept, so that a scan holds no more
+        // copies of a large image than one pass needs.
+        var latest: (key: String, image: GrayImage?)?
         for (index, pass) in ScanPass.passes(for: effort).enumerated() {
             if stop.isSet { throw CancellationError() }
             let start = clock.now
@@ -80,11 +82,12 @@ public struct BarcodeScanner: Sendable, Hashable {
             let source = useReduced ? reduced! : image
             let key = pass.preparation + (useReduced ? "@half" : "")
             let prepared: GrayImage?
-            if let made = preparedImages[key] {
-                prepared = made
+            if let latest, latest.key == key {
+                prepared = latest.image
             } else {
+                latest = nil  // free the previous copy before making the next
                 prepared = pass.prepare(source)
-                preparedImages[key] = prepared
+                latest = (key, prepared)
             }
             guard let prepared else { continue }
             var found: [ScannedSymbol]
