@@ -197,7 +197,9 @@ struct ScanCommandTests {
     func helperLookup() async throws {
         let image = SourceTree.path("Tests/ActivationImagingTests/Fixtures/corpus/microqrcode-1/M2-Alpha.png")
         let alone = try TemporaryDirectory()
-        try FileManager.default.copyItem(atPath: ActivateCLI.executable, toPath: alone.file("activate"))
+        // Copied by a child process: a copy written by this process could still be open for
+        // writing in a child another test spawns meanwhile, and executing it would fail (ETXTBSY, 126).
+        #expect(try await Tool.run("/bin/cp", [ActivateCLI.executable, alone.file("activate")]).status == 0)
         let buildFolder = (ActivateCLI.executable as NSString).deletingLastPathComponent
         let without = try await Tool.run("/usr/bin/env", ["PATH=/usr/bin:/bin", alone.file("activate"), "scan", "--raw", image])
         #expect(without.status == 4)
