@@ -151,7 +151,7 @@ struct ScanCommandTests {
         let normal = try await ActivateCLI.run(["scan", "--verbose", micro])
         #expect(normal.status == 0)
         #expect(normal.text == "MicroQR-Code: ABC\n")
-        #expect(normal.stderr.contains("1 found by zxing (pass 2)"))
+        #expect(normal.stderr.contains("1 found by zxing/once (pass 1)"))
         #expect(try await ActivateCLI.run(["scan", "--effort", "hard", micro]).status == 64)
     }
 

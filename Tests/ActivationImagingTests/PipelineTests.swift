@@ -11,7 +11,7 @@ struct PipelineTests {
         #expect(BarcodeScanner.hasSecondEngine, "activate-zxing-helper must be built (swift build) for the pipeline's second engine")
     }
 
-    @Test("fast is one zbar pass; normal goes on to zxing, which reads Micro QR")
+    @Test("fast is one zbar pass; normal starts with zxing, which reads Micro QR")
     func efforts() throws {
         let image = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
         let fast = BarcodeScanner(effort: .fast).trace(image)
@@ -19,14 +19,67 @@ struct PipelineTests {
         let normal = BarcodeScanner().trace(image)
         #expect(normal.symbols.map(\.text) == ["ABC"])
         #expect(normal.symbols.first?.symbology == .microqr)
-        #expect(normal.pass == "zxing" && normal.attempts == 2)
+        #expect(normal.pass == "zxing/once" && normal.attempts == 1)
     }
 
     @Test("an easy image stops after the first pass")
     func firstPass() throws {
         let image = try ImageDecoder().decodeFile(Fixture.path("base.png"))
         let trace = BarcodeScanner().trace(image)
-        #expect(trace.pass == "zbar" && trace.attempts == 1)
+        #expect(trace.pass == "zxing/once" && trace.attempts == 1)
+    }
+
+    @Test("a generated code shows its three finder patterns; a texture without a code shows none")
+    func finderPatterns() throws {
+        let code = try QRCodeEncoder().encode(Array("finder patterns".utf8)).grayImage(scale: 5, margin: 4)
+        #expect(CodeEvidence.finderPatterns(in: code) == 3)
+        #expect(CodeEvidence.finderPatterns(in: code.rotated(degrees: 30)) == 3)
+        let texture = try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png"))
+        let binary = texture.adaptiveThreshold(window: ScanPass.thresholdWindow(texture))
+        #expect(CodeEvidence.finderPatterns(in: binary) == 0)
+        #expect(CodeEvidence.finderModule([2, 2, 6, 2, 2]) == 2)
+        #expect(CodeEvidence.finderModule([2, 2, 2, 2, 2]) == nil)
+    }
+
+    @Test("an image without a code skips the passes that need finder patterns; thorough runs them all")
+    func evidenceGate() throws {
+        let texture = try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png"))
+        let normal = BarcodeScanner().trace(texture)
+        let ungated = ScanPass.passes(for: .normal).filter { !$0.needsFinderPatterns }.map(\.name)
+        #expect(normal.symbols.isEmpty)
+        #expect(normal.timings.map(\.pass) == ungated)
+        let thorough = BarcodeScanner(effort: .thorough).trace(texture)
+        #expect(thorough.timings.map(\.pass).contains("zxing-threshold/qr/once"))
+        // A blurred code the first passes miss is read by a gated pass.
+        let code = try QRCodeEncoder().encode(Array("blurred".utf8)).grayImage(scale: 3, margin: 4)
+        let blurred = code.boxBlurred().boxBlurred().scaled(by: 0.75)
+        let trace = BarcodeScanner(symbologies: [.qr]).trace(blurred)
+        #expect(trace.symbols.map(\.text) == ["blurred"])
+        let gated = ScanPass.passes(for: .normal).filter(\.needsFinderPatterns).map(\.name)
+        #expect(gated.contains(trace.pass ?? ""), "read by \(trace.pass ?? "none")")
+    }
+
+    @Test("a preparation that leaves the pixels as they are is not read again by the same decoder")
+    func identicalPixels() throws {
+        // Full range already: the contrast stretch changes nothing, so zbar's contrast pass
+        // (after zbar read the plain image) is left out.
+        var pixels = [UInt8](repeating: 255, count: 200 * 200)
+        for index in stride(from: 0, to: pixels.count, by: 7) { pixels[index] = 0 }
+        let image = try GrayImage(width: 200, height: 200, pixels: pixels)
+        #expect(image.stretchedContrast().pixels == image.pixels)
+        let passes = BarcodeScanner(effort: .thorough).trace(image).timings.map(\.pass)
+        #expect(passes.contains("zbar/inv"))
+        #expect(!passes.contains("zbar-contrast/inv"))
+    }
+
+    @Test("the pass study runs every candidate on its own and reports what each found")
+    func study() throws {
+        let image = try ImageDecoder().decodeFile(Fixture.path("base.png"))
+        let outcomes = BarcodeScanner().study(image, passes: ScanPass.candidates)
+        #expect(Set(outcomes.map(\.pass)).count == outcomes.count)
+        let once = try #require(outcomes.first { $0.pass == "zxing/once" })
+        #expect(!once.symbols.isEmpty)
+        #expect(outcomes.contains { $0.pass == "zbar-threshold/d3" && !$0.symbols.isEmpty })
     }
 
     @Test("a code tilted 30 degrees is read, and its corners are in the original's coordinates")

@@ -2,6 +2,12 @@
 // single pass already reads (where the pipeline must cost next to nothing extra).
 //
 //   swift run -c release decode-benchmark CORPUS_DIR [REPEATS]
+//   swift run -c release decode-benchmark --passes [--only NAME,...] IMAGE_OR_DIR... > study.jsonl
+//   swift run -c release decode-benchmark --pipeline > normal.json     (pass-study.py --pipeline)
+//
+// --passes runs every candidate pass of the pipeline (ScanPass.candidates) on its own over each
+// image, and the finder-pattern evidence, one JSON line each; benchmarks/pass-study.py replays
+// orders of them. --only keeps the named candidates (to add new ones to an earlier study).
 //
 // Each image is decoded from its file once; then `--effort fast` (exactly one zbar pass through
 // activate's thin wrapper) and the default pipeline (`normal`) each scan it REPEATS times, and
@@ -11,6 +17,50 @@ import ActivationImaging
 import Foundation
 
 let arguments = CommandLine.arguments.dropFirst()
+let clock = ContinuousClock()
+
+// --pipeline: the default pipeline in pass-study.py's form, to replay it over a study.
+if arguments.first == "--pipeline" {
+    let stages: [Any] = ScanPass.passes(for: .normal).map { pass in
+        let stage: Any = pass.needsFinderPatterns ? ["when": ["evidence-finders", 1] as [Any], "passes": [pass.name]] as [String: Any] : [pass.name]
+        return stage
+    }
+    let data = try JSONSerialization.data(withJSONObject: stages, options: [.sortedKeys, .withoutEscapingSlashes])
+    print(String(decoding: data, as: UTF8.self))
+    exit(0)
+}
+
+// --passes: every candidate pass on its own over every image, one JSON line per image and pass
+// (benchmarks/pass-study.py reads them).
+if arguments.first == "--passes" {
+    let scanner = BarcodeScanner()
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    struct Line: Encodable {
+        var file: String, pixels: Int, pass: String, preparation: String, prepare_ms: Double, decode_ms: Double, texts: [String]
+    }
+    // --only NAME,NAME…: just these candidates.
+    var files = Array(arguments.dropFirst())
+    var candidates = ScanPass.candidates
+    if files.first == "--only", files.count > 1 {
+        let names = Set(files[1].split(separator: ",").map(String.init))
+        candidates = candidates.filter { names.contains($0.name) }
+        files.removeFirst(2)
+    }
+    for path in BarcodeScanner.collectFiles(files) {
+        let start = clock.now
+        guard let image = try? ImageDecoder().decodeFile(path) else { continue }
+        let load = (clock.now - start).inMilliseconds
+        try FileHandle.standardOutput.write(contentsOf: encoder.encode(Line(file: path, pixels: image.width * image.height, pass: "load", preparation: "", prepare_ms: 0, decode_ms: load, texts: [])) + [10])
+        for outcome in scanner.study(image, passes: candidates) + scanner.studyEvidence(image) {
+            let line = Line(file: path, pixels: image.width * image.height, pass: outcome.pass, preparation: outcome.preparation,
+                            prepare_ms: outcome.prepareMilliseconds, decode_ms: outcome.decodeMilliseconds, texts: outcome.symbols.map(\.text))
+            try FileHandle.standardOutput.write(contentsOf: encoder.encode(line) + [10])
+        }
+    }
+    exit(0)
+}
+
 guard let corpus = arguments.first else {
     print("usage: decode-benchmark CORPUS_DIR [REPEATS]")
     exit(64)
@@ -18,7 +68,6 @@ guard let corpus = arguments.first else {
 let repeats = arguments.dropFirst().first.flatMap(Int.init) ?? 5
 let fast = BarcodeScanner(effort: .fast)
 let normal = BarcodeScanner(effort: .normal)
-let clock = ContinuousClock()
 
 func median(_ body: () -> Void) -> Double {
     var samples: [Double] = []

@@ -168,6 +168,11 @@ extension GrayImage {
         return GrayImage(unchecked: newWidth, newHeight, output)
     }
 
+    /// Light and dark swapped: a light code on a dark ground becomes an ordinary one.
+    public func inverted() -> GrayImage {
+        GrayImage(unchecked: width, height, pixels.map { 255 - $0 })
+    }
+
     /// A 3×3 box blur: smooths JPEG blocking and sensor noise.
     public func boxBlurred() -> GrayImage {
         var output = pixels

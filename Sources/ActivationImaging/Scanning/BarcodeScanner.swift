@@ -12,10 +12,11 @@ import ActivationConfiguration
 /// Results come in reading order (top to bottom, then left to right), one per distinct code.
 /// A scanner is a value: copy it freely and use it from any task.
 ///
-/// Decoding is a pipeline (``ScanEffort``): one zbar pass first, and only when it finds nothing,
-/// harder passes: zxing-cpp (in a helper process, see `activate-zxing-helper`), then zbar on
-/// contrast-stretched, thresholded and rescaled copies; `thorough` adds rotations and more. The
-/// first pass that finds a code ends the scan, so easy images cost one pass.
+/// Decoding is a pipeline (``ScanEffort``): zxing-cpp first (in a helper process, see
+/// `activate-zxing-helper`), and only when it finds nothing, retries on prepared copies with both
+/// engines, the expensive QR retries only where the image shows finder patterns; `thorough` runs
+/// every retry and adds rotations. The first pass that finds a code ends the scan, so easy images
+/// cost one pass. Without the helper, zbar does the work alone.
 public struct BarcodeScanner: Sendable, Hashable {
     /// Which symbologies to look for (default: all).
     public var symbologies: Set<Symbology>
@@ -74,6 +75,12 @@ public struct BarcodeScanner: Sendable, Hashable {
         // other and read the same pixels. Only the latest is kept, so that a scan holds no more
         // copies of a large image than one pass needs.
         var latest: (key: String, image: GrayImage?)?
+        // Whether the (possibly reduced) image shows QR finder patterns: worked out at the first
+        // pass that needs to know, on the thresholded copy the threshold passes read too.
+        var finderPatterns: Bool?
+        // The decoders that read the unprepared pixels already: a preparation that changes
+        // nothing (a contrast stretch of a full-range image) is not read again by them.
+        var readPlain: Set<String> = []
         for (index, pass) in ScanPass.passes(for: effort).enumerated() {
             if stop.isSet { throw CancellationError() }
             let start = clock.now
@@ -81,6 +88,14 @@ public struct BarcodeScanner: Sendable, Hashable {
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
             let source = useReduced ? reduced! : image
             let key = pass.preparation + (useReduced ? "@half" : "")
+            if pass.needsFinderPatterns {
+                if finderPatterns == nil {
+                    let binary = source.adaptiveThreshold(window: ScanPass.thresholdWindow(source))
+                    finderPatterns = CodeEvidence.finderPatterns(in: binary) > 0
+                    latest = (pass.preparation == "threshold" ? key : "evidence", binary)
+                }
+                guard finderPatterns == true else { continue }
+            }
             let prepared: GrayImage?
             if let latest, latest.key == key {
                 prepared = latest.image
@@ -90,14 +105,11 @@ public struct BarcodeScanner: Sendable, Hashable {
                 latest = (key, prepared)
             }
             guard let prepared else { continue }
-            var found: [ScannedSymbol]
-            switch pass.engine {
-            case .zbar:
-                found = Self.convertingDeclaredCharsets(ZBarEngine(symbologies: symbologies, testInverted: pass.invertedRetry).scan(prepared), in: prepared)
-            case .zxing:
-                guard let engine = ZXingEngine.shared else { continue }
-                found = engine.scan(prepared, options: .init(symbologies: symbologies))
+            let decoder = pass.decoderName
+            if prepared.width == source.width && prepared.height == source.height && prepared.pixels == source.pixels {
+                guard readPlain.insert(decoder).inserted else { continue }
             }
+            guard var found = decode(pass, prepared) else { continue }
             timings.append((pass.name + (useReduced ? "@half" : ""), clock.now - start))
             if found.isEmpty { continue }
             for symbolIndex in found.indices {
@@ -109,6 +121,19 @@ public struct BarcodeScanner: Sendable, Hashable {
             return Trace(symbols: Self.ordered(Self.deduplicated(found)), pass: pass.name, timings: timings)
         }
         return Trace(symbols: [], pass: nil, timings: timings)
+    }
+
+    /// One pass's engine over its prepared image; `nil` when the pass cannot run (no zxing helper).
+    func decode(_ pass: ScanPass, _ prepared: GrayImage) -> [ScannedSymbol]? {
+        let wanted = pass.symbologies.map { $0.intersection(symbologies) } ?? symbologies
+        switch pass.engine {
+        case .zbar:
+            let engine = ZBarEngine(symbologies: wanted, testInverted: pass.invertedRetry, density: pass.density)
+            return Self.convertingDeclaredCharsets(engine.scan(prepared), in: prepared)
+        case .zxing:
+            guard let engine = ZXingEngine.shared else { return nil }
+            return engine.scan(prepared, options: .init(symbologies: wanted, retries: pass.zxingRetries))
+        }
     }
 
     /// Decodes and scans an image held in memory (PNG, JPEG or PNM).

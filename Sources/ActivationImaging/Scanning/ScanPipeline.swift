@@ -4,20 +4,21 @@ import Foundation
 public enum ScanEffort: String, Sendable, Hashable, CaseIterable, Codable {
     /// One zbar pass (and its inverted retry): the speed of zbarimg.
     case fast
-    /// Then zxing-cpp, and zbar on contrast-stretched, thresholded and rescaled copies (the default).
+    /// zxing-cpp first, then cheap retries on prepared copies, and the expensive ones only where
+    /// the image shows QR finder patterns (the default).
     case normal
-    /// Then also rotated, sharpened and smoothed copies, with both engines.
+    /// Then also every retry without asking for evidence, rotated copies and zbar's inverted retries.
     case thorough
 }
 
 /// One attempt: an image operation, an engine, and the way back to the original's coordinates.
-struct ScanPass: Sendable {
-    enum Engine: String, Sendable { case zbar, zxing }
+package struct ScanPass: Sendable {
+    package enum Engine: String, Sendable { case zbar, zxing }
 
-    var engine: Engine
+    package var engine: Engine
     /// What is done to the image first (`plain`, `threshold`, `scale2.0`, …). Passes with the same
     /// preparation read the same pixels, which a scan makes once.
-    var preparation: String
+    package var preparation: String
     /// Makes the image this pass reads; `nil` when the pass does not apply (e.g. no need to enlarge a big image).
     var prepare: @Sendable (GrayImage) -> GrayImage?
     /// Maps a point of the prepared image back to the original.
@@ -25,13 +26,41 @@ struct ScanPass: Sendable {
     /// zbar only: retry with the image inverted when nothing is found (light codes on dark). Only
     /// the first pass does; it doubles the cost of a pass that finds nothing.
     var invertedRetry = false
+    /// zbar only: scan every n-th row and column (1: all of them).
+    var density = 1
+    /// Only these symbologies (of those the scanner looks for); `nil`: all of them.
+    var symbologies: Set<Symbology>?
+    /// zxing only: its own retries (a harder search, the image turned by 90°, downscaled copies);
+    /// none is one plain attempt.
+    var zxingRetries: ZXingEngine.Retries = .all
+    /// Runs only when the image shows QR finder patterns (``CodeEvidence``): the expensive QR
+    /// retries, which an image without a code would otherwise pay for in full.
+    package var needsFinderPatterns = false
 
-    /// `zbar`, `zxing-threshold`, …: the engine, and the preparation unless it is `plain`.
-    var name: String { preparation == "plain" ? engine.rawValue : "\(engine.rawValue)-\(preparation)" }
+    /// `zbar`, `zxing-threshold/once`, …: the engine, the preparation unless it is `plain`, and the
+    /// engine's settings where they differ from its defaults.
+    package var name: String {
+        let decoder = decoderName
+        guard preparation != "plain" else { return decoder }
+        let engineEnd = decoder.firstIndex(of: "/") ?? decoder.endIndex
+        return decoder[..<engineEnd] + "-" + preparation + decoder[engineEnd...]
+    }
 
-    static func pass(_ engine: Engine, _ preparation: String, invertedRetry: Bool = false,
-                     _ prepare: @escaping @Sendable (GrayImage) -> GrayImage?) -> ScanPass {
-        ScanPass(engine: engine, preparation: preparation, prepare: prepare, invertedRetry: invertedRetry)
+    /// The engine and its settings, without the preparation: two passes with the same decoder
+    /// name read identical pixels identically.
+    var decoderName: String {
+        var name = engine.rawValue
+        if density > 1 { name += "/d\(density)" }
+        if let symbologies {
+            name += symbologies == Self.qr ? "/qr" : symbologies == Self.linear ? "/linear" : "/" + symbologies.map(\.rawValue).sorted().joined(separator: "+")
+        }
+        if engine == .zbar && invertedRetry { name += "/inv" }
+        if engine == .zxing && zxingRetries != .all { name += zxingRetries.isEmpty ? "/once" : "/" + zxingRetries.name }
+        return name
+    }
+
+    static func pass(_ engine: Engine, _ preparation: String, _ prepare: @escaping @Sendable (GrayImage) -> GrayImage?) -> ScanPass {
+        ScanPass(engine: engine, preparation: preparation, prepare: prepare)
     }
 
     static func scaled(_ engine: Engine, by factor: Double, when applies: @escaping @Sendable (GrayImage) -> Bool) -> ScanPass {
@@ -53,36 +82,94 @@ struct ScanPass: Sendable {
         })
     }
 
-    /// The passes of each effort; the first pass that finds a code ends the scan. After the plain
-    /// zbar pass (the fast path), the order follows what each pass adds per millisecond on the
-    /// stress variants of the public corpus (README, "Decoding pipeline").
-    static func passes(for effort: ScanEffort) -> [ScanPass] {
-        let plain = ScanPass.pass(.zbar, "plain", invertedRetry: true) { $0 }
-        guard effort != .fast else { return [plain] }
+    /// This pass for these symbologies only.
+    func only(_ subset: Set<Symbology>) -> ScanPass { with { $0.symbologies = subset } }
+    /// This pass with zbar's inverted retry.
+    var invertedToo: ScanPass { with { $0.invertedRetry = true } }
+    /// This pass on every n-th line (zbar).
+    func density(_ n: Int) -> ScanPass { with { $0.density = n } }
+    /// This pass with these zxing retries.
+    func retries(_ retries: ZXingEngine.Retries) -> ScanPass { with { $0.zxingRetries = retries } }
+    /// This pass only where the image shows finder patterns.
+    var gated: ScanPass { with { $0.needsFinderPatterns = true } }
+
+    func with(_ change: (inout ScanPass) -> Void) -> ScanPass {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+
+    static let qr: Set<Symbology> = [.qr, .microqr]
+    static let linear = Set(Symbology.allCases).subtracting(qr)
+
+    /// The passes of each effort; the first pass that finds a code ends the scan.
+    ///
+    /// The order is the outcome of `benchmarks/pass-study.py` over every candidate pass on the
+    /// public corpus and its stress variants (README, "Decoding pipeline"): zxing-cpp without and
+    /// with its harder search reads most codes in about a millisecond; then cheap retries for light
+    /// codes on dark and for linear codes; the expensive QR retries (thresholded, enlarged,
+    /// sharpened, rotated copies) run only where finder patterns show. Without the zxing helper,
+    /// zbar's passes of before take its place.
+    package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
+        let plainZBar = ScanPass.pass(.zbar, "plain") { $0 }.invertedToo
+        guard effort != .fast else { return [plainZBar] }
         let small: @Sendable (GrayImage) -> Bool = { max($0.width, $0.height) < 1200 }
         let large: @Sendable (GrayImage) -> Bool = { min($0.width, $0.height) > 900 }
-        let threshold: @Sendable (GrayImage) -> GrayImage? = { $0.adaptiveThreshold(window: max(15, min($0.width, $0.height) / 12)) }
+        let threshold: @Sendable (GrayImage) -> GrayImage? = { $0.adaptiveThreshold(window: thresholdWindow($0)) }
+        let plain = ScanPass.pass(.zxing, "plain") { $0 }
+        let thresholded = ScanPass.pass(.zxing, "threshold", threshold)
+        let enlarged = ScanPass.scaled(.zxing, by: 2, when: small)
+        let sharpened = ScanPass.pass(.zxing, "sharpen") { $0.sharpened() }
+        let smoothed = ScanPass.pass(.zbar, "smooth") { $0.boxBlurred() }
+        guard secondEngine else {
+            // zbar alone, in the order of before the study (it has no zxing passes to choose from).
+            var passes = [
+                plainZBar,
+                .pass(.zbar, "threshold", threshold),
+                .scaled(.zbar, by: 2, when: small),
+                .pass(.zbar, "sharpen") { $0.sharpened() },
+                .pass(.zbar, "contrast") { $0.stretchedContrast() }.invertedToo,
+                smoothed,
+                .scaled(.zbar, by: 0.5, when: large),
+            ]
+            if effort == .thorough { passes += [.rotated(.zbar, by: 45), .rotated(.zbar, by: 22.5), .rotated(.zbar, by: -22.5)] }
+            return passes
+        }
         var passes = [
-            plain,
-            .pass(.zxing, "plain") { $0 },
-            .pass(.zbar, "threshold", threshold),
-            .pass(.zxing, "threshold", threshold),
-            // Both detectors need a few pixels per module; small photos get them by enlarging.
-            .scaled(.zbar, by: 2, when: small),
-            .scaled(.zxing, by: 2, when: small),
-            .pass(.zbar, "sharpen") { $0.sharpened() },
-            // Faint light-on-dark codes need the stretch and the inversion together.
-            .pass(.zbar, "contrast", invertedRetry: true) { $0.stretchedContrast() },
-            .pass(.zbar, "smooth") { $0.boxBlurred() },
-            .scaled(.zbar, by: 0.5, when: large),
+            plain.retries([]),
+            plain.retries(.harder),
+            ScanPass.pass(.zxing, "invert") { $0.inverted() }.only(qr).retries(.harder),
+            thresholded.only(linear).retries([]),
+            ScanPass.pass(.zbar, "plain") { $0 }.density(3),
+            enlarged.only(linear).retries([]),
+            thresholded.only(qr).retries([]).gated,
+            enlarged.only(qr).retries([]).gated,
+            ScanPass.pass(.zxing, "contrast") { $0.stretchedContrast() }.only(qr).retries([.harder, .rotate]).gated,
+            sharpened.only(qr).retries([]).gated,
+            ScanPass.pass(.zbar, "sharpen") { $0.sharpened() }.only(qr).gated,
+            smoothed.only(qr).gated,
+            ScanPass.rotated(.zxing, by: 22.5).gated,
+            enlarged.only(qr).gated,
+            smoothed.density(3).gated,
+            ScanPass.pass(.zbar, "threshold", threshold).only(qr).gated,
+            ScanPass.scaled(.zbar, by: 2, when: small).density(3).gated,
+            ScanPass.rotated(.zbar, by: -22.5).only(qr).gated,
+            ScanPass.scaled(.zbar, by: 2, when: small).density(2).gated,
         ]
         guard effort == .thorough else { return passes }
+        passes = passes.map { $0.with { $0.needsFinderPatterns = false } }
         passes += [
-            .rotated(.zbar, by: 45), .rotated(.zbar, by: 22.5), .rotated(.zbar, by: -22.5),
-            .pass(.zxing, "sharpen") { $0.sharpened() },
-            .pass(.zxing, "contrast") { $0.stretchedContrast() },
-            .scaled(.zxing, by: 0.5, when: large),
+            plainZBar,
+            ScanPass.pass(.zbar, "threshold", threshold).invertedToo,
+            .pass(.zbar, "contrast") { $0.stretchedContrast() }.invertedToo,
+            .scaled(.zbar, by: 2, when: small).invertedToo,
+            .rotated(.zbar, by: 45), .rotated(.zbar, by: 22.5),
+            .rotated(.zxing, by: 45), .rotated(.zxing, by: -22.5),
+            .scaled(.zbar, by: 0.5, when: large), .scaled(.zxing, by: 0.5, when: large),
         ]
         return passes
     }
+
+    /// The adaptive threshold's window: about a twelfth of the image, at least 15 pixels.
+    static func thresholdWindow(_ image: GrayImage) -> Int { max(15, min(image.width, image.height) / 12) }
 }

@@ -8,6 +8,8 @@ struct ZBarEngine: Sendable {
     var symbologies: Set<Symbology>
     /// Whether zbar retries with an inverted image (light code on dark) when it finds nothing.
     var testInverted = true
+    /// Scan every n-th row and column (zbar's default: every one).
+    var density = 1
 
     func scan(_ image: GrayImage) -> [ScannedSymbol] {
         guard let scanner = zbar_image_scanner_create() else { return [] }
@@ -45,6 +47,8 @@ struct ZBarEngine: Sendable {
         // A one- or two-character Code 39 is almost always a false read of text or texture.
         zbar_image_scanner_set_config(scanner, ZBAR_CODE39, ZBAR_CFG_MIN_LEN, 3)
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, testInverted ? 1 : 0)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
     }
 
     private func copy(_ symbol: OpaquePointer) -> ScannedSymbol? {

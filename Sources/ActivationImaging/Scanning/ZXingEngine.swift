@@ -47,11 +47,25 @@ final class ZXingEngine: Sendable {
         self.helperPath = helperPath
     }
 
+    /// zxing-cpp's own retries within one attempt.
+    struct Retries: OptionSet, Sendable, Hashable {
+        let rawValue: UInt32
+        /// Scan more rows and look harder for finder patterns.
+        static let harder = Retries(rawValue: 1)
+        /// Also the image turned by 90° (vertical linear codes).
+        static let rotate = Retries(rawValue: 2)
+        /// Also downscaled copies (large codes in large images).
+        static let downscale = Retries(rawValue: 4)
+        static let all: Retries = [.harder, .rotate, .downscale]
+
+        var name: String {
+            [(Retries.harder, "harder"), (.rotate, "rotate"), (.downscale, "downscale")].filter { contains($0.0) }.map(\.1).joined(separator: "+")
+        }
+    }
+
     struct Options: Sendable {
         var symbologies: Set<Symbology>
-        var tryHarder = true
-        var tryRotate = true
-        var tryDownscale = true
+        var retries: Retries = .all
     }
 
     /// Decodes `image`; an empty result when zxing finds nothing, crashes or times out.
@@ -64,7 +78,7 @@ final class ZXingEngine: Sendable {
     /// whether a code declares one; this is how Windows-1250/1251/1252/1256, Big5, GB18030 and
     /// EUC-KR codes come out as the text they carry.
     func declaredCharsetTexts(_ image: GrayImage) -> [(raw: [UInt8], utf8: [UInt8])] {
-        let options = Options(symbologies: [.qr, .microqr], tryHarder: true, tryRotate: false, tryDownscale: false)
+        let options = Options(symbologies: [.qr, .microqr], retries: .harder)
         return decode(image, options: options).filter(\.hasECI).map { ($0.raw, $0.symbol.bytes) }
     }
 
@@ -75,8 +89,7 @@ final class ZXingEngine: Sendable {
         var request = [UInt8]()
         request.reserveCapacity(20 + image.pixels.count)
         request += Array("AZX1".utf8)
-        let flags = (options.tryHarder ? 1 : 0) | (options.tryRotate ? 2 : 0) | (options.tryDownscale ? 4 : 0)
-        for value in [UInt32(image.width), UInt32(image.height), formats, UInt32(flags)] { request += Self.littleEndian(value) }
+        for value in [UInt32(image.width), UInt32(image.height), formats, options.retries.rawValue] { request += Self.littleEndian(value) }
         request += image.pixels
 
         guard let helper = checkOut() else { return [] }

@@ -1,0 +1,95 @@
+/// The study behind the order of the pipeline's passes (`decode-benchmark --passes`): every
+/// candidate pass runs on its own over each image, so that `benchmarks/pass-study.py` can say what
+/// each adds per millisecond and replay any order of them without decoding again.
+extension BarcodeScanner {
+    /// One candidate pass over one image: the time to prepare its pixels and to decode them, and
+    /// what it found.
+    package struct PassOutcome: Sendable {
+        package var pass: String
+        package var preparation: String
+        package var prepareMilliseconds: Double
+        package var decodeMilliseconds: Double
+        package var symbols: [ScannedSymbol]
+    }
+
+    /// Runs every pass of `passes` over `image`, each on its own (not stopping at the first find).
+    /// A pass that does not apply to this image (or needs the missing zxing helper) is left out.
+    package func study(_ image: GrayImage, passes: [ScanPass]) -> [PassOutcome] {
+        let clock = ContinuousClock()
+        var prepared: [String: (image: GrayImage?, milliseconds: Double)] = [:]
+        var outcomes: [PassOutcome] = []
+        for pass in passes {
+            if prepared[pass.preparation] == nil {
+                let start = clock.now
+                let image = pass.prepare(image)
+                prepared[pass.preparation] = (image, (clock.now - start).inMilliseconds)
+            }
+            guard let (copy, prepareTime) = prepared[pass.preparation], let copy else { continue }
+            let start = clock.now
+            guard let symbols = decode(pass, copy) else { continue }
+            outcomes.append(PassOutcome(pass: pass.name, preparation: pass.preparation, prepareMilliseconds: prepareTime,
+                                        decodeMilliseconds: (clock.now - start).inMilliseconds, symbols: symbols))
+        }
+        return outcomes
+    }
+}
+
+extension ScanPass {
+    /// The passes the study tries: every preparation the pipeline knows with both engines, and
+    /// variants of each (zbar with and without its inverted retry, on every second or third line,
+    /// for QR or linear codes alone; zxing with each set of its own retries).
+    package static var candidates: [ScanPass] {
+        let small: @Sendable (GrayImage) -> Bool = { max($0.width, $0.height) < 1200 }
+        let large: @Sendable (GrayImage) -> Bool = { min($0.width, $0.height) > 900 }
+        var bases: [ScanPass] = []
+        for engine in [Engine.zbar, .zxing] {
+            bases += [
+                .pass(engine, "plain") { $0 },
+                .pass(engine, "threshold") { $0.adaptiveThreshold(window: thresholdWindow($0)) },
+                .scaled(engine, by: 2, when: small),
+                .pass(engine, "sharpen") { $0.sharpened() },
+                .pass(engine, "contrast") { $0.stretchedContrast() },
+                .pass(engine, "smooth") { $0.boxBlurred() },
+                .pass(engine, "invert") { $0.inverted() },
+                .scaled(engine, by: 0.5, when: large),
+                .rotated(engine, by: 45), .rotated(engine, by: 22.5), .rotated(engine, by: -22.5),
+            ]
+        }
+        var all: [ScanPass] = []
+        for pass in bases {
+            let rotation = pass.preparation.hasPrefix("rotate")
+            for subset in [nil, qr, linear] {
+                switch pass.engine {
+                case .zbar:
+                    for inverted in rotation ? [false] : [false, true] {
+                        all.append(pass.with { $0.symbologies = subset; $0.invertedRetry = inverted })
+                    }
+                case .zxing:
+                    for retries: ZXingEngine.Retries in rotation ? [.all] : [.all, [], .harder, [.harder, .rotate]] {
+                        all.append(pass.with { $0.symbologies = subset; $0.zxingRetries = retries })
+                    }
+                }
+            }
+            if pass.engine == .zbar && !rotation {
+                all += [pass.density(2), pass.density(3)]
+            }
+        }
+        return all
+    }
+}
+
+extension BarcodeScanner {
+    /// The evidence measures of ``CodeEvidence`` over `image`, each with its time (the
+    /// binarization included), as outcomes whose one text is the measure.
+    package func studyEvidence(_ image: GrayImage) -> [PassOutcome] {
+        let clock = ContinuousClock()
+        var start = clock.now
+        let binary = image.adaptiveThreshold(window: max(15, min(image.width, image.height) / 12))
+        let binarize = (clock.now - start).inMilliseconds
+        start = clock.now
+        let finders = CodeEvidence.finderPatterns(in: binary)
+        let finderTime = (clock.now - start).inMilliseconds
+        return [PassOutcome(pass: "evidence-finders", preparation: "threshold", prepareMilliseconds: binarize, decodeMilliseconds: finderTime,
+                            symbols: [ScannedSymbol(symbology: .qr, bytes: Array("\(finders)".utf8), text: "\(finders)", corners: [])])]
+    }
+}
