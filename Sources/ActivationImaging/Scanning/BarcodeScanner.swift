@@ -90,9 +90,9 @@ public struct BarcodeScanner: Sendable, Hashable {
             let key = pass.preparation + (useReduced ? "@half" : "")
             if pass.needsFinderPatterns {
                 if finderPatterns == nil {
-                    let binary = source.adaptiveThreshold(window: ScanPass.thresholdWindow(source))
-                    finderPatterns = CodeEvidence.finderPatterns(in: binary) > 0
-                    latest = (pass.preparation == "threshold" ? key : "evidence", binary)
+                    let (binary, count) = CodeEvidence.thresholdedFinderPatterns(in: source)
+                    finderPatterns = count > 0
+                    latest = ("threshold" + (useReduced ? "@half" : ""), binary)
                 }
                 guard finderPatterns == true else { continue }
             }

@@ -16,7 +16,7 @@ enum CodeEvidence {
         guard width >= 21, height >= 21 else { return 0 }
         var centres: [(x: Double, y: Double, module: Double)] = []
         image.pixels.withUnsafeBufferPointer { pixels in
-            func dark(_ x: Int, _ y: Int) -> Bool { (pixels[y * width + x] < threshold) }
+            func dark(_ x: Int, _ y: Int) -> Bool { pixels[y * width + x] < threshold }
             for y in 0..<height {
                 // The lengths of the last five runs, the oldest first; the newest is still growing.
                 var runs = [0, 0, 0, 0, 0]
@@ -55,6 +55,13 @@ enum CodeEvidence {
         return clusters.count { $0.hits >= 2 }
     }
 
+    /// The finder patterns of `image` as the pipeline judges them: on its adaptively thresholded
+    /// copy (the one the threshold passes read, handed back so that they need not make it again).
+    static func thresholdedFinderPatterns(in image: GrayImage) -> (binary: GrayImage, count: Int) {
+        let binary = image.adaptiveThreshold(window: ScanPass.thresholdWindow(image))
+        return (binary, finderPatterns(in: binary))
+    }
+
     /// The module size of five runs in the ratio 1:1:3:1:1 (each 1 within half a module, the 3
     /// within one and a half), or `nil`.
     static func finderModule(_ runs: [Int]) -> Double? {
@@ -72,7 +79,7 @@ enum CodeEvidence {
     /// The vertical run pattern through (x, y): its centre row and module, when it is 1:1:3:1:1.
     private static func crossCheck(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, x: Int, y: Int, threshold: UInt8) -> (centre: Double, module: Double)? {
         guard x >= 0, x < width else { return nil }
-        func dark(_ row: Int) -> Bool { (pixels[row * width + x] < threshold) }
+        func dark(_ row: Int) -> Bool { pixels[row * width + x] < threshold }
         guard dark(y) else { return nil }
         // From the centre outwards: the centre run, then light, dark on each side.
         var up = y, down = y

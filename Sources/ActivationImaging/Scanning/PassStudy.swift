@@ -39,20 +39,12 @@ extension ScanPass {
     /// variants of each (zbar with and without its inverted retry, on every second or third line,
     /// for QR or linear codes alone; zxing with each set of its own retries).
     package static var candidates: [ScanPass] {
-        let small: @Sendable (GrayImage) -> Bool = { max($0.width, $0.height) < 1200 }
-        let large: @Sendable (GrayImage) -> Bool = { min($0.width, $0.height) > 900 }
         var bases: [ScanPass] = []
         for engine in [Engine.zbar, .zxing] {
             bases += [
-                .pass(engine, "plain") { $0 },
-                .pass(engine, "threshold") { $0.adaptiveThreshold(window: thresholdWindow($0)) },
-                .scaled(engine, by: 2, when: small),
-                .pass(engine, "sharpen") { $0.sharpened() },
-                .pass(engine, "contrast") { $0.stretchedContrast() },
-                .pass(engine, "smooth") { $0.boxBlurred() },
-                .pass(engine, "invert") { $0.inverted() },
-                .scaled(engine, by: 0.5, when: large),
-                .rotated(engine, by: 45), .rotated(engine, by: 22.5), .rotated(engine, by: -22.5),
+                plain(engine), thresholded(engine), enlarged(engine), sharpened(engine), contrastStretched(engine),
+                smoothed(engine), inverted(engine), halved(engine),
+                rotated(engine, by: 45), rotated(engine, by: 22.5), rotated(engine, by: -22.5),
             ]
         }
         var all: [ScanPass] = []
@@ -80,16 +72,13 @@ extension ScanPass {
 
 extension BarcodeScanner {
     /// The evidence measures of ``CodeEvidence`` over `image`, each with its time (the
-    /// binarization included), as outcomes whose one text is the measure.
+    /// thresholding included), as outcomes whose one text is the measure.
     package func studyEvidence(_ image: GrayImage) -> [PassOutcome] {
         let clock = ContinuousClock()
-        var start = clock.now
-        let binary = image.adaptiveThreshold(window: max(15, min(image.width, image.height) / 12))
-        let binarize = (clock.now - start).inMilliseconds
-        start = clock.now
-        let finders = CodeEvidence.finderPatterns(in: binary)
-        let finderTime = (clock.now - start).inMilliseconds
-        return [PassOutcome(pass: "evidence-finders", preparation: "threshold", prepareMilliseconds: binarize, decodeMilliseconds: finderTime,
+        let start = clock.now
+        let (_, finders) = CodeEvidence.thresholdedFinderPatterns(in: image)
+        let time = (clock.now - start).inMilliseconds
+        return [PassOutcome(pass: "evidence-finders", preparation: "threshold", prepareMilliseconds: 0, decodeMilliseconds: time,
                             symbols: [ScannedSymbol(symbology: .qr, bytes: Array("\(finders)".utf8), text: "\(finders)", corners: [])])]
     }
 }

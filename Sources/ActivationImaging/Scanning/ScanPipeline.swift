@@ -23,8 +23,9 @@ package struct ScanPass: Sendable {
     var prepare: @Sendable (GrayImage) -> GrayImage?
     /// Maps a point of the prepared image back to the original.
     var mapBack: @Sendable (Point, GrayImage) -> Point = { point, _ in point }
-    /// zbar only: retry with the image inverted when nothing is found (light codes on dark). Only
-    /// the first pass does; it doubles the cost of a pass that finds nothing.
+    /// zbar only: retry with the image inverted when nothing is found (light codes on dark). It
+    /// doubles the cost of a pass that finds nothing, and more on textures (zbar's QR reader), so
+    /// only `fast` and `thorough` ask for it.
     var invertedRetry = false
     /// zbar only: scan every n-th row and column (1: all of them).
     var density = 1
@@ -62,6 +63,17 @@ package struct ScanPass: Sendable {
     static func pass(_ engine: Engine, _ preparation: String, _ prepare: @escaping @Sendable (GrayImage) -> GrayImage?) -> ScanPass {
         ScanPass(engine: engine, preparation: preparation, prepare: prepare)
     }
+
+    // The preparations, each defined once for the pipeline and the study.
+    static func plain(_ engine: Engine) -> ScanPass { pass(engine, "plain") { $0 } }
+    static func thresholded(_ engine: Engine) -> ScanPass { pass(engine, "threshold") { $0.adaptiveThreshold(window: thresholdWindow($0)) } }
+    static func sharpened(_ engine: Engine) -> ScanPass { pass(engine, "sharpen") { $0.sharpened() } }
+    static func contrastStretched(_ engine: Engine) -> ScanPass { pass(engine, "contrast") { $0.stretchedContrast() } }
+    static func smoothed(_ engine: Engine) -> ScanPass { pass(engine, "smooth") { $0.boxBlurred() } }
+    static func inverted(_ engine: Engine) -> ScanPass { pass(engine, "invert") { $0.inverted() } }
+    /// Both detectors need a few pixels per module; small photos get them by enlarging.
+    static func enlarged(_ engine: Engine) -> ScanPass { scaled(engine, by: 2) { max($0.width, $0.height) < 1200 } }
+    static func halved(_ engine: Engine) -> ScanPass { scaled(engine, by: 0.5) { min($0.width, $0.height) > 900 } }
 
     static func scaled(_ engine: Engine, by factor: Double, when applies: @escaping @Sendable (GrayImage) -> Bool) -> ScanPass {
         ScanPass(engine: engine, preparation: "scale\(factor)",
@@ -111,61 +123,45 @@ package struct ScanPass: Sendable {
     /// sharpened, rotated copies) run only where finder patterns show. Without the zxing helper,
     /// zbar's passes of before take its place.
     package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
-        let plainZBar = ScanPass.pass(.zbar, "plain") { $0 }.invertedToo
+        let plainZBar = plain(.zbar).invertedToo
         guard effort != .fast else { return [plainZBar] }
-        let small: @Sendable (GrayImage) -> Bool = { max($0.width, $0.height) < 1200 }
-        let large: @Sendable (GrayImage) -> Bool = { min($0.width, $0.height) > 900 }
-        let threshold: @Sendable (GrayImage) -> GrayImage? = { $0.adaptiveThreshold(window: thresholdWindow($0)) }
-        let plain = ScanPass.pass(.zxing, "plain") { $0 }
-        let thresholded = ScanPass.pass(.zxing, "threshold", threshold)
-        let enlarged = ScanPass.scaled(.zxing, by: 2, when: small)
-        let sharpened = ScanPass.pass(.zxing, "sharpen") { $0.sharpened() }
-        let smoothed = ScanPass.pass(.zbar, "smooth") { $0.boxBlurred() }
         guard secondEngine else {
             // zbar alone, in the order of before the study (it has no zxing passes to choose from).
             var passes = [
-                plainZBar,
-                .pass(.zbar, "threshold", threshold),
-                .scaled(.zbar, by: 2, when: small),
-                .pass(.zbar, "sharpen") { $0.sharpened() },
-                .pass(.zbar, "contrast") { $0.stretchedContrast() }.invertedToo,
-                smoothed,
-                .scaled(.zbar, by: 0.5, when: large),
+                plainZBar, thresholded(.zbar), enlarged(.zbar), sharpened(.zbar),
+                // Faint light-on-dark codes need the stretch and the inversion together.
+                contrastStretched(.zbar).invertedToo, smoothed(.zbar), halved(.zbar),
             ]
             if effort == .thorough { passes += [.rotated(.zbar, by: 45), .rotated(.zbar, by: 22.5), .rotated(.zbar, by: -22.5)] }
             return passes
         }
         var passes = [
-            plain.retries([]),
-            plain.retries(.harder),
-            ScanPass.pass(.zxing, "invert") { $0.inverted() }.only(qr).retries(.harder),
-            thresholded.only(linear).retries([]),
-            ScanPass.pass(.zbar, "plain") { $0 }.density(3),
-            enlarged.only(linear).retries([]),
-            thresholded.only(qr).retries([]).gated,
-            enlarged.only(qr).retries([]).gated,
-            ScanPass.pass(.zxing, "contrast") { $0.stretchedContrast() }.only(qr).retries([.harder, .rotate]).gated,
-            sharpened.only(qr).retries([]).gated,
-            ScanPass.pass(.zbar, "sharpen") { $0.sharpened() }.only(qr).gated,
-            smoothed.only(qr).gated,
-            ScanPass.rotated(.zxing, by: 22.5).gated,
-            enlarged.only(qr).gated,
-            smoothed.density(3).gated,
-            ScanPass.pass(.zbar, "threshold", threshold).only(qr).gated,
-            ScanPass.scaled(.zbar, by: 2, when: small).density(3).gated,
-            ScanPass.rotated(.zbar, by: -22.5).only(qr).gated,
-            ScanPass.scaled(.zbar, by: 2, when: small).density(2).gated,
+            plain(.zxing).retries([]),
+            plain(.zxing).retries(.harder),
+            inverted(.zxing).only(qr).retries(.harder),
+            thresholded(.zxing).only(linear).retries([]),
+            plain(.zbar).density(3),
+            enlarged(.zxing).only(linear).retries([]),
+            thresholded(.zxing).only(qr).retries([]).gated,
+            enlarged(.zxing).only(qr).retries([]).gated,
+            contrastStretched(.zxing).only(qr).retries([.harder, .rotate]).gated,
+            sharpened(.zxing).only(qr).retries([]).gated,
+            sharpened(.zbar).only(qr).gated,
+            smoothed(.zbar).only(qr).gated,
+            rotated(.zxing, by: 22.5).gated,
+            enlarged(.zxing).only(qr).gated,
+            smoothed(.zbar).density(3).gated,
+            thresholded(.zbar).only(qr).gated,
+            enlarged(.zbar).density(3).gated,
+            rotated(.zbar, by: -22.5).only(qr).gated,
+            enlarged(.zbar).density(2).gated,
         ]
         guard effort == .thorough else { return passes }
         passes = passes.map { $0.with { $0.needsFinderPatterns = false } }
         passes += [
-            plainZBar,
-            ScanPass.pass(.zbar, "threshold", threshold).invertedToo,
-            .pass(.zbar, "contrast") { $0.stretchedContrast() }.invertedToo,
-            .scaled(.zbar, by: 2, when: small).invertedToo,
-            .rotated(.zbar, by: 45), .rotated(.zbar, by: 22.5),
-            .rotated(.zxing, by: 45), .rotated(.zxing, by: -22.5),
-            .scaled(.zbar, by: 0.5, when: large), .scaled(.zxing, by: 0.5, when: large),
+            plainZBar, thresholded(.zbar).invertedToo, contrastStretched(.zbar).invertedToo, enlarged(.zbar).invertedToo,
+            rotated(.zbar, by: 45), rotated(.zbar, by: 22.5), rotated(.zxing, by: 45), rotated(.zxing, by: -22.5),
+            halved(.zbar), halved(.zxing),
         ]
         return passes
     }
