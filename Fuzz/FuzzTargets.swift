@@ -24,6 +24,17 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     },
     "jpeg": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.jpg") },
     "pnm": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.pnm") },
+    // QR Code Model 1 (our own reader): the bytes as a sampled module grid (format, placement,
+    // Reed–Solomon, bit stream), as a bit stream alone, and as a small image for the locator.
+    "qr-model1": { bytes in
+        guard let first = bytes.first else { return }
+        let version = 1 + Int(first) % 14, size = 17 + 4 * version
+        let bits = bytes.dropFirst().prefix(size * size / 8 + 1).flatMap { byte in (0..<8).map { byte >> (7 - $0) & 1 == 1 } }
+        let modules = (0..<size * size).map { $0 < bits.count && bits[$0] }
+        _ = QRModel1Reader.decode(.init(size: size, modules: modules), version: version)
+        _ = QRBitStream.payload(Array(bytes.dropFirst()), version: version, leadingZeroBits: Int(first) % 5)
+        if bytes.count > 48 * 48 { _ = QRModel1Reader.read(GrayImage(unchecked: 48, 48, Array(bytes.suffix(48 * 48)))) }
+    },
     // Configuration documents: parse, then the document model and the policy, as `inspect` does.
     "json": { bytes in
         guard let value = try? JSONReader().parse(bytes, source: "fuzz") else { return }

@@ -133,6 +133,8 @@ public struct BarcodeScanner: Sendable, Hashable {
         case .zxing:
             guard let engine = ZXingEngine.shared else { return nil }
             return engine.scan(prepared, options: .init(symbologies: wanted, retries: pass.zxingRetries))
+        case .model1:
+            return wanted.contains(.qr) ? QRModel1Reader.read(prepared) : []
         }
     }
 

@@ -12,8 +12,16 @@ enum CodeEvidence {
     /// Only dark patterns on light count: light ones on dark turn up in every dotted texture (the
     /// pipeline reads light codes on dark with a pass of its own).
     static func finderPatterns(in image: GrayImage, threshold: UInt8 = 128) -> Int {
+        finderCentres(in: image, threshold: threshold).count
+    }
+
+    /// A finder pattern's centre and module size, in pixels.
+    struct Finder { var x, y, module: Double }
+
+    /// The distinct finder patterns of ``finderPatterns(in:threshold:)``.
+    static func finderCentres(in image: GrayImage, threshold: UInt8 = 128) -> [Finder] {
         let width = image.width, height = image.height
-        guard width >= 21, height >= 21 else { return 0 }
+        guard width >= 21, height >= 21 else { return [] }
         var centres: [(x: Double, y: Double, module: Double)] = []
         image.pixels.withUnsafeBufferPointer { pixels in
             func dark(_ x: Int, _ y: Int) -> Bool { pixels[y * width + x] < threshold }
@@ -52,14 +60,49 @@ enum CodeEvidence {
                 clusters.append((centre.x, centre.y, centre.module, 1))
             }
         }
-        return clusters.count { $0.hits >= 2 }
+        return clusters.filter { $0.hits >= 2 }.map { Finder(x: $0.x, y: $0.y, module: $0.module) }
+    }
+
+    /// Three finder patterns at a QR code's corners: `topLeft` is at the right angle, and
+    /// `topRight` and `bottomLeft` follow clockwise as the code is read.
+    struct FinderTriangle { var topLeft, topRight, bottomLeft: Finder }
+
+    /// The triples of `finders` that sit as a QR code's do: the same module size, two of them as
+    /// far from the third (at least 10 modules: version 1 has 14) and at a right angle to it. Lone
+    /// 1:1:3:1:1 patterns turn up in textures cut at one global threshold; three in this shape do not.
+    static func finderTriangles(_ finders: [Finder]) -> [FinderTriangle] {
+        let finders = Array(finders.prefix(40))
+        func similar(_ a: Double, _ b: Double, within tolerance: Double) -> Bool { abs(a - b) <= tolerance * max(a, b) }
+        var triangles: [FinderTriangle] = []
+        for corner in finders {
+            for (index, first) in finders.enumerated() where similar(first.module, corner.module, within: 0.4) {
+                let ax = first.x - corner.x, ay = first.y - corner.y
+                let a = (ax * ax + ay * ay).squareRoot()
+                guard a >= 10 * corner.module else { continue }
+                for second in finders[(index + 1)...] where similar(second.module, corner.module, within: 0.4) {
+                    let bx = second.x - corner.x, by = second.y - corner.y
+                    let b = (bx * bx + by * by).squareRoot()
+                    guard b > 0, similar(a, b, within: 0.3), abs(ax * bx + ay * by) / (a * b) < 0.3 else { continue }
+                    // With y downwards, top right × bottom left (from the top left) is positive.
+                    let clockwise = ax * by - ay * bx > 0
+                    triangles.append(FinderTriangle(topLeft: corner, topRight: clockwise ? first : second, bottomLeft: clockwise ? second : first))
+                }
+            }
+        }
+        return triangles
     }
 
     /// The finder patterns of `image` as the pipeline judges them: on its adaptively thresholded
-    /// copy (the one the threshold passes read, handed back so that they need not make it again).
+    /// copy (the one the threshold passes read, handed back so that they need not make it again),
+    /// and where that shows none, three in a code's shape on the image cut at its global (Otsu)
+    /// threshold. The adaptive
+    /// window is a twelfth of the image: a code that fills the picture has finder centres wider
+    /// than that, which it hollows out, while one threshold keeps them whole.
     static func thresholdedFinderPatterns(in image: GrayImage) -> (binary: GrayImage, count: Int) {
         let binary = image.adaptiveThreshold(window: ScanPass.thresholdWindow(image))
-        return (binary, finderPatterns(in: binary))
+        let count = finderPatterns(in: binary)
+        guard count == 0 else { return (binary, count) }
+        return (binary, finderTriangles(finderCentres(in: image, threshold: image.otsuThreshold())).isEmpty ? 0 : 3)
     }
 
     /// The module size of five runs in the ratio 1:1:3:1:1 (each 1 within half a module, the 3
@@ -99,6 +142,6 @@ enum CodeEvidence {
         let lightBelow = run(from: down + 1, step: 1, isDark: false)
         let darkBelow = run(from: down + 1 + lightBelow, step: 1, isDark: true)
         guard let module = finderModule([darkAbove, lightAbove, centre, lightBelow, darkBelow]) else { return nil }
-        return (Double(up + down) / 2, module)
+        return (Double(up + down + 1) / 2, module)
     }
 }

@@ -43,11 +43,11 @@ extension ScanPass {
         for engine in [Engine.zbar, .zxing] {
             bases += [
                 plain(engine), thresholded(engine), enlarged(engine), sharpened(engine), contrastStretched(engine),
-                smoothed(engine), inverted(engine), halved(engine),
+                smoothed(engine), inverted(engine), halved(engine), deblurred(engine),
                 rotated(engine, by: 45), rotated(engine, by: 22.5), rotated(engine, by: -22.5),
             ]
         }
-        var all: [ScanPass] = []
+        var all: [ScanPass] = [plain(.model1)]
         for pass in bases {
             let rotation = pass.preparation.hasPrefix("rotate")
             for subset in [nil, qr, linear] {
@@ -56,6 +56,8 @@ extension ScanPass {
                     for inverted in rotation ? [false] : [false, true] {
                         all.append(pass.with { $0.symbologies = subset; $0.invertedRetry = inverted })
                     }
+                case .model1:
+                    break
                 case .zxing:
                     for retries: ZXingEngine.Retries in rotation ? [.all] : [.all, [], .harder, [.harder, .rotate]] {
                         all.append(pass.with { $0.symbologies = subset; $0.zxingRetries = retries })

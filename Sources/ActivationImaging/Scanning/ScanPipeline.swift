@@ -13,7 +13,11 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// One attempt: an image operation, an engine, and the way back to the original's coordinates.
 package struct ScanPass: Sendable {
-    package enum Engine: String, Sendable { case zbar, zxing }
+    package enum Engine: String, Sendable {
+        case zbar, zxing
+        /// ``QRModel1Reader``: QR Code Model 1, which neither engine reads.
+        case model1
+    }
 
     package var engine: Engine
     /// What is done to the image first (`plain`, `threshold`, `scale2.0`, …). Passes with the same
@@ -71,6 +75,14 @@ package struct ScanPass: Sendable {
     static func contrastStretched(_ engine: Engine) -> ScanPass { pass(engine, "contrast") { $0.stretchedContrast() } }
     static func smoothed(_ engine: Engine) -> ScanPass { pass(engine, "smooth") { $0.boxBlurred() } }
     static func inverted(_ engine: Engine) -> ScanPass { pass(engine, "invert") { $0.inverted() } }
+    /// Focus-blurred photos: enlarged by half (room for the edges) and unsharp-masked at the scale
+    /// of a few modules, which separates bars that blur has merged.
+    static func deblurred(_ engine: Engine) -> ScanPass {
+        let factor = 1.5
+        return ScanPass(engine: engine, preparation: "deblur",
+                        prepare: { max($0.width, $0.height) < 1600 ? $0.scaled(by: factor).unsharpMasked(radius: 3, amount: 2) : nil },
+                        mapBack: { point, _ in Point(x: Int((Double(point.x) / factor).rounded()), y: Int((Double(point.y) / factor).rounded())) })
+    }
     /// Both detectors need a few pixels per module; small photos get them by enlarging.
     static func enlarged(_ engine: Engine) -> ScanPass { scaled(engine, by: 2) { max($0.width, $0.height) < 1200 } }
     static func halved(_ engine: Engine) -> ScanPass { scaled(engine, by: 0.5) { min($0.width, $0.height) > 900 } }
@@ -142,6 +154,7 @@ package struct ScanPass: Sendable {
             thresholded(.zxing).only(linear).retries([]),
             plain(.zbar).density(3),
             enlarged(.zxing).only(linear).retries([]),
+            plain(.model1).gated,
             thresholded(.zxing).only(qr).retries([]).gated,
             enlarged(.zxing).only(qr).retries([]).gated,
             contrastStretched(.zxing).only(qr).retries([.harder, .rotate]).gated,
