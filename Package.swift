@@ -148,7 +148,8 @@ let package = Package(
         .testTarget(name: "FileAccessTests", dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "ActivationImagingTests",
-            dependencies: ["ActivationImaging", "ActivationConfiguration"],
+            // CTurboJPEG: the tests write the large JPEGs they need instead of keeping megabytes of them.
+            dependencies: ["ActivationImaging", "ActivationConfiguration", "CTurboJPEG"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

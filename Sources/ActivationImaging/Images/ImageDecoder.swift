@@ -49,13 +49,26 @@ public struct ImageDecoder: Sendable, Hashable {
     ///
     /// - Throws: ``ImagingError``; `unreadable` when the file cannot be read.
     public func decodeFile(_ path: String) throws -> GrayImage {
-        let bytes: [UInt8]
+        try decode(readFile(path), name: path)
+    }
+
+    /// The bytes of an image file (at most ``maxBytes``); `-` reads standard input.
+    func readFile(_ path: String) throws -> [UInt8] {
         do {
-            bytes = try FileIO.read(path, limit: maxBytes)
+            return try FileIO.read(path, limit: maxBytes)
         } catch let error as ConfigurationError {
             throw ImagingError(error.code == .inputTooLarge ? .imageTooLarge : .unreadable, source: error.source, error.keyPath.map { "\($0): \(error.message)" } ?? error.message)
         }
-        return try decode(bytes, name: path)
+    }
+
+    /// A JPEG of more than `pixels` decoded at half its size (libjpeg-turbo's DCT scaling, a
+    /// fraction of a full decode); `nil` for smaller JPEGs and other formats, which gain nothing.
+    ///
+    /// - Throws: ``ImagingError`` as ``decode(_:name:)`` does for the same bytes.
+    func decodeHalfSize(_ bytes: [UInt8], name: String, above pixels: Int) throws -> GrayImage? {
+        guard bytes.count <= maxBytes, ImageFormat.sniff(bytes) == .jpeg,
+              let size = JPEGDecoder.size(bytes), size.width * size.height > pixels else { return nil }
+        return try JPEGDecoder.decode(bytes, name: name, maxPixels: maxPixels, reduction: 2)
     }
 
     static func checkPixels(width: Int, height: Int, limit: Int, name: String) throws {

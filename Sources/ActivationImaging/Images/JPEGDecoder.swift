@@ -7,7 +7,10 @@ enum JPEGDecoder {
     /// editor or libjpeg has about 10. Decoding time grows with pixels × scans, and both are capped.
     static let maxScans = 100
 
-    static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
+    /// Decodes `bytes` to gray; with `reduction` 2, 4 or 8 at that fraction of the size, which
+    /// libjpeg-turbo does in the inverse DCT (much faster than decoding in full and shrinking).
+    /// The pixel limit applies to the full size either way.
+    static func decode(_ bytes: [UInt8], name: String, maxPixels: Int, reduction: Int = 1) throws -> GrayImage {
         guard let handle = tjInitDecompress() else {
             throw ImagingError(.libraryFailure, source: name, "cannot start the JPEG decoder")
         }
@@ -29,6 +32,11 @@ enum JPEGDecoder {
                 throw failure(handle, name)
             }
             try ImageDecoder.checkPixels(width: Int(width), height: Int(height), limit: maxPixels, name: name)
+            // TurboJPEG picks the largest of its scaling factors (1/2, 1/4, 1/8, …) that fits the
+            // size asked for; these sizes are exactly those factors' (rounded up).
+            let divisor = Int32([1, 2, 4, 8].contains(reduction) ? reduction : 1)
+            width = (width + divisor - 1) / divisor
+            height = (height + divisor - 1) / divisor
             var gray = [UInt8](repeating: 255, count: Int(width) * Int(height))
             let status = gray.withUnsafeMutableBufferPointer {
                 tjDecompress2(handle, input.baseAddress, UInt(input.count), $0.baseAddress, width, 0, height,
@@ -40,6 +48,17 @@ enum JPEGDecoder {
             }
             return GrayImage(unchecked: Int(width), Int(height), gray)
         }
+    }
+
+    /// The image size its header declares, or `nil` when there is no readable header.
+    static func size(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+        guard let handle = tjInitDecompress() else { return nil }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let status = bytes.withUnsafeBufferPointer {
+            tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
+        }
+        return status == 0 ? (Int(width), Int(height)) : nil
     }
 
     private static func errorMessage(_ handle: tjhandle) -> String {

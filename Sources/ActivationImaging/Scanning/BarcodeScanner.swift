@@ -62,15 +62,49 @@ public struct BarcodeScanner: Sendable, Hashable {
         (try? trace(image, stop: StopFlag())) ?? Trace(symbols: [], pass: nil, timings: [])
     }
 
-    /// The pipeline, checking `stop` before each pass.
+    /// Reads, decodes and scans an image file, checking `stop` before each pass.
+    ///
+    /// A JPEG larger than ``reduceAbovePixels`` (a phone photo) is decoded at half size first, by
+    /// libjpeg-turbo's DCT scaling, and the first pass reads that: the code of a photo is found
+    /// without decoding the full image. Only when it finds nothing is the full image decoded,
+    /// for the pipeline, whose passes on the reduced image then read this copy.
+    ///
+    /// - Throws: ``ImagingError`` when the file cannot be read or is no readable image;
+    ///   `CancellationError` once `stop` is set.
+    func traceFile(_ path: String, stop: StopFlag) throws -> Trace {
+        let bytes = try decoder.readFile(path)
+        guard effort != .fast, let first = ScanPass.passes(for: effort).first,
+              let half = try decoder.decodeHalfSize(bytes, name: path, above: Self.reduceAbovePixels) else {
+            return try trace(decoder.decode(bytes, name: path), stop: stop)
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let found = first.prepare(half).flatMap { decode(first, $0) } ?? []
+        let timing = (pass: first.name + "@half", duration: clock.now - start)
+        guard found.isEmpty else {
+            let symbols = found.map { symbol in
+                var symbol = symbol
+                symbol.corners = symbol.corners.map { Point(x: $0.x * 2, y: $0.y * 2) }
+                return symbol
+            }
+            return Trace(symbols: Self.ordered(Self.deduplicated(symbols)), pass: timing.pass, timings: [timing])
+        }
+        if stop.isSet { throw CancellationError() }
+        var trace = try trace(decoder.decode(bytes, name: path), reduced: half, stop: stop)
+        trace.timings.insert(timing, at: 0)
+        return trace
+    }
+
+    /// The pipeline, checking `stop` before each pass; `reduced` is the image at half size when
+    /// the caller has it already.
     ///
     /// - Throws: `CancellationError` once `stop` is set.
-    func trace(_ image: GrayImage, stop: StopFlag) throws -> Trace {
+    func trace(_ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag) throws -> Trace {
         var timings: [(pass: String, duration: Duration)] = []
         let clock = ContinuousClock()
         // Past the first two passes, a large photo is read at half size: codes in such photos are
         // big enough, and every later pass gets four times cheaper.
-        var reduced: GrayImage?
+        var reduced = reduced
         // Each preparation is made once: the zbar and zxing passes of one preparation follow each
         // other and read the same pixels. Only the latest is kept, so that a scan holds no more
         // copies of a large image than one pass needs.
@@ -149,7 +183,7 @@ public struct BarcodeScanner: Sendable, Hashable {
     ///
     /// - Throws: ``ImagingError`` when the file cannot be read or is no readable image.
     public func scanFile(_ path: String) throws -> [ScannedSymbol] {
-        scan(try decoder.decodeFile(path))
+        try traceFile(path, stop: StopFlag()).symbols
     }
 
     /// zbar's binary mode hands over QR bytes without saying whether the code declares a character

@@ -98,7 +98,7 @@ extension BarcodeScanner {
     public func scan(file path: String) async throws -> [ScannedSymbol] {
         let scanner = self
         return try await Self.offThePool { stop in
-            try scanner.trace(scanner.decoder.decodeFile(path), stop: stop).symbols
+            try scanner.traceFile(path, stop: stop).symbols
         }
     }
 
@@ -126,7 +126,7 @@ extension BarcodeScanner {
     func fileResult(_ path: String) -> FileResult {
         let clock = ContinuousClock()
         let start = clock.now
-        let outcome = Result { try trace(decoder.decodeFile(path)) }.mapError {
+        let outcome = Result { try traceFile(path, stop: StopFlag()) }.mapError {
             $0 as? ImagingError ?? ImagingError(.libraryFailure, source: path, "\($0)")
         }
         return FileResult(path: path, outcome: outcome, duration: clock.now - start)

@@ -41,9 +41,15 @@ enum CodeEvidence {
                     // A finder pattern ends on a dark run: dark, light, dark (3), light, dark.
                     if state, let module = Self.finderModule(runs) {
                         let centreX = Double(x - runs[4] - runs[3]) - Double(runs[2]) / 2
-                        if let vertical = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: y, threshold: threshold),
+                        // Confirmed down the column through the centre, then along the diagonal
+                        // through the centre found there (texture blobs pass one check, rarely three).
+                        if let vertical = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: y, dx: 0, dy: 1, threshold: threshold),
                            abs(vertical.module - module) <= module / 2 {
-                            centres.append((centreX, vertical.centre, (module + vertical.module) / 2))
+                            let centreY = Double(y) + Double(vertical.first + vertical.last + 1) / 2
+                            if let diagonal = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: Int(centreY), dx: 1, dy: 1, threshold: threshold, tolerance: 0.8),
+                               abs(diagonal.module * 2.squareRoot() - module) <= module * 0.8 {
+                                centres.append((centreX, centreY, (module + vertical.module) / 2))
+                            }
                         }
                     }
                     state = isDark
@@ -92,6 +98,39 @@ enum CodeEvidence {
         return triangles
     }
 
+    /// Whether the timing patterns run between the finders of `triangle`: row and column 6 of a
+    /// QR code alternate dark and light module by module from one finder to the next. Blobs of a
+    /// texture that happen to look like three finders have no such line between them.
+    static func hasTimingPatterns(_ triangle: FinderTriangle, in image: GrayImage, threshold: UInt8) -> Bool {
+        let module = (triangle.topLeft.module + triangle.topRight.module + triangle.bottomLeft.module) / 3
+        func alternations(from start: Finder, to end: Finder, towards side: Finder) -> Bool {
+            let dx = end.x - start.x, dy = end.y - start.y
+            let length = (dx * dx + dy * dy).squareRoot()
+            let sx = side.x - start.x, sy = side.y - start.y
+            let sideLength = (sx * sx + sy * sy).squareRoot()
+            guard length > 0, sideLength > 0 else { return false }
+            // Row 6 is 3 modules from the finder centres' row (3.5) towards the third finder; it
+            // alternates from 4.5 modules past one centre to 4.5 before the other.
+            let offsetX = sx / sideLength * 3 * module, offsetY = sy / sideLength * 3 * module
+            let modules = length / module - 9
+            guard modules >= 3 else { return false }
+            var transitions = 0, previous: Bool?
+            let steps = Int(modules * 2)
+            for step in 0...steps {
+                let t = (4.5 * module + Double(step) / 2 * module) / length
+                let x = Int(start.x + t * dx + offsetX), y = Int(start.y + t * dy + offsetY)
+                guard x >= 0, y >= 0, x < image.width, y < image.height else { return false }
+                let dark = image.pixels[y * image.width + x] < threshold
+                if let previous, previous != dark { transitions += 1 }
+                previous = dark
+            }
+            // A clean code shows one transition a module; blur and curvature cost some.
+            return Double(transitions) >= modules / 2
+        }
+        return alternations(from: triangle.topLeft, to: triangle.topRight, towards: triangle.bottomLeft)
+            && alternations(from: triangle.topLeft, to: triangle.bottomLeft, towards: triangle.topRight)
+    }
+
     /// The finder patterns of `image` as the pipeline judges them: on its adaptively thresholded
     /// copy (the one the threshold passes read, handed back so that they need not make it again),
     /// and where that shows none, three in a code's shape on the image cut at its global (Otsu)
@@ -102,16 +141,18 @@ enum CodeEvidence {
         let binary = image.adaptiveThreshold(window: ScanPass.thresholdWindow(image))
         let count = finderPatterns(in: binary)
         guard count == 0 else { return (binary, count) }
-        return (binary, finderTriangles(finderCentres(in: image, threshold: image.otsuThreshold())).isEmpty ? 0 : 3)
+        let threshold = image.otsuThreshold()
+        let triangles = finderTriangles(finderCentres(in: image, threshold: threshold))
+        return (binary, triangles.contains { hasTimingPatterns($0, in: image, threshold: threshold) } ? 3 : 0)
     }
 
     /// The module size of five runs in the ratio 1:1:3:1:1 (each 1 within half a module, the 3
     /// within one and a half), or `nil`.
-    static func finderModule(_ runs: [Int]) -> Double? {
+    static func finderModule(_ runs: [Int], tolerance fraction: Double = 0.5) -> Double? {
         let total = runs.reduce(0, +)
         guard total >= 7, runs.allSatisfy({ $0 > 0 }) else { return nil }
         let module = Double(total) / 7
-        let tolerance = module / 2
+        let tolerance = module * fraction
         guard abs(Double(runs[0]) - module) < tolerance, abs(Double(runs[1]) - module) < tolerance,
               abs(Double(runs[2]) - 3 * module) < 3 * tolerance,
               abs(Double(runs[3]) - module) < tolerance, abs(Double(runs[4]) - module) < tolerance
@@ -119,29 +160,34 @@ enum CodeEvidence {
         return module
     }
 
-    /// The vertical run pattern through (x, y): its centre row and module, when it is 1:1:3:1:1.
-    private static func crossCheck(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, x: Int, y: Int, threshold: UInt8) -> (centre: Double, module: Double)? {
-        guard x >= 0, x < width else { return nil }
-        func dark(_ row: Int) -> Bool { pixels[row * width + x] < threshold }
-        guard dark(y) else { return nil }
+    /// The run pattern through (x, y) along (dx, dy): where its centre run starts and ends (in
+    /// steps from (x, y)) and its module (in steps), when it is 1:1:3:1:1.
+    private static func crossCheck(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, x: Int, y: Int,
+                                   dx: Int, dy: Int, threshold: UInt8, tolerance: Double = 0.5) -> (first: Int, last: Int, module: Double)? {
+        func dark(_ step: Int) -> Bool? {
+            let px = x + step * dx, py = y + step * dy
+            guard px >= 0, py >= 0, px < width, py < height else { return nil }
+            return pixels[py * width + px] < threshold
+        }
+        guard dark(0) == true else { return nil }
         // From the centre outwards: the centre run, then light, dark on each side.
-        var up = y, down = y
-        while up > 0 && dark(up - 1) { up -= 1 }
-        while down < height - 1 && dark(down + 1) { down += 1 }
-        let centre = down - up + 1
+        var first = 0, last = 0
+        while dark(first - 1) == true { first -= 1 }
+        while dark(last + 1) == true { last += 1 }
+        let centre = last - first + 1
         func run(from start: Int, step: Int, isDark: Bool) -> Int {
             var position = start, length = 0
-            while position >= 0 && position < height && dark(position) == isDark && length <= 4 * centre {
+            while dark(position) == isDark && length <= 4 * centre {
                 length += 1
                 position += step
             }
             return length
         }
-        let lightAbove = run(from: up - 1, step: -1, isDark: false)
-        let darkAbove = run(from: up - 1 - lightAbove, step: -1, isDark: true)
-        let lightBelow = run(from: down + 1, step: 1, isDark: false)
-        let darkBelow = run(from: down + 1 + lightBelow, step: 1, isDark: true)
-        guard let module = finderModule([darkAbove, lightAbove, centre, lightBelow, darkBelow]) else { return nil }
-        return (Double(up + down + 1) / 2, module)
+        let lightBefore = run(from: first - 1, step: -1, isDark: false)
+        let darkBefore = run(from: first - 1 - lightBefore, step: -1, isDark: true)
+        let lightAfter = run(from: last + 1, step: 1, isDark: false)
+        let darkAfter = run(from: last + 1 + lightAfter, step: 1, isDark: true)
+        guard let module = finderModule([darkBefore, lightBefore, centre, lightAfter, darkAfter], tolerance: tolerance) else { return nil }
+        return (first, last, module)
     }
 }

@@ -15,7 +15,7 @@ enum QRModel1Reader {
         let adaptive = image.adaptiveThreshold(window: ScanPass.thresholdWindow(image))
         for (binary, threshold) in [(adaptive, UInt8(128)), (image, image.otsuThreshold())] {
             let finders = CodeEvidence.finderCentres(in: binary, threshold: threshold)
-            for triangle in CodeEvidence.finderTriangles(finders).prefix(8) {
+            for triangle in CodeEvidence.finderTriangles(finders).prefix(8) where CodeEvidence.hasTimingPatterns(triangle, in: binary, threshold: threshold) {
                 if let symbol = read(binary, threshold: threshold, triangle) { return [symbol] }
             }
         }

@@ -1,0 +1,95 @@
+@testable import ActivationImaging
+import CTurboJPEG
+import Foundation
+import Testing
+
+@Suite("Large photos: JPEG decoded at half size first")
+struct LargePhotoTests {
+    /// `image` as a grayscale JPEG (libjpeg-turbo).
+    static func jpeg(_ image: GrayImage, quality: Int32 = 90) throws -> [UInt8] {
+        let handle = try #require(tjInitCompress())
+        defer { tjDestroy(handle) }
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let status = image.pixels.withUnsafeBufferPointer {
+            tjCompress2(handle, $0.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_GRAY.rawValue),
+                        &buffer, &size, Int32(TJSAMP_GRAY.rawValue), quality, 0)
+        }
+        defer { tjFree(buffer) }
+        try #require(status == 0)
+        let bytes = try #require(buffer)
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(size)))
+    }
+
+    /// A 2600×1800 photo-sized image (4.7 MP): a light gradient, and a QR code at (1000, 700)
+    /// with 8-pixel modules when `payload` is given.
+    static func photo(code payload: String?) throws -> GrayImage {
+        let width = 2600, height = 1800
+        var pixels = (0..<width * height).map { UInt8(180 + ($0 % width) * 60 / width) }
+        if let payload {
+            let code = try QRCodeEncoder().encode(Array(payload.utf8)).grayImage(scale: 8, margin: 4)
+            for y in 0..<code.height {
+                for x in 0..<code.width { pixels[(700 + y) * width + 1000 + x] = code.pixels[y * code.width + x] }
+            }
+        }
+        return try GrayImage(width: width, height: height, pixels: pixels)
+    }
+
+    static func write(_ bytes: [UInt8], _ name: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("activate-\(UUID().uuidString)-\(name)").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("libjpeg-turbo's half-size decode has the halved size (rounded up) and the same picture")
+    func halfSizeDecode() throws {
+        let full = try Self.photo(code: "half size")
+        let bytes = try Self.jpeg(full)
+        let half = try JPEGDecoder.decode(bytes, name: "photo.jpg", maxPixels: 100_000_000, reduction: 2)
+        #expect(half.width == 1300 && half.height == 900)
+        let odd = try JPEGDecoder.decode(Self.jpeg(GrayImage(width: 101, height: 51, pixels: [UInt8](repeating: 90, count: 101 * 51))),
+                                         name: "odd.jpg", maxPixels: 100_000_000, reduction: 2)
+        #expect(odd.width == 51 && odd.height == 26)
+        // Against the full decode shrunk by block averages: the same picture within JPEG's noise.
+        let shrunk = try ImageDecoder().decode(bytes, name: "photo.jpg").downsampled(by: 2)
+        let difference = zip(half.pixels, shrunk.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        #expect(Double(difference) / Double(half.pixels.count) < 6)
+        // The pixel limit is the full size's, whatever the reduction.
+        #expect(throws: ImagingError.self) { try JPEGDecoder.decode(bytes, name: "photo.jpg", maxPixels: 2_000_000, reduction: 2) }
+    }
+
+    @Test("the code of a large JPEG is read at half size, without decoding the full image; its corners are the full image's")
+    func readAtHalfSize() throws {
+        let path = try Self.write(Self.jpeg(Self.photo(code: "read at half size")), "code.jpg")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
+        #expect(trace.symbols.map(\.text) == ["read at half size"])
+        #expect(trace.pass == "zxing/once@half" && trace.attempts == 1)
+        // The code (margin 4 modules of 8 pixels) starts at 1032, 732 of the full image.
+        let corner = try #require(trace.symbols.first?.corners.first)
+        #expect(abs(corner.x - 1032) <= 4 && abs(corner.y - 732) <= 4, "top left corner \(corner)")
+    }
+
+    @Test("without a code, the full image is decoded after the half-size pass and the pipeline runs on both")
+    func fullImageAfterwards() throws {
+        let path = try Self.write(Self.jpeg(Self.photo(code: nil)), "nocode.jpg")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
+        #expect(trace.symbols.isEmpty)
+        #expect(trace.timings.map(\.pass).prefix(3) == ["zxing/once@half", "zxing/once", "zxing/harder"])
+        #expect(trace.timings.map(\.pass).dropFirst(3).allSatisfy { $0.hasSuffix("@half") })
+    }
+
+    @Test("small JPEGs and other formats are decoded in full; a damaged large JPEG fails as it would in full")
+    func onlyLargeJPEG() throws {
+        let decoder = ImageDecoder()
+        #expect(try decoder.decodeHalfSize(Fixture.bytes("baseline.jpg"), name: "baseline.jpg", above: BarcodeScanner.reduceAbovePixels) == nil)
+        #expect(try decoder.decodeHalfSize(Fixture.bytes("base.png"), name: "base.png", above: 0) == nil)
+        let bytes = try Self.jpeg(Self.photo(code: nil))
+        let truncated = Array(bytes.prefix(bytes.count / 2))
+        #expect(throws: ImagingError.self) { try decoder.decodeHalfSize(truncated, name: "cut.jpg", above: BarcodeScanner.reduceAbovePixels) }
+        let path = try Self.write(truncated, "cut.jpg")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ImagingError.self) { try BarcodeScanner().scanFile(path) }
+    }
+}
