@@ -212,29 +212,46 @@ extension GrayImage {
 
     /// Blurred by a `(2·radius+1)`-wide box along rows, then along columns (edges repeat the
     /// border pixel); three of these approximate a Gaussian of σ ≈ radius.
+    ///
+    /// Running sums make the cost per pixel independent of the radius: one sum slides along each
+    /// row, then one sum per column slides down the rows (row by row, as memory lies).
     public func boxBlurred(radius: Int) -> GrayImage {
         guard radius > 0, width > 1 || height > 1 else { return self }
+        let span = UInt32(2 * radius + 1)
+        // x / span as (x · reciprocal) >> 24, exact for the sums of at most 255 · span.
+        let reciprocal = ((1 << 24) + span - 1) / span
         var horizontal = [UInt8](repeating: 0, count: pixels.count)
         var output = horizontal
-        let span = 2 * radius + 1
-        // One running sum slides along each line: the cost per pixel does not grow with the radius.
-        func slide(_ source: UnsafeBufferPointer<UInt8>, _ target: UnsafeMutableBufferPointer<UInt8>, start: Int, stride: Int, count: Int) {
-            var sum = 0
-            for offset in -radius...radius { sum += Int(source[start + max(0, min(count - 1, offset)) * stride]) }
-            for index in 0..<count {
-                target[start + index * stride] = UInt8(sum / span)
-                let entering = min(count - 1, index + radius + 1), leaving = max(0, index - radius)
-                sum += Int(source[start + entering * stride]) - Int(source[start + leaving * stride])
-            }
-        }
+        var columnSums = [UInt32](repeating: 0, count: width)
         pixels.withUnsafeBufferPointer { source in
             horizontal.withUnsafeMutableBufferPointer { target in
-                for y in 0..<height { slide(source, target, start: y * width, stride: 1, count: width) }
+                for y in 0..<height {
+                    let row = y * width
+                    var sum: UInt32 = 0
+                    for offset in -radius...radius { sum += UInt32(source[row + max(0, min(width - 1, offset))]) }
+                    for x in 0..<width {
+                        target[row + x] = UInt8(truncatingIfNeeded: (sum &* reciprocal) >> 24)
+                        sum = sum &+ UInt32(source[row + min(width - 1, x + radius + 1)]) &- UInt32(source[row + max(0, x - radius)])
+                    }
+                }
             }
         }
         horizontal.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
-                for x in 0..<width { slide(source, target, start: x, stride: width, count: height) }
+                columnSums.withUnsafeMutableBufferPointer { sums in
+                    for offset in -radius...radius {
+                        let row = max(0, min(height - 1, offset)) * width
+                        for x in 0..<width { sums[x] &+= UInt32(source[row + x]) }
+                    }
+                    for y in 0..<height {
+                        let row = y * width
+                        let entering = min(height - 1, y + radius + 1) * width, leaving = max(0, y - radius) * width
+                        for x in 0..<width {
+                            target[row + x] = UInt8(truncatingIfNeeded: (sums[x] &* reciprocal) >> 24)
+                            sums[x] = sums[x] &+ UInt32(source[entering + x]) &- UInt32(source[leaving + x])
+                        }
+                    }
+                }
             }
         }
         return GrayImage(unchecked: width, height, output)
@@ -245,11 +262,17 @@ extension GrayImage {
     /// pixels wide, the 3×3 ``sharpened(amount:)`` is too narrow to separate them again.
     public func unsharpMasked(radius: Int, amount: Double) -> GrayImage {
         let blurred = boxBlurred(radius: radius).boxBlurred(radius: radius).boxBlurred(radius: radius)
-        let gain = Int((amount * 256).rounded())
+        let gain = Int32((amount * 256).rounded())
         var output = pixels
-        for index in pixels.indices {
-            let value = Int(pixels[index]) + (gain * (Int(pixels[index]) - Int(blurred.pixels[index]))) / 256
-            output[index] = UInt8(max(0, min(255, value)))
+        pixels.withUnsafeBufferPointer { source in
+            blurred.pixels.withUnsafeBufferPointer { blur in
+                output.withUnsafeMutableBufferPointer { target in
+                    for index in 0..<source.count {
+                        let value = Int32(source[index]) + (gain * (Int32(source[index]) - Int32(blur[index]))) >> 8
+                        target[index] = UInt8(max(0, min(255, value)))
+                    }
+                }
+            }
         }
         return GrayImage(unchecked: width, height, output)
     }
