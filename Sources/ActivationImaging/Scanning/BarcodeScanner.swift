@@ -169,6 +169,9 @@ public struct BarcodeScanner: Sendable, Hashable {
             return engine.scan(prepared, options: .init(symbologies: wanted, retries: pass.zxingRetries))
         case .model1:
             return wanted.contains(.qr) ? QRModel1Reader.read(prepared) : []
+        case .resample:
+            guard let engine = ZXingEngine.shared else { return nil }
+            return wanted.contains(.qr) ? QRResampler.read(prepared, with: engine) : []
         }
     }
 

@@ -47,7 +47,7 @@ extension ScanPass {
                 rotated(engine, by: 45), rotated(engine, by: 22.5), rotated(engine, by: -22.5),
             ]
         }
-        var all: [ScanPass] = [plain(.model1)]
+        var all: [ScanPass] = [plain(.model1), plain(.resample)]
         for pass in bases {
             let rotation = pass.preparation.hasPrefix("rotate")
             for subset in [nil, qr, linear] {
@@ -56,7 +56,7 @@ extension ScanPass {
                     for inverted in rotation ? [false] : [false, true] {
                         all.append(pass.with { $0.symbologies = subset; $0.invertedRetry = inverted })
                     }
-                case .model1:
+                case .model1, .resample:
                     break
                 case .zxing:
                     for retries: ZXingEngine.Retries in rotation ? [.all] : [.all, [], .harder, [.harder, .rotate]] {

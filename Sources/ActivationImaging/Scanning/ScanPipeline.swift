@@ -17,6 +17,8 @@ package struct ScanPass: Sendable {
         case zbar, zxing
         /// ``QRModel1Reader``: QR Code Model 1, which neither engine reads.
         case model1
+        /// ``QRResampler``: QR codes whose grid zxing gets wrong, resampled and handed to zxing clean.
+        case resample
     }
 
     package var engine: Engine
@@ -158,6 +160,7 @@ package struct ScanPass: Sendable {
             enlarged(.zxing).only(linear).retries([]),
             deblurred(.zxing).only(linear).retries(.harder),
             plain(.model1).gated,
+            plain(.resample).gated,
             thresholded(.zxing).only(qr).retries([]).gated,
             enlarged(.zxing).only(qr).retries([]).gated,
             contrastStretched(.zxing).only(qr).retries([.harder, .rotate]).gated,

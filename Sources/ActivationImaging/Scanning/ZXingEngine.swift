@@ -66,6 +66,8 @@ final class ZXingEngine: Sendable {
     struct Options: Sendable {
         var symbologies: Set<Symbology>
         var retries: Retries = .all
+        /// The image is one clean symbol and its quiet zone (zxing skips detection).
+        var pure = false
     }
 
     /// Decodes `image`; an empty result when zxing finds nothing, crashes or times out.
@@ -89,7 +91,8 @@ final class ZXingEngine: Sendable {
         var request = [UInt8]()
         request.reserveCapacity(20 + image.pixels.count)
         request += Array("AZX1".utf8)
-        for value in [UInt32(image.width), UInt32(image.height), formats, options.retries.rawValue] { request += Self.littleEndian(value) }
+        let flags = options.retries.rawValue | (options.pure ? 8 : 0)
+        for value in [UInt32(image.width), UInt32(image.height), formats, flags] { request += Self.littleEndian(value) }
         request += image.pixels
 
         guard let helper = checkOut() else { return [] }

@@ -1,0 +1,114 @@
+/// Where the modules of a QR symbol lie in an image: a projective map from module coordinates
+/// (0…size on each axis, the symbol's top left at 0, 0) to pixels, fixed by the centres of the
+/// three finder patterns and a fourth point (the bottom right alignment pattern, or the corner
+/// that makes a parallelogram of the three).
+struct QRGrid {
+    let size: Int
+    /// (x, y, w) = matrix · (u, v, 1), rows first.
+    private let matrix: [Double]
+    /// Pixel offsets added to the projective map at the points of a `lattice`×`lattice` mesh
+    /// over the symbol, interpolated between them: a bent or curved symbol (a label on a
+    /// bottle, a code on cloth) is not one projective plane.
+    var offsets: [(x: Double, y: Double)] = []
+    static let lattice = 4
+
+    /// The grid of a `size`-module symbol whose finders are `triangle`; `fourth` is the pixel
+    /// centre of module (`fourthModule`, `fourthModule`), or `nil` for the parallelogram.
+    init?(_ triangle: CodeEvidence.FinderTriangle, size: Int, fourth: (x: Double, y: Double)? = nil, fourthModule: Double = 0) {
+        let near = 3.5, far = Double(size) - 3.5
+        let (tl, tr, bl) = (triangle.topLeft, triangle.topRight, triangle.bottomLeft)
+        let corner = fourth ?? (tr.x + bl.x - tl.x, tr.y + bl.y - tl.y)
+        let cornerModule = fourth == nil ? far : fourthModule
+        let modules = [(near, near), (far, near), (cornerModule, cornerModule), (near, far)]
+        let pixels = [(tl.x, tl.y), (tr.x, tr.y), corner, (bl.x, bl.y)]
+        guard let fromModules = Self.squareToQuad(modules).flatMap(Self.inverse) else { return nil }
+        self.size = size
+        matrix = Self.multiply(Self.squareToQuad(pixels) ?? [], fromModules)
+        guard matrix.count == 9 else { return nil }
+    }
+
+    /// The pixel at module coordinates (u, v); module (c, r) has its centre at (c + 0.5, r + 0.5).
+    func pixel(_ u: Double, _ v: Double) -> (x: Double, y: Double) {
+        let w = matrix[6] * u + matrix[7] * v + matrix[8]
+        let x = (matrix[0] * u + matrix[1] * v + matrix[2]) / w, y = (matrix[3] * u + matrix[4] * v + matrix[5]) / w
+        guard !offsets.isEmpty else { return (x, y) }
+        // Bilinear between the four mesh points around (u, v).
+        let cells = Double(Self.lattice - 1), side = Double(size)
+        let gu = max(0, min(cells, u / side * cells)), gv = max(0, min(cells, v / side * cells))
+        let i = min(Self.lattice - 2, Int(gu)), j = min(Self.lattice - 2, Int(gv))
+        let fu = gu - Double(i), fv = gv - Double(j)
+        func offset(_ a: Int, _ b: Int) -> (x: Double, y: Double) { offsets[b * Self.lattice + a] }
+        let (o00, o10, o01, o11) = (offset(i, j), offset(i + 1, j), offset(i, j + 1), offset(i + 1, j + 1))
+        let dx = (o00.x * (1 - fu) + o10.x * fu) * (1 - fv) + (o01.x * (1 - fu) + o11.x * fu) * fv
+        let dy = (o00.y * (1 - fu) + o10.y * fu) * (1 - fv) + (o01.y * (1 - fu) + o11.y * fu) * fv
+        return (x + dx, y + dy)
+    }
+
+    /// The symbol's corners in the image, clockwise from its top left.
+    var corners: [Point] {
+        let s = Double(size)
+        return [pixel(0, 0), pixel(s, 0), pixel(s, s), pixel(0, s)].map { Point(x: Int($0.x.rounded()), y: Int($0.y.rounded())) }
+    }
+
+    /// Each module's gray value at its centre (bilinear), rows first; `nil` when the symbol runs
+    /// off the image.
+    func sample(_ image: GrayImage) -> [Double]? {
+        var values = [Double](repeating: 0, count: size * size)
+        for row in 0..<size {
+            for column in 0..<size {
+                guard let value = image.interpolated(at: pixel(Double(column) + 0.5, Double(row) + 0.5)) else { return nil }
+                values[row * size + column] = value
+            }
+        }
+        return values
+    }
+
+    /// The projective map taking the unit square's corners (0,0), (1,0), (1,1), (0,1) to `quad`.
+    private static func squareToQuad(_ quad: [(Double, Double)]) -> [Double]? {
+        let (x0, y0) = quad[0], (x1, y1) = quad[1], (x2, y2) = quad[2], (x3, y3) = quad[3]
+        let dx3 = x0 - x1 + x2 - x3, dy3 = y0 - y1 + y2 - y3
+        if abs(dx3) < 1e-9 && abs(dy3) < 1e-9 {
+            return [x1 - x0, x3 - x0, x0, y1 - y0, y3 - y0, y0, 0, 0, 1]
+        }
+        let dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2
+        let denominator = dx1 * dy2 - dx2 * dy1
+        guard abs(denominator) > 1e-12 else { return nil }
+        let g = (dx3 * dy2 - dx2 * dy3) / denominator, h = (dx1 * dy3 - dx3 * dy1) / denominator
+        return [x1 - x0 + g * x1, x3 - x0 + h * x3, x0, y1 - y0 + g * y1, y3 - y0 + h * y3, y0, g, h, 1]
+    }
+
+    private static func inverse(_ m: [Double]) -> [Double]? {
+        let cofactors = [
+            m[4] * m[8] - m[5] * m[7], m[2] * m[7] - m[1] * m[8], m[1] * m[5] - m[2] * m[4],
+            m[5] * m[6] - m[3] * m[8], m[0] * m[8] - m[2] * m[6], m[2] * m[3] - m[0] * m[5],
+            m[3] * m[7] - m[4] * m[6], m[1] * m[6] - m[0] * m[7], m[0] * m[4] - m[1] * m[3],
+        ]
+        let determinant = m[0] * cofactors[0] + m[1] * cofactors[3] + m[2] * cofactors[6]
+        guard abs(determinant) > 1e-12 else { return nil }
+        return cofactors.map { $0 / determinant }
+    }
+
+    private static func multiply(_ a: [Double], _ b: [Double]) -> [Double] {
+        guard a.count == 9, b.count == 9 else { return [] }
+        return (0..<9).map { index in
+            let row = index / 3, column = index % 3
+            return (0..<3).reduce(0) { $0 + a[row * 3 + $1] * b[$1 * 3 + column] }
+        }
+    }
+}
+
+extension GrayImage {
+    /// The gray value at a point between pixel centres (pixel (x, y) covers x…x+1), bilinear;
+    /// `nil` outside the image.
+    func interpolated(at point: (x: Double, y: Double)) -> Double? {
+        let x = point.x - 0.5, y = point.y - 0.5
+        guard x > -1, y > -1, x < Double(width), y < Double(height) else { return nil }
+        let x0 = max(0, min(width - 1, Int(x.rounded(.down)))), y0 = max(0, min(height - 1, Int(y.rounded(.down))))
+        let x1 = min(width - 1, x0 + 1), y1 = min(height - 1, y0 + 1)
+        let fx = max(0, min(1, x - Double(x0))), fy = max(0, min(1, y - Double(y0)))
+        func at(_ px: Int, _ py: Int) -> Double { Double(pixels[py * width + px]) }
+        let top = at(x0, y0) * (1 - fx) + at(x1, y0) * fx
+        let bottom = at(x0, y1) * (1 - fx) + at(x1, y1) * fx
+        return top * (1 - fy) + bottom * fy
+    }
+}
