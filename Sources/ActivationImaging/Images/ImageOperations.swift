@@ -53,6 +53,34 @@ extension GrayImage {
         return GrayImage(unchecked: newWidth, newHeight, output)
     }
 
+    /// Widened by `factor` (at least 1), the height kept: linear interpolation along each row.
+    /// A horizontal scanline reader needs more pixels per bar, not more rows, so this costs half
+    /// of ``scaled(by:)`` for linear codes.
+    public func stretched(horizontally factor: Double) -> GrayImage {
+        let factor = max(1, factor)
+        let newWidth = max(1, Int((Double(width) * factor).rounded()))
+        var output = [UInt8](repeating: 255, count: newWidth * height)
+        // The source columns and 8-bit weights of each output column, worked out once.
+        var low = [Int](repeating: 0, count: newWidth), weight = low
+        for x in 0..<newWidth {
+            let position = max(0, (Double(x) + 0.5) / factor - 0.5)
+            low[x] = min(width - 1, Int(position))
+            weight[x] = Int(((position - Double(low[x])) * 256).rounded())
+        }
+        pixels.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                for y in 0..<height {
+                    let row = y * width, out = y * newWidth
+                    for x in 0..<newWidth {
+                        let x0 = low[x], x1 = min(width - 1, x0 + 1), w = weight[x]
+                        target[out + x] = UInt8(truncatingIfNeeded: (Int(source[row + x0]) * (256 - w) + Int(source[row + x1]) * w + 128) >> 8)
+                    }
+                }
+            }
+        }
+        return GrayImage(unchecked: newWidth, height, output)
+    }
+
     /// Shrunk by a whole `factor`: each output pixel the mean of a `factor`×`factor` block (every
     /// input pixel counts; a partial block at the right or bottom edge is dropped).
     public func downsampled(by factor: Int) -> GrayImage {
@@ -210,12 +238,12 @@ extension GrayImage {
         return GrayImage(unchecked: width, height, output)
     }
 
-    /// Blurred by a `(2·radius+1)`-wide box along rows, then along columns (edges repeat the
-    /// border pixel); three of these approximate a Gaussian of σ ≈ radius.
+    /// Blurred by a `(2·radius+1)`-wide box along rows, then (unless `alongRowsOnly`) along
+    /// columns (edges repeat the border pixel); three of these approximate a Gaussian of σ ≈ radius.
     ///
     /// Running sums make the cost per pixel independent of the radius: one sum slides along each
     /// row, then one sum per column slides down the rows (row by row, as memory lies).
-    public func boxBlurred(radius: Int) -> GrayImage {
+    public func boxBlurred(radius: Int, alongRowsOnly: Bool = false) -> GrayImage {
         guard radius > 0, width > 1 || height > 1 else { return self }
         let span = UInt32(2 * radius + 1)
         // x / span as (x · reciprocal) >> 24, exact for the sums of at most 255 · span.
@@ -236,6 +264,7 @@ extension GrayImage {
                 }
             }
         }
+        guard !alongRowsOnly else { return GrayImage(unchecked: width, height, horizontal) }
         horizontal.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
                 columnSums.withUnsafeMutableBufferPointer { sums in
@@ -258,10 +287,12 @@ extension GrayImage {
     }
 
     /// Unsharp masking at a scale: the image plus `amount` times its difference from a Gaussian-like
-    /// blur of σ ≈ `radius` (three box blurs). Where focus blur has merged bars or modules a few
-    /// pixels wide, the 3×3 ``sharpened(amount:)`` is too narrow to separate them again.
-    public func unsharpMasked(radius: Int, amount: Double) -> GrayImage {
-        let blurred = boxBlurred(radius: radius).boxBlurred(radius: radius).boxBlurred(radius: radius)
+    /// blur of σ ≈ `radius` (three box blurs), along rows only if asked (for horizontal scanlines).
+    /// Where focus blur has merged bars or modules a few pixels wide, the 3×3
+    /// ``sharpened(amount:)`` is too narrow to separate them again.
+    public func unsharpMasked(radius: Int, amount: Double, alongRowsOnly: Bool = false) -> GrayImage {
+        func blur(_ image: GrayImage) -> GrayImage { image.boxBlurred(radius: radius, alongRowsOnly: alongRowsOnly) }
+        let blurred = blur(blur(blur(self)))
         let gain = Int32((amount * 256).rounded())
         var output = pixels
         pixels.withUnsafeBufferPointer { source in

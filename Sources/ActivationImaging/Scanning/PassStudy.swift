@@ -43,7 +43,7 @@ extension ScanPass {
         for engine in [Engine.zbar, .zxing] {
             bases += [
                 plain(engine), thresholded(engine), enlarged(engine), sharpened(engine), contrastStretched(engine),
-                smoothed(engine), inverted(engine), halved(engine), deblurred(engine),
+                smoothed(engine), inverted(engine), halved(engine), deblurred(engine), stretched(engine), deblurredRows(engine),
                 rotated(engine, by: 45), rotated(engine, by: 22.5), rotated(engine, by: -22.5),
             ]
         }

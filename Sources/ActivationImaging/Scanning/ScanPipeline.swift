@@ -89,6 +89,19 @@ package struct ScanPass: Sendable {
     }
     /// Both detectors need a few pixels per module; small photos get them by enlarging.
     static func enlarged(_ engine: Engine) -> ScanPass { scaled(engine, by: 2) { max($0.width, $0.height) < 1200 } }
+    /// For linear codes (horizontal scanlines): widened only, at half the cost of enlarging.
+    static func stretched(_ engine: Engine) -> ScanPass {
+        ScanPass(engine: engine, preparation: "stretch2.0",
+                 prepare: { $0.width < 1200 ? $0.stretched(horizontally: 2) : nil },
+                 mapBack: { point, _ in Point(x: Int((Double(point.x) / 2).rounded()), y: point.y) })
+    }
+    /// ``deblurred(_:)`` for linear codes: widened and sharpened along the rows only.
+    static func deblurredRows(_ engine: Engine) -> ScanPass {
+        let factor = 1.25
+        return ScanPass(engine: engine, preparation: "deblur-rows",
+                        prepare: { $0.width < 1600 ? $0.stretched(horizontally: factor).unsharpMasked(radius: 3, amount: 2, alongRowsOnly: true) : nil },
+                        mapBack: { point, _ in Point(x: Int((Double(point.x) / factor).rounded()), y: point.y) })
+    }
     static func halved(_ engine: Engine) -> ScanPass { scaled(engine, by: 0.5) { min($0.width, $0.height) > 900 } }
 
     static func scaled(_ engine: Engine, by factor: Double, when applies: @escaping @Sendable (GrayImage) -> Bool) -> ScanPass {
@@ -135,9 +148,9 @@ package struct ScanPass: Sendable {
     /// The order is the outcome of `benchmarks/pass-study.py` over every candidate pass on the
     /// public corpus and its stress variants (README, "Decoding pipeline"): zxing-cpp without and
     /// with its harder search reads most codes in about a millisecond; then cheap retries for light
-    /// codes on dark and for linear codes (thresholded, enlarged, deblurred); the QR Model 1 reader
-    /// and the expensive QR retries (thresholded, enlarged, sharpened, rotated copies) run only
-    /// where finder patterns show. Without the zxing helper, zbar's passes of before take its place.
+    /// codes on dark and for linear codes (thresholded, widened, sharpened along the rows, zbar);
+    /// the QR Model 1 reader, the QR resampler and the expensive QR retries (thresholded,
+    /// enlarged, sharpened, rotated copies) run only where finder patterns show. Without the zxing helper, zbar's passes of before take its place.
     package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
         let plainZBar = plain(.zbar).invertedToo
         guard effort != .fast else { return [plainZBar] }
@@ -156,9 +169,10 @@ package struct ScanPass: Sendable {
             plain(.zxing).retries(.harder),
             inverted(.zxing).only(qr).retries(.harder),
             thresholded(.zxing).only(linear).retries([]),
+            stretched(.zxing).only(linear).retries(.harder),
+            deblurredRows(.zxing).only(linear).retries(.harder),
+            // After zxing's linear retries: zbar's reads of blurred UPC codes are sometimes wrong.
             plain(.zbar).density(3),
-            enlarged(.zxing).only(linear).retries([]),
-            deblurred(.zxing).only(linear).retries(.harder),
             plain(.model1).gated,
             plain(.resample).gated,
             thresholded(.zxing).only(qr).retries([]).gated,
