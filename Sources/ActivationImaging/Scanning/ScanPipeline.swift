@@ -174,7 +174,6 @@ package struct ScanPass: Sendable {
             // After zxing's linear retries: zbar's reads of blurred UPC codes are sometimes wrong.
             plain(.zbar).density(3),
             plain(.model1).gated,
-            plain(.resample).gated,
             thresholded(.zxing).only(qr).retries([]).gated,
             enlarged(.zxing).only(qr).retries([]).gated,
             contrastStretched(.zxing).only(qr).retries([.harder, .rotate]).gated,
@@ -188,6 +187,9 @@ package struct ScanPass: Sendable {
             enlarged(.zbar).density(3).gated,
             rotated(.zbar, by: -22.5).only(qr).gated,
             enlarged(.zbar).density(2).gated,
+            // Last: it fits a grid for each finder triangle and size (tens of milliseconds), and
+            // reads what every other pass missed.
+            plain(.resample).gated,
         ]
         guard effort == .thorough else { return passes }
         passes = passes.map { $0.with { $0.needsFinderPatterns = false } }

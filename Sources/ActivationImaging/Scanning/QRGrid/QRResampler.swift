@@ -56,18 +56,23 @@ enum QRResampler {
     /// a grid off by half a module samples edges, halfway.
     static func crispness(_ image: GrayImage, _ grid: QRGrid) -> Double? {
         guard let values = grid.sample(image) else { return nil }
-        let size = grid.size
+        let size = grid.size, side = size + 1
+        // A summed-area table: each neighbourhood's sum in four lookups.
+        var sums = [Double](repeating: 0, count: side * side)
+        for row in 0..<size {
+            var line = 0.0
+            for column in 0..<size {
+                line += values[row * size + column]
+                sums[(row + 1) * side + column + 1] = sums[row * side + column + 1] + line
+            }
+        }
         var total = 0.0
         for row in 0..<size {
+            let top = max(0, row - 2), bottom = min(size, row + 3)
             for column in 0..<size {
-                var sum = 0.0, count = 0.0
-                for r in max(0, row - 2)...min(size - 1, row + 2) {
-                    for c in max(0, column - 2)...min(size - 1, column + 2) {
-                        sum += values[r * size + c]
-                        count += 1
-                    }
-                }
-                total += abs(values[row * size + column] - sum / count)
+                let left = max(0, column - 2), right = min(size, column + 3)
+                let sum = sums[bottom * side + right] - sums[top * side + right] - sums[bottom * side + left] + sums[top * side + left]
+                total += abs(values[row * size + column] - sum / Double((bottom - top) * (right - left)))
             }
         }
         return total / Double(size * size)
@@ -91,9 +96,11 @@ enum QRResampler {
         }
         guard var best = grid(points), var score = crispness(image, best) else { return nil }
         for step in [module / 2, module / 4, module / 8] {
-            var improved = true
-            while improved {
+            // A few sweeps a step: each moves every point at most one step.
+            var improved = true, sweeps = 0
+            while improved && sweeps < 3 {
                 improved = false
+                sweeps += 1
                 for index in points.indices {
                     for delta in [step, -step] {
                         var candidate = points
