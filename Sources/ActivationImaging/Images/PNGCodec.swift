@@ -30,27 +30,11 @@ enum PNGCodec {
                 guard finished != 0 else { throw failure(&image, name) }
                 return GrayImage(unchecked: width, height, gray)
             }
+            // Color with or without alpha, or gray with alpha: alpha is asked for only where the
+            // file has it (most photos are plain RGB: nothing to blend).
             let hasAlpha = image.format & png_uint_32(PNG_FORMAT_FLAG_ALPHA) != 0
-            if isColor && !hasAlpha {
-                // Plain RGB (most photos): no alpha to ask libpng for, or to blend.
-                image.format = png_uint_32(PNG_FORMAT_RGB)
-                var samples = [UInt8](repeating: 0, count: width * height * 3)
-                let finished = samples.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
-                guard finished != 0 else { throw failure(&image, name) }
-                var gray = [UInt8](repeating: 0, count: width * height)
-                gray.withUnsafeMutableBufferPointer { out in
-                    samples.withUnsafeBufferPointer { source in
-                        for index in 0..<out.count {
-                            let base = index * 3
-                            let sum = 299 * UInt32(source[base]) + 587 * UInt32(source[base + 1]) + 114 * UInt32(source[base + 2])
-                            out[index] = UInt8(truncatingIfNeeded: (sum + 500) / 1000)
-                        }
-                    }
-                }
-                return GrayImage(unchecked: width, height, gray)
-            }
-            image.format = isColor ? png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA) : png_uint_32(PNG_FORMAT_GA)
-            let channels = isColor ? 4 : 2
+            image.format = (isColor ? png_uint_32(PNG_FORMAT_FLAG_COLOR) : 0) | (hasAlpha ? png_uint_32(PNG_FORMAT_FLAG_ALPHA) : 0)
+            let channels = (isColor ? 3 : 1) + (hasAlpha ? 1 : 0)
             var samples = [UInt8](repeating: 0, count: width * height * channels)
             let finished = samples.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
             guard finished != 0 else { throw failure(&image, name) }
@@ -63,6 +47,10 @@ enum PNGCodec {
                         let value = isColor
                             ? (299 * UInt32(source[base]) + 587 * UInt32(source[base + 1]) + 114 * UInt32(source[base + 2]) + 500) / 1000
                             : UInt32(source[base])
+                        guard hasAlpha else {
+                            out[index] = UInt8(truncatingIfNeeded: value)
+                            continue
+                        }
                         let alpha = UInt32(source[base + channels - 1])
                         out[index] = UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255)
                     }
