@@ -134,9 +134,8 @@ enum CodeEvidence {
     /// The finder patterns of `image` as the pipeline judges them: on its adaptively thresholded
     /// copy (the one the threshold passes read, handed back so that they need not make it again),
     /// and where that shows none, three in a code's shape on the image cut at its global (Otsu)
-    /// threshold. The adaptive
-    /// window is a twelfth of the image: a code that fills the picture has finder centres wider
-    /// than that, which it hollows out, while one threshold keeps them whole.
+    /// threshold. The adaptive window is a twelfth of the image: a code that fills the picture has
+    /// finder centres wider than that, which it hollows out, while one threshold keeps them whole.
     static func thresholdedFinderPatterns(in image: GrayImage) -> (binary: GrayImage, count: Int) {
         let binary = image.adaptiveThreshold(window: ScanPass.thresholdWindow(image))
         let count = finderPatterns(in: binary)
@@ -144,6 +143,13 @@ enum CodeEvidence {
         let threshold = image.otsuThreshold()
         let triangles = finderTriangles(finderCentres(in: image, threshold: threshold))
         return (binary, triangles.contains { hasTimingPatterns($0, in: image, threshold: threshold) } ? 3 : 0)
+    }
+
+    /// The two ways the QR readers of our own look for finders, as (image, threshold) pairs: the
+    /// adaptively thresholded copy (small modules under uneven light), then the image at its Otsu
+    /// threshold (large finder centres kept whole), as ``thresholdedFinderPatterns(in:)`` judges.
+    static func binarizations(of image: GrayImage) -> [(image: GrayImage, threshold: UInt8)] {
+        [(image.adaptiveThreshold(window: ScanPass.thresholdWindow(image)), 128), (image, image.otsuThreshold())]
     }
 
     /// The module size of five runs in the ratio 1:1:3:1:1 (each 1 within half a module, the 3

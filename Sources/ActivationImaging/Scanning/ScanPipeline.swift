@@ -84,7 +84,7 @@ package struct ScanPass: Sendable {
         let factor = 1.25
         return ScanPass(engine: engine, preparation: "deblur",
                         prepare: { max($0.width, $0.height) < 1600 ? $0.scaled(by: factor).unsharpMasked(radius: 3, amount: 2) : nil },
-                        mapBack: { point, _ in Point(x: Int((Double(point.x) / factor).rounded()), y: Int((Double(point.y) / factor).rounded())) })
+                        mapBack: unscaling(horizontally: factor, vertically: factor))
     }
     /// Both detectors need a few pixels per module; small photos get them by enlarging.
     static func enlarged(_ engine: Engine) -> ScanPass { scaled(engine, by: 2) { max($0.width, $0.height) < 1200 } }
@@ -92,7 +92,7 @@ package struct ScanPass: Sendable {
     static func stretched(_ engine: Engine) -> ScanPass {
         ScanPass(engine: engine, preparation: "stretch2.0",
                  prepare: { $0.width < 1200 ? $0.stretched(horizontally: 2) : nil },
-                 mapBack: { point, _ in Point(x: Int((Double(point.x) / 2).rounded()), y: point.y) })
+                 mapBack: unscaling(horizontally: 2, vertically: 1))
     }
     /// ``deblurred(_:)`` for linear codes: widened and sharpened along the rows only (half the cost;
     /// the bars run down the image).
@@ -102,14 +102,19 @@ package struct ScanPass: Sendable {
         let factor = 1.25
         return ScanPass(engine: engine, preparation: "deblur-rows",
                         prepare: { $0.width < 1600 ? $0.stretched(horizontally: factor).unsharpMasked(radius: 4, amount: 2, alongRowsOnly: true) : nil },
-                        mapBack: { point, _ in Point(x: Int((Double(point.x) / factor).rounded()), y: point.y) })
+                        mapBack: unscaling(horizontally: factor, vertically: 1))
     }
     static func halved(_ engine: Engine) -> ScanPass { scaled(engine, by: 0.5) { min($0.width, $0.height) > 900 } }
 
     static func scaled(_ engine: Engine, by factor: Double, when applies: @escaping @Sendable (GrayImage) -> Bool) -> ScanPass {
         ScanPass(engine: engine, preparation: "scale\(factor)",
                  prepare: { applies($0) ? $0.scaled(by: factor) : nil },
-                 mapBack: { point, _ in Point(x: Int((Double(point.x) / factor).rounded()), y: Int((Double(point.y) / factor).rounded())) })
+                 mapBack: unscaling(horizontally: factor, vertically: factor))
+    }
+
+    /// The way back from a copy scaled by `horizontal` across and `vertical` down.
+    static func unscaling(horizontally horizontal: Double, vertically vertical: Double) -> @Sendable (Point, GrayImage) -> Point {
+        { point, _ in Point(x: Int((Double(point.x) / horizontal).rounded()), y: Int((Double(point.y) / vertical).rounded())) }
     }
 
     static func rotated(_ engine: Engine, by degrees: Double) -> ScanPass {
@@ -152,7 +157,8 @@ package struct ScanPass: Sendable {
     /// with its harder search reads most codes in about a millisecond; then cheap retries for light
     /// codes on dark and for linear codes (thresholded, widened, sharpened along the rows, zbar);
     /// the QR Model 1 reader, the QR resampler and the expensive QR retries (thresholded,
-    /// enlarged, sharpened, rotated copies) run only where finder patterns show. Without the zxing helper, zbar's passes of before take its place.
+    /// enlarged, sharpened, rotated copies) run only where finder patterns show. Without the zxing
+    /// helper, zbar's passes of before take its place.
     package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
         let plainZBar = plain(.zbar).invertedToo
         guard effort != .fast else { return [plainZBar] }

@@ -27,6 +27,18 @@ struct QRGrid {
         guard matrix.count == 9 else { return nil }
     }
 
+    /// The versions to try for a symbol with these finders, the likeliest first: the finder
+    /// centres are 7 modules less than the symbol's size apart, and the module size the finder
+    /// runs give is off by a little in a blurred photo, hence the neighbours too.
+    static func versions(around triangle: CodeEvidence.FinderTriangle) -> [Int] {
+        let (tl, tr, bl) = (triangle.topLeft, triangle.topRight, triangle.bottomLeft)
+        let module = (tl.module + tr.module + bl.module) / 3
+        func distance(_ a: CodeEvidence.Finder, _ b: CodeEvidence.Finder) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        let size = (distance(tl, tr) + distance(tl, bl)) / 2 / module + 7
+        let version = Int(((size - 21) / 4).rounded()) + 1
+        return [version, version + 1, version - 1]
+    }
+
     /// The pixel at module coordinates (u, v); module (c, r) has its centre at (c + 0.5, r + 0.5).
     func pixel(_ u: Double, _ v: Double) -> (x: Double, y: Double) {
         let w = matrix[6] * u + matrix[7] * v + matrix[8]

@@ -10,10 +10,7 @@
 enum QRModel1Reader {
     /// The Model 1 symbols in `image`.
     static func read(_ image: GrayImage) -> [ScannedSymbol] {
-        // The adaptive threshold keeps small modules under uneven light; one global threshold
-        // keeps large finder centres whole (see CodeEvidence.thresholdedFinderPatterns).
-        let adaptive = image.adaptiveThreshold(window: ScanPass.thresholdWindow(image))
-        for (binary, threshold) in [(adaptive, UInt8(128)), (image, image.otsuThreshold())] {
+        for (binary, threshold) in CodeEvidence.binarizations(of: image) {
             let finders = CodeEvidence.finderCentres(in: binary, threshold: threshold)
             for triangle in CodeEvidence.finderTriangles(finders).prefix(8) where CodeEvidence.hasTimingPatterns(triangle, in: binary, threshold: threshold) {
                 if let symbol = read(binary, threshold: threshold, triangle) { return [symbol] }
@@ -24,36 +21,20 @@ enum QRModel1Reader {
 
     /// The symbol whose finder patterns are `triangle`, when it is a readable Model 1 symbol.
     private static func read(_ image: GrayImage, threshold: UInt8, _ triangle: CodeEvidence.FinderTriangle) -> ScannedSymbol? {
-        let (topLeft, topRight, bottomLeft) = (triangle.topLeft, triangle.topRight, triangle.bottomLeft)
-        let module = (topLeft.module + topRight.module + bottomLeft.module) / 3
-        func distance(_ a: CodeEvidence.Finder, _ b: CodeEvidence.Finder) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
-        // The finder centres are 7 modules less than the symbol's size apart.
-        let estimate = (distance(topLeft, topRight) + distance(topLeft, bottomLeft)) / 2 / module + 7
-        let nearest = Int(((estimate - 21) / 4).rounded())
-        for version in [nearest + 1, nearest + 2, nearest] where (1...14).contains(version) {
+        for version in QRGrid.versions(around: triangle) where (1...14).contains(version) {
             let size = 17 + 4 * version
-            // Module (column, row) → pixel: the finder centres sit at module 3.5 from their edges.
-            let span = Double(size - 7)
-            func pixel(_ column: Double, _ row: Double) -> (x: Double, y: Double) {
-                let u = (column - 3.5) / span, v = (row - 3.5) / span
-                return (topLeft.x + u * (topRight.x - topLeft.x) + v * (bottomLeft.x - topLeft.x),
-                        topLeft.y + u * (topRight.y - topLeft.y) + v * (bottomLeft.y - topLeft.y))
-            }
-            var grid = [Bool](repeating: false, count: size * size)
+            // The parallelogram of the three finders: Model 1 has no alignment pattern to bend it.
+            guard let grid = QRGrid(triangle, size: size) else { continue }
+            var modules = [Bool](repeating: false, count: size * size)
             var inside = true
-            for row in 0..<size {
-                for column in 0..<size {
-                    let point = pixel(Double(column) + 0.5, Double(row) + 0.5)
-                    let x = Int(point.x.rounded(.down)), y = Int(point.y.rounded(.down))
-                    guard x >= 0, y >= 0, x < image.width, y < image.height else { inside = false; break }
-                    grid[row * size + column] = image.pixels[y * image.width + x] < threshold
-                }
-                if !inside { break }
+            for index in modules.indices {
+                let point = grid.pixel(Double(index % size) + 0.5, Double(index / size) + 0.5)
+                let x = Int(point.x.rounded(.down)), y = Int(point.y.rounded(.down))
+                guard x >= 0, y >= 0, x < image.width, y < image.height else { inside = false; break }
+                modules[index] = image.pixels[y * image.width + x] < threshold
             }
-            guard inside, let bytes = decode(Matrix(size: size, modules: grid), version: version) else { continue }
-            let corners = [pixel(0, 0), pixel(Double(size), 0), pixel(Double(size), Double(size)), pixel(0, Double(size))]
-                .map { Point(x: Int($0.x.rounded()), y: Int($0.y.rounded())) }
-            return ScannedSymbol(symbology: .qr, bytes: bytes, text: PayloadText.decode(bytes).text, corners: corners)
+            guard inside, let bytes = decode(Matrix(size: size, modules: modules), version: version) else { continue }
+            return ScannedSymbol(symbology: .qr, bytes: bytes, text: PayloadText.decode(bytes).text, corners: grid.corners)
         }
         return nil
     }

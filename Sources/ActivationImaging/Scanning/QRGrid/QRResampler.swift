@@ -10,8 +10,7 @@
 enum QRResampler {
     /// The codes found, or none.
     static func read(_ image: GrayImage, with engine: ZXingEngine) -> [ScannedSymbol] {
-        let adaptive = image.adaptiveThreshold(window: ScanPass.thresholdWindow(image))
-        for (binary, threshold) in [(adaptive, UInt8(128)), (image, image.otsuThreshold())] {
+        for (binary, threshold) in CodeEvidence.binarizations(of: image) {
             let finders = CodeEvidence.finderCentres(in: binary, threshold: threshold)
             for triangle in CodeEvidence.finderTriangles(finders).prefix(4) {
                 if let symbol = read(image, triangle, with: engine) { return [symbol] }
@@ -21,14 +20,10 @@ enum QRResampler {
     }
 
     private static func read(_ image: GrayImage, _ triangle: CodeEvidence.FinderTriangle, with engine: ZXingEngine) -> ScannedSymbol? {
-        let (tl, tr, bl) = (triangle.topLeft, triangle.topRight, triangle.bottomLeft)
-        let module = (tl.module + tr.module + bl.module) / 3
-        func distance(_ a: CodeEvidence.Finder, _ b: CodeEvidence.Finder) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
-        let estimate = (distance(tl, tr) + distance(tl, bl)) / 2 / module + 7
-        let nearest = Int(((estimate - 21) / 4).rounded()) + 1
+        let module = (triangle.topLeft.module + triangle.topRight.module + triangle.bottomLeft.module) / 3
         // Versions 1…10: larger symbols have several alignment patterns, which one fourth point
         // cannot follow; zxing's own grid does better there.
-        for version in [nearest, nearest + 1, nearest - 1] where (1...10).contains(version) {
+        for version in QRGrid.versions(around: triangle) where (1...10).contains(version) {
             let size = 17 + 4 * version
             var grids: [QRGrid] = []
             if version > 1, let parallelogram = QRGrid(triangle, size: size) {
@@ -144,9 +139,8 @@ enum QRResampler {
         let centreModule = Double(grid.size) - 6.5
         let predicted = grid.pixel(centreModule, centreModule)
         // One module along each axis of the grid, in pixels.
-        let origin = grid.pixel(centreModule, centreModule)
         let along = grid.pixel(centreModule + 1, centreModule), down = grid.pixel(centreModule, centreModule + 1)
-        let u = (along.x - origin.x, along.y - origin.y), v = (down.x - origin.x, down.y - origin.y)
+        let u = (along.x - predicted.x, along.y - predicted.y), v = (down.x - predicted.x, down.y - predicted.y)
         let ring: [(Double, Double)] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)]
         var best: (score: Double, x: Double, y: Double)?
         let reach = Int((3 * module).rounded(.up)), step = max(1, Int(module / 3))
