@@ -9,6 +9,7 @@
 // the PNG target the read-back of generated codes (scripts/fuzz.sh builds with -enable-testing).
 @testable import ActivationConfiguration
 @testable import ActivationImaging
+import CDeflate
 import Foundation
 
 /// The parsers, by the name `FUZZ_TARGET` (and `scripts/fuzz.sh`) uses.
@@ -16,12 +17,19 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     // Images, with a pixel cap small enough for fast iterations (the cap itself is tested).
     "png": { bytes in
         _ = try? ImageDecoder(maxPixels: 1 << 20).decode(bytes, name: "fuzz.png")
+        // The same file with every chunk's CRC made right, so that mutations reach past the
+        // CRC check into the direct path, whose pixels must then be libpng's.
+        comparePNGPaths(PNGFuzzing.repairingCRCs(bytes), requireLibPNG: false, maxPixels: 1 << 16)
         // The packed 1-bit read that checks generated codes, at the size the IHDR claims (capped).
         guard bytes.count > 24 else { return }
         let width = Int(bytes[18]) << 8 | Int(bytes[19]), height = Int(bytes[22]) << 8 | Int(bytes[23])
         guard (1...1024).contains(width), (1...1024).contains(height) else { return }
         _ = try? PNGCodec.decodeBilevel(bytes, width: width, height: height, shrinkingBy: 1 + height % 5, name: "fuzz.png")
     },
+    // PNGCodec's direct path against libpng on well-formed files of every layout the direct path
+    // takes: the first bytes choose the layout, palette and transparency, the rest are the
+    // filtered rows (filter bytes included), compressed here.
+    "png-direct": { bytes in comparePNGPaths(PNGFuzzing.file(from: bytes), requireLibPNG: true, maxPixels: 1 << 12) },
     "jpeg": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.jpg") },
     "pnm": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.pnm") },
     // QR Code Model 1 (our own reader): the bytes as a sampled module grid (format, placement,
@@ -184,4 +192,70 @@ public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePo
     var count = argc
     var arguments = argv
     return runDriver(&count, &arguments) { data, size in testOneInput(data, size) }
+}
+
+/// A PNG the direct path decodes must give libpng's pixels; with `requireLibPNG` (a well-formed
+/// file) libpng must read it too. The pixel cap keeps a debug build's iterations fast (the
+/// direct path's code is the same at every size).
+func comparePNGPaths(_ bytes: [UInt8]?, requireLibPNG: Bool, maxPixels: Int) {
+    guard let bytes, let direct = try? PNGCodec.decodeDirect(bytes, name: "fuzz.png", maxPixels: maxPixels) else { return }
+    let reference = try? PNGCodec.decodeWithLibPNG(bytes, name: "fuzz.png", maxPixels: maxPixels)
+    guard let reference else {
+        if requireLibPNG { fatalError("the direct path read a PNG libpng refuses") }
+        return
+    }
+    if reference != direct { fatalError("the direct path and libpng read different pixels") }
+}
+
+enum PNGFuzzing {
+    /// The bytes with each chunk's CRC recomputed (a file too short for chunks unchanged).
+    static func repairingCRCs(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes, offset = 8
+        while offset + 12 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard length <= bytes.count - offset - 12 else { break }
+            let crc = bytes.withUnsafeBufferPointer { $0.baseAddress.map { libdeflate_crc32(0, $0 + offset + 4, length + 4) } ?? 0 }
+            for index in 0..<4 { bytes[offset + 8 + length + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
+            offset += length + 12
+        }
+        return bytes
+    }
+
+    /// A well-formed PNG built from fuzz bytes: colour type, bit depth, size (up to 64×64),
+    /// palette and tRNS from the first bytes, the filtered rows from the rest (repeated to fill).
+    static func file(from bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count >= 8 else { return nil }
+        let colorType = ([0, 2, 3, 4, 6] as [UInt8])[Int(bytes[0]) % 5]
+        let depths: [UInt8] = colorType == 0 || colorType == 3 ? [1, 2, 4, 8] : [8]
+        let bitDepth = depths[Int(bytes[1]) % depths.count]
+        let width = 1 + Int(bytes[2]) % 64, height = 1 + Int(bytes[3]) % 64
+        let transparent = bytes[4] & 1 == 1
+        var rest = Array(bytes[8...])
+        func take(_ count: Int) -> [UInt8] {
+            let taken = (0..<count).map { rest.isEmpty ? UInt8(truncatingIfNeeded: $0 &* 37) : rest[$0 % rest.count] }
+            rest.removeFirst(min(count, rest.count))
+            return taken
+        }
+        var chunks: [(type: String, data: [UInt8])] = []
+        if colorType == 3 {
+            let entries = 1 + Int(bytes[5]) % (1 << Int(bitDepth))
+            chunks.append(("PLTE", take(3 * entries)))
+            if transparent { chunks.append(("tRNS", take(1 + Int(bytes[6]) % entries))) }
+        } else if transparent && (colorType == 0 || colorType == 2) {
+            // Sample values in the image's range (and out of it, now and then).
+            chunks.append(("tRNS", take(colorType == 0 ? 2 : 6).enumerated().map { $0.offset % 2 == 0 && bytes[7] & 1 == 0 ? 0 : $0.element }))
+        }
+        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)] ?? 1
+        let stride = (width * channels * Int(bitDepth) + 7) / 8
+        var rows = take(height * (stride + 1))
+        // Filter bytes mostly valid (0–4), 5 now and then.
+        for y in 0..<height { rows[y * (stride + 1)] %= 6 }
+        let compressor = libdeflate_alloc_compressor(1)
+        defer { libdeflate_free_compressor(compressor) }
+        var compressed = [UInt8](repeating: 0, count: libdeflate_zlib_compress_bound(compressor, rows.count))
+        let size = compressed.withUnsafeMutableBytes { libdeflate_zlib_compress(compressor, rows, rows.count, $0.baseAddress, $0.count) }
+        guard size > 0 else { return nil }
+        return PNGCodec.file(width: width, height: height, bitDepth: bitDepth, colorType: colorType, chunks: chunks,
+                             imageData: Array(compressed.prefix(size)), imageChunks: 1 + Int(bytes[7]) % 3)
+    }
 }

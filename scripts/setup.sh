@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages activate needs, only those missing; uses sudo when not root.
-#   scripts/setup.sh          libraries to build and run (zbar, qrencode, libpng, libjpeg-turbo)
+#   scripts/setup.sh          libraries to build and run (zbar, qrencode, libpng, libdeflate, libjpeg-turbo)
 #   scripts/setup.sh --test   also the peer tools the tests compare against, PostgreSQL (the tests
 #                             start throw-away clusters of it), Chromium and its driver (the console
 #                             test), and a Python venv (.build/interop-venv) with the AC1 reference
@@ -8,7 +8,7 @@
 #   scripts/setup.sh --bench  also the benchmark tools (hyperfine, wrk, ImageMagick)
 set -euo pipefail
 
-packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
+packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libdeflate-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
   --test) packages+=(zxing-cpp-tools zbar-tools qrencode python3-venv postgresql chromium chromium-driver) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
@@ -28,8 +28,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # A wrong pkg-config name only warns in SwiftPM; fail here instead, with the reason.
-pkg-config --exists zbar libqrencode libpng libturbojpeg zxing zlib || {
-  echo "setup: pkg-config cannot find zbar, libqrencode, libpng, libturbojpeg, zxing or zlib" >&2
+pkg-config --exists zbar libqrencode libpng libdeflate libturbojpeg zxing zlib || {
+  echo "setup: pkg-config cannot find zbar, libqrencode, libpng, libdeflate, libturbojpeg, zxing or zlib" >&2
   exit 1
 }
 command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not on PATH; install Swift 6 first" >&2; exit 1; }

@@ -11,6 +11,12 @@ enum PNGCodec {
     /// as zbar and ImageMagick do, rather than libpng's linear-light conversion, which darkens
     /// mid-tones and costs reads on photos.
     static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
+        if let image = try decodeDirect(bytes, name: name, maxPixels: maxPixels) { return image }
+        return try decodeWithLibPNG(bytes, name: name, maxPixels: maxPixels)
+    }
+
+    /// The libpng path of ``decode(_:name:maxPixels:)``: every PNG the direct path declines.
+    static func decodeWithLibPNG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
         // libpng keeps the pointer from begin_read until finish_read: both run inside one closure.
         try bytes.withUnsafeBytes { raw -> GrayImage in
             var image = png_image()
@@ -93,6 +99,15 @@ enum PNGCodec {
             rows.withUnsafeBufferPointer { compress2(output.baseAddress, &compressedSize, $0.baseAddress, uLong($0.count), 2) }
         }
         guard status == Z_OK else { throw ImagingError(.libraryFailure, source: "png", "zlib could not compress the image (\(status))") }
+        return file(width: width, height: height, bitDepth: 1, colorType: 0, imageData: Array(compressed.prefix(Int(compressedSize))))
+    }
+
+    /// A PNG file from its parts: the IHDR fields, the chunks between IHDR and the image data
+    /// (PLTE, tRNS…), and the zlib-compressed, filtered image data, cut into `imageChunks` IDAT
+    /// chunks. ``encodeBilevel(width:height:rows:)`` writes its files with it, the tests and the
+    /// fuzz targets their PNGs of every layout.
+    static func file(width: Int, height: Int, bitDepth: UInt8, colorType: UInt8, interlace: UInt8 = 0,
+                     chunks: [(type: String, data: [UInt8])] = [], imageData: [UInt8], imageChunks: Int = 1) -> [UInt8] {
         func bigEndian(_ value: Int) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
         var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         func chunk(_ type: String, _ data: [UInt8]) {
@@ -100,9 +115,13 @@ enum PNGCodec {
             file += bigEndian(data.count) + body
             file += bigEndian(Int(body.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) }))
         }
-        // Bit depth 1, color type 0 (gray), deflate, filter method 0, no interlace.
-        chunk("IHDR", bigEndian(width) + bigEndian(height) + [1, 0, 0, 0, 0])
-        chunk("IDAT", Array(compressed.prefix(Int(compressedSize))))
+        // Deflate compression, filter method 0.
+        chunk("IHDR", bigEndian(width) + bigEndian(height) + [bitDepth, colorType, 0, 0, interlace])
+        for (type, data) in chunks { chunk(type, data) }
+        let size = max(1, (imageData.count + imageChunks - 1) / max(1, imageChunks))
+        for start in stride(from: 0, to: max(1, imageData.count), by: size) {
+            chunk("IDAT", Array(imageData[start..<min(imageData.count, start + size)]))
+        }
         chunk("IEND", [])
         return file
     }
