@@ -103,15 +103,17 @@ def score(images, pipeline):
             negative_time += t
         elif texts and correct(image.expected, texts):
             reads += 1
-    return reads, fp, time, negative_time
+        elif texts:
+            wrong += 1
+    return reads, wrong, fp, time, negative_time
 
 
 def report(sets, pipeline, out=sys.stdout):
-    print(f"{'set':14} {'images':>6} {'read':>5} {'fp':>3} {'ms':>9} {'ms/neg':>7}", file=out)
+    print(f"{'set':14} {'images':>6} {'read':>5} {'wrong':>5} {'fp':>3} {'ms':>9} {'ms/neg':>7}", file=out)
     for name, images in sets.items():
-        reads, fp, time, negative_time = score(images, pipeline)
+        reads, wrong, fp, time, negative_time = score(images, pipeline)
         negatives = sum(i.negative for i in images)
-        print(f"{name:14} {len(images):6} {reads:5} {fp:3} {time:9.1f} {negative_time / max(1, negatives):7.1f}", file=out)
+        print(f"{name:14} {len(images):6} {reads:5} {wrong:5} {fp:3} {time:9.1f} {negative_time / max(1, negatives):7.1f}", file=out)
 
 
 def main():

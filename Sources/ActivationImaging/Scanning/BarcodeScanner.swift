@@ -33,7 +33,7 @@ public struct BarcodeScanner: Sendable, Hashable {
         self.effort = effort
     }
 
-    /// Images with more pixels than this are read at half size after the first two passes.
+    /// Images with more pixels than this are read at half size after the first pass.
     static let reduceAbovePixels = 4_000_000
 
     /// Whether the second engine (zxing-cpp) is installed; without it the pipeline uses zbar alone.
@@ -102,7 +102,7 @@ public struct BarcodeScanner: Sendable, Hashable {
     func trace(_ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag) throws -> Trace {
         var timings: [(pass: String, duration: Duration)] = []
         let clock = ContinuousClock()
-        // Past the first two passes, a large photo is read at half size: codes in such photos are
+        // Past the first pass, a large photo is read at half size: codes in such photos are
         // big enough, and every later pass gets four times cheaper.
         var reduced = reduced
         // Each preparation is made once: the zbar and zxing passes of one preparation follow each
@@ -118,7 +118,7 @@ public struct BarcodeScanner: Sendable, Hashable {
         for (index, pass) in ScanPass.passes(for: effort).enumerated() {
             if stop.isSet { throw CancellationError() }
             let start = clock.now
-            let useReduced = index >= 2 && image.width * image.height > Self.reduceAbovePixels
+            let useReduced = index >= 1 && image.width * image.height > Self.reduceAbovePixels
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
             let source = useReduced ? reduced! : image
             let key = pass.preparation + (useReduced ? "@half" : "")

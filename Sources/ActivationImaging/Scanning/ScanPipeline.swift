@@ -153,9 +153,9 @@ package struct ScanPass: Sendable {
     /// The passes of each effort; the first pass that finds a code ends the scan.
     ///
     /// The order is the outcome of `benchmarks/pass-study.py` over every candidate pass on the
-    /// public corpus and its stress variants (README, "Decoding pipeline"): zxing-cpp without and
-    /// with its harder search reads most codes in about a millisecond; then cheap retries for light
-    /// codes on dark and for linear codes (thresholded, widened, sharpened along the rows, zbar);
+    /// public corpus and its stress variants (README, "Decoding pipeline"): zxing-cpp reads most
+    /// codes in about a millisecond; then retries for light codes on dark and for linear codes
+    /// (widened, sharpened along the rows, zbar);
     /// the QR Model 1 reader, the QR resampler and the expensive QR retries (thresholded,
     /// enlarged, sharpened, rotated copies) run only where finder patterns show. Without the zxing
     /// helper, zbar's passes of before take its place.
@@ -174,9 +174,7 @@ package struct ScanPass: Sendable {
         }
         var passes = [
             plain(.zxing).retries([]),
-            plain(.zxing).retries(.harder),
             inverted(.zxing).only(qr).retries(.harder),
-            thresholded(.zxing).only(linear).retries([]),
             stretched(.zxing).only(linear).retries(.harder),
             deblurredRows(.zxing).only(linear).retries(.harder),
             // After zxing's linear retries: zbar's reads of blurred UPC codes are sometimes wrong.
@@ -202,6 +200,8 @@ package struct ScanPass: Sendable {
         guard effort == .thorough else { return passes }
         passes = passes.map { $0.with { $0.needsFinderPatterns = false } }
         passes += [
+            // Redundant in the study (later passes read all they read), kept for thoroughness.
+            plain(.zxing).retries(.harder), thresholded(.zxing).only(linear).retries([]),
             plainZBar, thresholded(.zbar).invertedToo, contrastStretched(.zbar).invertedToo, enlarged(.zbar).invertedToo,
             rotated(.zbar, by: 45), rotated(.zbar, by: 22.5), rotated(.zxing, by: 45), rotated(.zxing, by: -22.5),
             halved(.zbar), halved(.zxing), deblurred(.zxing).only(qr), deblurred(.zbar).only(qr),
