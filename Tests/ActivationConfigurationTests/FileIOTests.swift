@@ -3,13 +3,15 @@ import Foundation
 import Testing
 
 @Suite("Files: capped reads, atomic no-clobber writes")
-struct FileIOTests {
+final class FileIOTests {
     let directory: String
 
     init() throws {
         directory = NSTemporaryDirectory() + "activate-fileio-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     @Test("write, refuse to clobber, replace when asked")
     func noClobber() throws {

@@ -111,6 +111,7 @@ struct LoaderTests {
     func aggregation() async throws {
         let directory = NSTemporaryDirectory() + "loader-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let bad = "\(directory)/bad.json"
         try FileIO.write(Array(#"{"host":"https://x.example.com"}"#.utf8), to: bad, replace: false)
         let loader = ConfigurationLoader(providers: [
@@ -169,11 +170,13 @@ struct LoaderTests {
 }
 
 @Suite("Configuration store")
-struct StoreTests {
+final class StoreTests {
     let directory: String
     init() throws {
         directory = NSTemporaryDirectory() + "store-\(UUID().uuidString)"
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     /// A stored record of a configuration that came as a real signed code.
     func record(_ host: String = "mobile.example.com") throws -> StoredConfiguration {

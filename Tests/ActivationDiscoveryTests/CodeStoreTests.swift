@@ -7,7 +7,7 @@ import Testing
 extension ServerSuites {
     /// The database half of the discovery service, on real SQLite files and a real PostgreSQL server.
     @Suite("Code store on SQLite and PostgreSQL: migrations, exactly-once codes, 410 reasons", .serialized)
-    struct CodeStoreTests {
+    final class CodeStoreTests {
         let folder: String
         static let appID = "com.example.fieldservice"
         static let json = #"{"host":"mobile.example.com","auth":[{"type":"basic.default"}]}"#
@@ -18,6 +18,8 @@ extension ServerSuites {
             folder = NSTemporaryDirectory() + "activate-store-\(UUID().uuidString)"
             try FileIO.makeDirectory(folder, mode: 0o700)
         }
+
+        deinit { try? FileManager.default.removeItem(atPath: folder) }
 
         /// Runs `body` with `instances` migrated databases on one store of `backend` (two instances
         /// are two pools over one file or one server, as two service processes would have), each with

@@ -11,7 +11,7 @@ extension ServerSuites {
     /// The database-backed service (`serve --database`): real servers on loopback ports over real
     /// SQLite files and a real PostgreSQL cluster, spoken to with the provider and the admin client.
     @Suite("Discovery service on a database: one-time codes, guessing limits, admin API", .serialized)
-    struct DiscoveryServiceTests {
+    final class DiscoveryServiceTests {
         static let appID = "com.example.fieldservice"
         static let token = "test-token-0123456789abcdef"
         let folder: String
@@ -20,6 +20,8 @@ extension ServerSuites {
             folder = NSTemporaryDirectory() + "activate-service-\(UUID().uuidString)"
             try FileIO.makeDirectory(folder, mode: 0o700)
         }
+
+        deinit { try? FileManager.default.removeItem(atPath: folder) }
 
         enum Backend: String, CaseIterable, Sendable { case sqlite, postgres }
 

@@ -11,7 +11,7 @@ import Glibc
 #endif
 
 /// The documents of the configuration tests, served from a temporary folder.
-struct ServedFolder {
+final class ServedFolder: Sendable {
     static let documents = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("ActivationConfigurationTests/Fixtures/documents").path
     let path: String
@@ -24,6 +24,8 @@ struct ServedFolder {
         }
         try FileIO.write(Array(index.utf8), to: "\(path)/discovery.json", replace: false)
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
 
     static let standardIndex = """
         {"applications": {"com.example.fieldservice": {

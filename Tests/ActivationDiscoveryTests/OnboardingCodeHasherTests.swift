@@ -4,13 +4,15 @@ import Foundation
 import Testing
 
 @Suite("Code hashes: keyed with a server secret kept in a private file")
-struct OnboardingCodeHasherTests {
+final class OnboardingCodeHasherTests {
     let folder: String
 
     init() throws {
         folder = NSTemporaryDirectory() + "activate-secret-\(UUID().uuidString)"
         try FileIO.makeDirectory(folder, mode: 0o700)
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     @Test("the secret is made at first start with mode 0600, then read back: the same code, the same hash")
     func madeThenRead() throws {

@@ -126,6 +126,7 @@ struct PipelineTests {
     func brokenHelper() throws {
         let directory = NSTemporaryDirectory() + "helper-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let micro = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
         for (name, script) in [("exits", "#!/bin/sh\nexit 3\n"), ("garbles", "#!/bin/sh\nhead -c 20 >/dev/null; printf 'xxxxxxxxxxxxxxxx'; sleep 1\n"),
                                ("aborts", "#!/bin/sh\nkill -ABRT $$\n")] {
@@ -182,6 +183,7 @@ struct BatchTests {
     @Test("folders are expanded recursively, sorted, images only, hidden entries skipped")
     func collect() throws {
         let root = NSTemporaryDirectory() + "collect-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
         for path in ["b/2.png", "b/1.JPG", "a.pgm", "notes.txt", ".hidden/x.png", "b/.y.png", "c/d/e.jpeg"] {
             let file = "\(root)/\(path)"
             try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -5,13 +5,15 @@ import Testing
 
 /// The support target on real files, folders, FIFOs, devices, links and a second process.
 @Suite("FileAccess: regular files only, caps, atomic writes, locks")
-struct FileAccessTests {
+final class FileAccessTests {
     let folder: String
 
     init() throws {
         folder = NSTemporaryDirectory() + "activate-fileaccess-\(UUID().uuidString)"
         try Files.makeFolder(folder, permissions: .ownerReadWriteExecute)
     }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     @Test("a FIFO, a device, a folder and a socket are refused by name and kind, without blocking")
     func notRegular() throws {
