@@ -8,7 +8,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-serve bench-batch bench-sizes bench-consumer bench-discovery docs clean
+.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -63,6 +63,14 @@ bench-decode: setup-bench
 	benchmarks/compare-decoders.py $(CORPUS)
 	.build/release/decode-benchmark $(CORPUS)
 	benchmarks/memory-12mp.sh
+
+# The corpus's codes pasted small into 12-megapixel photos (benchmarks/large-photos.py), then the
+# decoders side by side on them.
+bench-large: setup-bench
+	$(SWIFT) build -c release --product activate
+	rm -rf .build/large-photos
+	"$$(benchmarks/compare-decoders.py --bench-python)" benchmarks/large-photos.py $(CORPUS) .build/large-photos
+	benchmarks/compare-decoders.py .build/large-photos
 
 # generate --batch: 1000 signed AC1 codes, each read back, against qrencode; then the size of each kind of code.
 bench-batch: setup-bench

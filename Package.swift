@@ -147,18 +147,20 @@ let package = Package(
         // `swift run -c release decode-benchmark CORPUS_DIR` (README "Benchmarks").
         .executableTarget(name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "benchmarks/DecodeBenchmark"),
 
+        // What several test targets share (a seeded random number generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "FileAccessTests", dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "ActivationImagingTests",
             // CTurboJPEG, CDeflate: the tests write the large JPEGs and the PNGs of every layout
             // they need instead of keeping megabytes of them.
-            dependencies: ["ActivationImaging", "ActivationConfiguration", "CTurboJPEG", "CDeflate"],
+            dependencies: ["ActivationImaging", "ActivationConfiguration", "TestSupport", "CTurboJPEG", "CDeflate"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "ActivationConfigurationTests",
             dependencies: [
-                "ActivationConfiguration",
+                "ActivationConfiguration", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -173,7 +175,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ActivateCLITests",
-            dependencies: ["activate", "ActivationImaging", "ActivationConfiguration"],
+            dependencies: ["activate", "ActivationImaging", "ActivationConfiguration", "TestSupport"],
             exclude: ["Golden"]
         ),
     ],

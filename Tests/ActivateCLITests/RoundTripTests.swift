@@ -1,6 +1,7 @@
 import ActivationImaging
 import Foundation
 import Testing
+import TestSupport
 
 /// Generated codes come back byte-exact through `activate scan` and through a second, independent
 /// reader (ZXingReader from zxing-cpp), so the codes work in apps that do not use zbar.
@@ -116,18 +117,5 @@ struct RoundTripTests {
             let result = try await Tool.run(zxing, ["-bytes", file])
             #expect(result.stdout == testCase.payload, "ZXingReader: \(testCase.testDescription)")
         }
-    }
-}
-
-/// A small, fast, deterministic random number generator (public-domain SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import Foundation
 import Testing
+import TestSupport
 
 /// The two property-list readers against Foundation (what it writes, they read back), the existing
 /// fixtures, and hostile files that must be refused quickly with a named error.
@@ -382,21 +383,6 @@ enum BPlist {
         header(0xD, keys.count) + (keys + values).flatMap { bigEndian($0, referenceSize) }
     }
 }
-
-/// A small deterministic generator, so a failing document can be found again.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random nested documents as Foundation objects, with the value the readers must give.
 enum RandomDocument {
     static let pieces = ["a", "Z", "0", " ", "<", ">", "&", "\"", "'", "]]>", "&amp;", "é", "ß", "中文", "😀", "👍🏽", "\t", "\n", "\u{85}", "\u{202E}",

@@ -2,6 +2,7 @@
 import CTurboJPEG
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Large photos: JPEG decoded at half size first")
 struct LargePhotoTests {
@@ -21,13 +22,14 @@ struct LargePhotoTests {
         return Array(UnsafeBufferPointer(start: bytes, count: Int(size)))
     }
 
-    /// A 2600×1800 photo-sized image (4.7 MP): a light gradient, and a QR code at (1000, 700)
-    /// with 8-pixel modules when `payload` is given.
-    static func photo(code payload: String?) throws -> GrayImage {
+    /// A 2600×1800 photo-sized image (4.7 MP): a light gradient (or noise, detail everywhere),
+    /// and a QR code at (1000, 700) with `module`-pixel modules when `payload` is given.
+    static func photo(code payload: String?, module: Int = 8, noise: Bool = false) throws -> GrayImage {
         let width = 2600, height = 1800
-        var pixels = (0..<width * height).map { UInt8(180 + ($0 % width) * 60 / width) }
+        var generator = SplitMix64(seed: 5)
+        var pixels = (0..<width * height).map { noise ? UInt8.random(in: 0...255, using: &generator) : UInt8(180 + ($0 % width) * 60 / width) }
         if let payload {
-            let code = try QRCodeEncoder().encode(Array(payload.utf8)).grayImage(scale: 8, margin: 4)
+            let code = try QRCodeEncoder().encode(Array(payload.utf8)).grayImage(scale: module, margin: 4)
             for y in 0..<code.height {
                 for x in 0..<code.width { pixels[(700 + y) * width + 1000 + x] = code.pixels[y * code.width + x] }
             }
@@ -70,9 +72,44 @@ struct LargePhotoTests {
         #expect(abs(corner.x - 1032) <= 4 && abs(corner.y - 732) <= 4, "top left corner \(corner)")
     }
 
-    @Test("without a code, the full image is decoded after the half-size pass and the pipeline runs on both")
-    func fullImageAfterwards() throws {
+    @Test("without a code or anything as dense in edges as one, the full image is never decoded: the pipeline reads the half-size copy")
+    func nothingCodeLike() throws {
         let path = try Self.write(Self.jpeg(Self.photo(code: nil)), "nocode.jpg")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
+        #expect(trace.symbols.isEmpty)
+        #expect(trace.timings.first?.pass == "zxing/once@half")
+        #expect(trace.timings.count > 2 && trace.timings.allSatisfy { $0.pass.hasSuffix("@half") }, "\(trace.timings.map(\.pass))")
+    }
+
+    @Test("a code too small to read at half size is read at full resolution around it (the pipeline on the crop), with the full image's corners")
+    func readAroundCandidates() throws {
+        let photo = try Self.photo(code: "small in a large photo", module: 2)
+        let half = photo.downsampled(by: 2)
+        // At half size its modules are a pixel wide: the first pass cannot read it there.
+        #expect(BarcodeScanner().decode(ScanPass.passes(for: .normal)[0], half)?.isEmpty == true)
+        let regions = try #require(CodeEvidence.candidateRegions(in: half))
+        #expect(regions.count == 1)
+        let region = try #require(regions.first)
+        // The code spans (1000, 700)…(1000 + 2 × (25 + 8), …) at full size: inside the region, with room.
+        #expect(region.x * 2 < 1000 && region.y * 2 < 700 && (region.x + region.width) * 2 > 1066 && (region.y + region.height) * 2 > 766)
+        #expect(region.width * region.height < half.width * half.height / 20)
+
+        let path = try Self.write(Self.jpeg(photo), "small.jpg")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
+        #expect(trace.symbols.map(\.text) == ["small in a large photo"])
+        #expect(trace.pass == "zxing/once@candidates" && trace.timings.map(\.pass) == ["zxing/once@half", "zxing/once@candidates"])
+        // The code's margin is 4 modules of 2 pixels: it starts at 1008, 708 of the full image.
+        let corner = try #require(trace.symbols.first?.corners.first)
+        #expect(abs(corner.x - 1008) <= 2 && abs(corner.y - 708) <= 2, "top left corner \(corner)")
+    }
+
+    @Test("where detail is everywhere there are no candidates to single out: the full image is read whole, the rest at half size")
+    func detailEverywhere() throws {
+        let photo = try Self.photo(code: nil, noise: true)
+        #expect(CodeEvidence.candidateRegions(in: photo.downsampled(by: 2)) == nil)
+        let path = try Self.write(Self.jpeg(photo), "noise.jpg")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
         #expect(trace.symbols.isEmpty)

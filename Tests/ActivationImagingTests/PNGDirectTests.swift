@@ -1,6 +1,7 @@
 import CDeflate
 import Foundation
 import Testing
+import TestSupport
 
 @testable import ActivationImaging
 
@@ -70,7 +71,7 @@ struct PNGDirectTests {
 
     /// Sample rows of random bytes, padding bits past the last pixel included (decoders ignore them).
     static func rows(_ writer: Writer, seed: UInt64, values: ClosedRange<UInt8> = 0...255) -> [[UInt8]] {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<writer.height).map { _ in
             (0..<writer.stride).map { _ in
                 // Runs of equal bytes beside noise, so that every filter meets both.
@@ -105,7 +106,7 @@ struct PNGDirectTests {
     @Test("palettes at 1, 2, 4 and 8 bits, with partial transparency", arguments: [1, 2, 4, 8] as [UInt8])
     func palette(bitDepth: UInt8) throws {
         let entries = 1 << Int(bitDepth)
-        var generator = SeededGenerator(seed: UInt64(bitDepth))
+        var generator = SplitMix64(seed: UInt64(bitDepth))
         let palette = (0..<entries * 3).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for width in [1, 9, 40] {
             var writer = Writer(width: width, height: 9, colorType: 3, bitDepth: bitDepth, before: [("PLTE", palette)])
@@ -222,18 +223,5 @@ struct PNGDirectTests {
     static func offset(of type: String, in bytes: [UInt8]) -> Int? {
         let pattern = Array(type.utf8)
         return (4..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual(pattern) }.map { $0 - 4 }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -216,6 +216,16 @@ extension GrayImage {
         return GrayImage(unchecked: newWidth, newHeight, output)
     }
 
+    /// The pixels of a rectangle (clamped to the image; an empty rectangle gives an empty image).
+    func cropped(x: Int, y: Int, width cropWidth: Int, height cropHeight: Int) -> GrayImage {
+        let left = max(0, min(x, width)), top = max(0, min(y, height))
+        let right = max(left, min(x + cropWidth, width)), bottom = max(top, min(y + cropHeight, height))
+        var output: [UInt8] = []
+        output.reserveCapacity((right - left) * (bottom - top))
+        for row in top..<bottom { output += pixels[row * width + left..<row * width + right] }
+        return GrayImage(unchecked: right - left, bottom - top, output)
+    }
+
     /// Light and dark swapped: a light code on a dark ground becomes an ordinary one.
     public func inverted() -> GrayImage {
         GrayImage(unchecked: width, height, pixels.map { 255 - $0 })

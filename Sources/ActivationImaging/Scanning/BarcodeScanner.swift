@@ -66,8 +66,11 @@ public struct BarcodeScanner: Sendable, Hashable {
     ///
     /// A JPEG larger than ``reduceAbovePixels`` (a phone photo) is decoded at half size first, by
     /// libjpeg-turbo's DCT scaling, and the first pass reads that: the code of a photo is found
-    /// without decoding the full image. Only when it finds nothing is the full image decoded,
-    /// for the pipeline, whose passes on the reduced image then read this copy.
+    /// without decoding the full image. When it finds nothing, the full resolution is read only
+    /// around the candidates (``CodeEvidence/candidateRegions(in:minimumEdges:block:)``: the parts
+    /// as dense in edges as a code), each cut out and read by the whole pipeline, or nowhere when
+    /// nothing is that dense; then the rest of the pipeline reads the half-size image. Only where
+    /// dense detail is everywhere is the full image read whole, as any other image.
     ///
     /// - Throws: ``ImagingError`` when the file cannot be read or is no readable image;
     ///   `CancellationError` once `stop` is set.
@@ -80,26 +83,60 @@ public struct BarcodeScanner: Sendable, Hashable {
         let clock = ContinuousClock()
         let start = clock.now
         let found = first.prepare(half).flatMap { decode(first, $0) } ?? []
-        let timing = (pass: first.name + "@half", duration: clock.now - start)
-        guard found.isEmpty else {
-            let symbols = found.map { symbol in
-                var symbol = symbol
-                symbol.corners = symbol.corners.map { Point(x: $0.x * 2, y: $0.y * 2) }
-                return symbol
-            }
-            return Trace(symbols: Self.ordered(Self.deduplicated(symbols)), pass: timing.pass, timings: [timing])
+        var timings = [(pass: first.name + "@half", duration: clock.now - start)]
+        if !found.isEmpty {
+            return Trace(symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: 2))), pass: timings[0].pass, timings: timings)
         }
         if stop.isSet { throw CancellationError() }
-        var trace = try trace(decoder.decode(bytes, name: path), reduced: half, stop: stop)
-        trace.timings.insert(timing, at: 0)
+        guard let regions = CodeEvidence.candidateRegions(in: half) else {
+            var trace = try trace(decoder.decode(bytes, name: path), reduced: half, stop: stop)
+            trace.timings.insert(contentsOf: timings, at: 0)
+            return trace
+        }
+        if !regions.isEmpty {
+            // The pipeline on each candidate at full resolution: a small code in a crop reads
+            // as an image of its own, where the whole photo's passes would miss it.
+            let crops = try { () throws -> [(GrayImage, Point)] in
+                let full = try decoder.decode(bytes, name: path)  // freed once the crops are cut
+                return regions.map { region in
+                    (full.cropped(x: region.x * 2, y: region.y * 2, width: region.width * 2, height: region.height * 2), Point(x: region.x * 2, y: region.y * 2))
+                }
+            }()
+            var found: [ScannedSymbol] = [], pass: String?
+            for (crop, origin) in crops {
+                let cropTrace = try trace(crop, stop: stop)
+                timings += cropTrace.timings.map { ($0.pass + "@candidates", $0.duration) }
+                found += Self.moved(cropTrace.symbols, scale: 1, by: origin)
+                pass = pass ?? cropTrace.pass.map { $0 + "@candidates" }
+            }
+            if !found.isEmpty {
+                return Trace(symbols: Self.ordered(Self.deduplicated(found)), pass: pass, timings: timings)
+            }
+        }
+        // The rest of the pipeline on the half-size image, as for any large photo.
+        var trace = try trace(half, stop: stop, from: 1, halfSize: true)
+        trace.symbols = Self.moved(trace.symbols, scale: 2)
+        trace.timings.insert(contentsOf: timings, at: 0)
         return trace
     }
 
+    /// Symbols with their corners scaled, then moved by `offset`: back from a reduced or cropped
+    /// image to the image it came from.
+    static func moved(_ symbols: [ScannedSymbol], scale: Int, by offset: Point = Point(x: 0, y: 0)) -> [ScannedSymbol] {
+        symbols.map { symbol in
+            var symbol = symbol
+            symbol.corners = symbol.corners.map { Point(x: $0.x * scale + offset.x, y: $0.y * scale + offset.y) }
+            return symbol
+        }
+    }
+
     /// The pipeline, checking `stop` before each pass; `reduced` is the image at half size when
-    /// the caller has it already.
+    /// the caller has it already. From pass `firstPass` on (the ones before ran elsewhere); with
+    /// `halfSize`, `image` is a large photo's half-size copy already, read as it is (the passes are
+    /// named `…@half`, and the caller scales the corners).
     ///
     /// - Throws: `CancellationError` once `stop` is set.
-    func trace(_ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag) throws -> Trace {
+    func trace(_ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag, from firstPass: Int = 0, halfSize: Bool = false) throws -> Trace {
         var timings: [(pass: String, duration: Duration)] = []
         let clock = ContinuousClock()
         // Past the first pass, a large photo is read at half size: codes in such photos are
@@ -115,10 +152,10 @@ public struct BarcodeScanner: Sendable, Hashable {
         // The decoders that read the unprepared pixels already: a preparation that changes
         // nothing (a contrast stretch of a full-range image) is not read again by them.
         var readPlain: Set<String> = []
-        for (index, pass) in ScanPass.passes(for: effort).enumerated() {
+        for (index, pass) in ScanPass.passes(for: effort).enumerated() where index >= firstPass {
             if stop.isSet { throw CancellationError() }
             let start = clock.now
-            let useReduced = index >= 1 && image.width * image.height > Self.reduceAbovePixels
+            let useReduced = !halfSize && index >= 1 && image.width * image.height > Self.reduceAbovePixels
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
             let source = useReduced ? reduced! : image
             let key = pass.preparation + (useReduced ? "@half" : "")
@@ -144,15 +181,12 @@ public struct BarcodeScanner: Sendable, Hashable {
                 guard readPlain.insert(decoder).inserted else { continue }
             }
             guard var found = decode(pass, prepared) else { continue }
-            timings.append((pass.name + (useReduced ? "@half" : ""), clock.now - start))
+            timings.append((pass.name + (useReduced || halfSize ? "@half" : ""), clock.now - start))
             if found.isEmpty { continue }
             for symbolIndex in found.indices {
-                found[symbolIndex].corners = found[symbolIndex].corners.map { point in
-                    let mapped = pass.mapBack(point, source)
-                    return useReduced ? Point(x: mapped.x * 2, y: mapped.y * 2) : mapped
-                }
+                found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
-            return Trace(symbols: Self.ordered(Self.deduplicated(found)), pass: pass.name, timings: timings)
+            return Trace(symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name, timings: timings)
         }
         return Trace(symbols: [], pass: nil, timings: timings)
     }

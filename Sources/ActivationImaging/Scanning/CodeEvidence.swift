@@ -2,6 +2,89 @@
 /// expensive passes only where they can pay off, so that an image without a code costs little
 /// more than its first passes (issue 13).
 enum CodeEvidence {
+    /// A rectangle of an image, in pixels.
+    struct Region: Equatable {
+        var x, y, width, height: Int
+    }
+
+    /// Where a code may be in a photo too large to read whole at full resolution (read at half
+    /// size first): the parts as dense in edges as a code, each widened by half its size and a
+    /// margin so that the code's quiet zone comes along; overlapping parts are merged. Empty when
+    /// nothing in the image is that dense (a smooth photo: there is no code too small to read at
+    /// half size); `nil` when dense detail is everywhere (foliage, print): then the whole image is
+    /// the candidate.
+    ///
+    /// The measure is the mean of |∂x| + |∂y| over blocks of 16×16 pixels: a code's modules make
+    /// an edge every few pixels at full contrast (at least 35 gray levels a pixel in a 12 MP photo
+    /// at half size, over 100 for most), while skies, walls and out-of-focus ground stay under 20.
+    static func candidateRegions(in image: GrayImage, minimumEdges: Int = 24, block: Int = 16) -> [Region]? {
+        let columns = image.width / block, rows = image.height / block
+        guard columns > 0, rows > 0 else { return nil }
+        var dense = [Bool](repeating: false, count: columns * rows)
+        image.pixels.withUnsafeBufferPointer { pixels in
+            let width = image.width
+            for row in 0..<rows {
+                for column in 0..<columns {
+                    var sum = 0
+                    for y in row * block..<(row + 1) * block {
+                        let line = y * width
+                        let below = min(y + 1, image.height - 1) * width
+                        for x in column * block..<(column + 1) * block {
+                            let here = Int(pixels[line + x])
+                            sum += abs(Int(pixels[line + min(x + 1, width - 1)]) - here) + abs(Int(pixels[below + x]) - here)
+                        }
+                    }
+                    dense[row * columns + column] = sum >= minimumEdges * block * block
+                }
+            }
+        }
+        // Connected parts of dense blocks (8-neighbours), as block rectangles.
+        var regions: [Region] = []
+        var seen = [Bool](repeating: false, count: dense.count)
+        for start in dense.indices where dense[start] && !seen[start] {
+            var stack = [start], box = (left: columns, top: rows, right: 0, bottom: 0)
+            seen[start] = true
+            while let index = stack.popLast() {
+                let (row, column) = index.quotientAndRemainder(dividingBy: columns)
+                box = (min(box.left, column), min(box.top, row), max(box.right, column + 1), max(box.bottom, row + 1))
+                for dy in -1...1 {
+                    for dx in -1...1 {
+                        let y = row + dy, x = column + dx
+                        guard y >= 0, y < rows, x >= 0, x < columns, dense[y * columns + x], !seen[y * columns + x] else { continue }
+                        seen[y * columns + x] = true
+                        stack.append(y * columns + x)
+                    }
+                }
+            }
+            // Half the part's size and two blocks on every side, in pixels.
+            let width = box.right - box.left, height = box.bottom - box.top
+            let marginX = (width / 2 + 2) * block, marginY = (height / 2 + 2) * block
+            regions.append(Region(x: max(0, box.left * block - marginX), y: max(0, box.top * block - marginY),
+                                  width: min(image.width, box.right * block + marginX) - max(0, box.left * block - marginX),
+                                  height: min(image.height, box.bottom * block + marginY) - max(0, box.top * block - marginY)))
+        }
+        // Merge overlapping rectangles until none overlap.
+        var merged = true
+        while merged {
+            merged = false
+            outer: for i in regions.indices {
+                for j in regions.indices where j > i {
+                    let a = regions[i], b = regions[j]
+                    guard a.x < b.x + b.width, b.x < a.x + a.width, a.y < b.y + b.height, b.y < a.y + a.height else { continue }
+                    let left = min(a.x, b.x), top = min(a.y, b.y)
+                    regions[i] = Region(x: left, y: top, width: max(a.x + a.width, b.x + b.width) - left, height: max(a.y + a.height, b.y + b.height) - top)
+                    regions.remove(at: j)
+                    merged = true
+                    break outer
+                }
+            }
+        }
+        // Many parts, or parts covering much of the image: detail everywhere, no candidates to single out.
+        let area = regions.reduce(0) { $0 + $1.width * $1.height }
+        guard regions.count <= 12, area * 3 <= image.width * image.height else { return nil }
+        return regions
+    }
+
     /// How many distinct QR finder patterns (the 1:1:3:1:1 dark-light-dark-light-dark squares at
     /// three corners) a binarized image shows: each is a horizontal run pattern confirmed by a
     /// vertical one through its centre, and patterns closer than a few modules count once.
