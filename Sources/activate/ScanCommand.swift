@@ -10,7 +10,7 @@ struct ScanCommand: AsyncParsableCommand {
         discussion: """
             Reads PNG (any bit depth, palette, alpha), JPEG (baseline and progressive) and PNM files, folders (recursively: .png .jpg .jpeg .pgm .ppm .pbm .pnm), or standard input for `-`. Finds QR and Micro QR codes and the linear barcodes EAN-13/8, UPC-A/E, Code 128/39/93, ITF (interleaved 2 of 5), Codabar and GS1 DataBar, in reading order. Many files are decoded in parallel (--jobs) and reported in the order given, with a progress bar on a terminal.
 
-            Decoding starts with zxing-cpp, which reads most codes in a millisecond; only when it finds nothing do retries run: light codes on dark, linear codes on thresholded and enlarged copies and with zbar, and, only where the image shows QR finder patterns, QR codes on thresholded, enlarged, sharpened, smoothed and turned copies. --effort fast is one zbar pass; thorough runs every retry and adds rotations.
+            Decoding starts with zxing-cpp, which reads most codes in a millisecond; only when it finds nothing do retries run: light codes on dark, linear codes on widened and sharpened copies and with zbar, and, only where the image shows QR finder patterns, QR codes on thresholded, enlarged, sharpened, smoothed and turned copies. Photos over 4 megapixels are read at half size, and at full size only around what looks like a code. --effort fast is one zbar pass; thorough runs every retry and adds rotations.
 
             Codes that carry an onboarding configuration (JSON, a signed JWS, an activation link) are checked against the security policy, and the confirmation is shown under the code: "Scan succeeded. You will be connected to: <host>", or why it was rejected.
 
