@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("Large photos: JPEG decoded at half size first")
+@Suite("Large photos: read at half size first, at full resolution around candidates")
 struct LargePhotoTests {
     /// `image` as a grayscale JPEG (libjpeg-turbo).
     static func jpeg(_ image: GrayImage, quality: Int32 = 90) throws -> [UInt8] {
@@ -103,6 +103,19 @@ struct LargePhotoTests {
         // The code's margin is 4 modules of 2 pixels: it starts at 1008, 708 of the full image.
         let corner = try #require(trace.symbols.first?.corners.first)
         #expect(abs(corner.x - 1008) <= 2 && abs(corner.y - 708) <= 2, "top left corner \(corner)")
+    }
+
+    @Test("a large PNG and a large image in memory take the same way: half size first, then full resolution around the candidates")
+    func largePNGAndMemory() throws {
+        let photo = try Self.photo(code: "small in a large screenshot", module: 2)
+        let path = try Self.write(photo.png(), "small.png")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for trace in [try BarcodeScanner().traceFile(path, stop: StopFlag()), BarcodeScanner().trace(photo)] {
+            #expect(trace.symbols.map(\.text) == ["small in a large screenshot"])
+            #expect(trace.timings.map(\.pass) == ["zxing/once@half", "zxing/once@candidates"])
+            let corner = try #require(trace.symbols.first?.corners.first)
+            #expect(abs(corner.x - 1008) <= 2 && abs(corner.y - 708) <= 2, "top left corner \(corner)")
+        }
     }
 
     @Test("where detail is everywhere there are no candidates to single out: the full image is read whole, the rest at half size")

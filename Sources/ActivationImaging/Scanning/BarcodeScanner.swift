@@ -62,24 +62,41 @@ public struct BarcodeScanner: Sendable, Hashable {
         (try? trace(image, stop: StopFlag())) ?? Trace(symbols: [], pass: nil, timings: [])
     }
 
-    /// Reads, decodes and scans an image file, checking `stop` before each pass.
-    ///
-    /// A JPEG larger than ``reduceAbovePixels`` (a phone photo) is decoded at half size first, by
-    /// libjpeg-turbo's DCT scaling, and the first pass reads that: the code of a photo is found
-    /// without decoding the full image. When it finds nothing, the full resolution is read only
-    /// around the candidates (``CodeEvidence/candidateRegions(in:minimumEdges:block:)``: the parts
-    /// as dense in edges as a code), each cut out and read by the whole pipeline, or nowhere when
-    /// nothing is that dense; then the rest of the pipeline reads the half-size image. Only where
-    /// dense detail is everywhere is the full image read whole, as any other image.
+    /// Reads, decodes and scans an image file, checking `stop` before each pass. A JPEG larger
+    /// than ``reduceAbovePixels`` (a phone photo) is decoded at half size by libjpeg-turbo's DCT
+    /// scaling, a fraction of a full decode, and the full image only when a read needs it (see
+    /// ``trace(_:stop:)``).
     ///
     /// - Throws: ``ImagingError`` when the file cannot be read or is no readable image;
     ///   `CancellationError` once `stop` is set.
     func traceFile(_ path: String, stop: StopFlag) throws -> Trace {
         let bytes = try decoder.readFile(path)
-        guard effort != .fast, let first = ScanPass.passes(for: effort).first,
-              let half = try decoder.decodeHalfSize(bytes, name: path, above: Self.reduceAbovePixels) else {
+        guard effort != .fast, let half = try decoder.decodeHalfSize(bytes, name: path, above: Self.reduceAbovePixels) else {
             return try trace(decoder.decode(bytes, name: path), stop: stop)
         }
+        return try traceLarge(half: half, full: { try decoder.decode(bytes, name: path) }, stop: stop)
+    }
+
+    /// The pipeline over a decoded image, checking `stop` before each pass.
+    ///
+    /// An image larger than ``reduceAbovePixels`` (a photo, a 4K screenshot) is read at half size
+    /// first: the first pass reads the half-size copy, and most codes are found there. When it
+    /// finds nothing, the full resolution is read only around the candidates
+    /// (``CodeEvidence/candidateRegions(in:minimumEdges:block:)``: the parts as dense in edges as a
+    /// code), each cut out and read by the whole pipeline, or nowhere when nothing is that dense;
+    /// then the rest of the pipeline reads the half-size copy. Only where dense detail is
+    /// everywhere is the full image read whole by the first pass.
+    ///
+    /// - Throws: `CancellationError` once `stop` is set.
+    func trace(_ image: GrayImage, stop: StopFlag) throws -> Trace {
+        guard effort != .fast, image.width * image.height > Self.reduceAbovePixels else { return try runPasses(image, stop: stop) }
+        return try traceLarge(half: image.scaled(by: 0.5), full: { image }, stop: stop)
+    }
+
+    /// A large image's reads (``trace(_:stop:)``), from its half-size copy; `full` makes the full
+    /// image when a read needs it.
+    private func traceLarge(half: GrayImage, full: () throws -> GrayImage, stop: StopFlag) throws -> Trace {
+        guard let first = ScanPass.passes(for: effort).first else { return Trace(symbols: [], pass: nil, timings: []) }
         let clock = ContinuousClock()
         let start = clock.now
         let found = first.prepare(half).flatMap { decode(first, $0) } ?? []
@@ -89,7 +106,7 @@ public struct BarcodeScanner: Sendable, Hashable {
         }
         if stop.isSet { throw CancellationError() }
         guard let regions = CodeEvidence.candidateRegions(in: half) else {
-            var trace = try trace(decoder.decode(bytes, name: path), reduced: half, stop: stop)
+            var trace = try runPasses(full(), reduced: half, stop: stop)
             trace.timings.insert(contentsOf: timings, at: 0)
             return trace
         }
@@ -97,14 +114,14 @@ public struct BarcodeScanner: Sendable, Hashable {
             // The pipeline on each candidate at full resolution: a small code in a crop reads
             // as an image of its own, where the whole photo's passes would miss it.
             let crops = try { () throws -> [(GrayImage, Point)] in
-                let full = try decoder.decode(bytes, name: path)  // freed once the crops are cut
+                let full = try full()  // a decoded file's full image is freed once the crops are cut
                 return regions.map { region in
                     (full.cropped(x: region.x * 2, y: region.y * 2, width: region.width * 2, height: region.height * 2), Point(x: region.x * 2, y: region.y * 2))
                 }
             }()
             var found: [ScannedSymbol] = [], pass: String?
             for (crop, origin) in crops {
-                let cropTrace = try trace(crop, stop: stop)
+                let cropTrace = try runPasses(crop, stop: stop)
                 timings += cropTrace.timings.map { ($0.pass + "@candidates", $0.duration) }
                 found += Self.moved(cropTrace.symbols, scale: 1, by: origin)
                 pass = pass ?? cropTrace.pass.map { $0 + "@candidates" }
@@ -113,8 +130,8 @@ public struct BarcodeScanner: Sendable, Hashable {
                 return Trace(symbols: Self.ordered(Self.deduplicated(found)), pass: pass, timings: timings)
             }
         }
-        // The rest of the pipeline on the half-size image, as for any large photo.
-        var trace = try trace(half, stop: stop, from: 1, halfSize: true)
+        // The rest of the pipeline on the half-size copy.
+        var trace = try runPasses(half, stop: stop, from: 1, halfSize: true)
         trace.symbols = Self.moved(trace.symbols, scale: 2)
         trace.timings.insert(contentsOf: timings, at: 0)
         return trace
@@ -130,13 +147,13 @@ public struct BarcodeScanner: Sendable, Hashable {
         }
     }
 
-    /// The pipeline, checking `stop` before each pass; `reduced` is the image at half size when
-    /// the caller has it already. From pass `firstPass` on (the ones before ran elsewhere); with
+    /// The passes of the pipeline, checking `stop` before each; `reduced` is the image at half
+    /// size when the caller has it already. From pass `firstPass` on (the ones before ran elsewhere); with
     /// `halfSize`, `image` is a large photo's half-size copy already, read as it is (the passes are
     /// named `…@half`, and the caller scales the corners).
     ///
     /// - Throws: `CancellationError` once `stop` is set.
-    func trace(_ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag, from firstPass: Int = 0, halfSize: Bool = false) throws -> Trace {
+    func runPasses(_ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag, from firstPass: Int = 0, halfSize: Bool = false) throws -> Trace {
         var timings: [(pass: String, duration: Duration)] = []
         let clock = ContinuousClock()
         // Past the first pass, a large photo is read at half size: codes in such photos are
