@@ -245,8 +245,7 @@ enum PNGFuzzing {
             // Sample values in the image's range (and out of it, now and then).
             chunks.append(("tRNS", take(colorType == 0 ? 2 : 6).enumerated().map { $0.offset % 2 == 0 && bytes[7] & 1 == 0 ? 0 : $0.element }))
         }
-        let channels = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)] ?? 1
-        let stride = (width * channels * Int(bitDepth) + 7) / 8
+        let stride = PNGCodec.rowBytes(width: width, colorType: Int(colorType), bitDepth: Int(bitDepth))
         var rows = take(height * (stride + 1))
         // Filter bytes mostly valid (0–4), 5 now and then.
         for y in 0..<height { rows[y * (stride + 1)] %= 6 }

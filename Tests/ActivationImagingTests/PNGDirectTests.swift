@@ -20,8 +20,8 @@ struct PNGDirectTests {
         /// How many IDAT chunks the compressed data is cut into.
         var imageChunks = 1
 
-        var channels: Int { [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][Int(colorType)] ?? 1 }
-        var stride: Int { (width * channels * Int(bitDepth) + 7) / 8 }
+        var channels: Int { PNGCodec.channels(colorType: Int(colorType)) }
+        var stride: Int { PNGCodec.rowBytes(width: width, colorType: Int(colorType), bitDepth: Int(bitDepth)) }
 
         /// Rows filtered with `filters` (cycled; 0 None … 4 Paeth), then compressed.
         func imageData(_ rows: [[UInt8]], filters: [UInt8]) -> [UInt8] {

@@ -24,7 +24,7 @@ extension PNGCodec {
     static func decodeDirect(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage? {
         guard let layout = DirectLayout(bytes) else { return nil }
         try ImageDecoder.checkPixels(width: layout.width, height: layout.height, limit: maxPixels, name: name)
-        let stride = (layout.width * layout.channels * layout.bitDepth + 7) / 8
+        let stride = rowBytes(width: layout.width, colorType: layout.colorType, bitDepth: layout.bitDepth)
         let (rawCount, overflow) = (stride + 1).multipliedReportingOverflow(by: layout.height)
         guard !overflow, rawCount <= directLimit else { return nil }
 
@@ -169,13 +169,22 @@ extension PNGCodec {
         return toLeft <= toUp && toLeft <= toCorner ? left : upOrCorner
     }
 
-    /// Rec. 601 luma of stored values, rounded: the same formula as the libpng path.
+    /// The samples of a pixel of each colour type: gray 1, RGB 3, palette index 1, gray and alpha
+    /// 2, RGBA 4.
+    static func channels(colorType: Int) -> Int { [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 1 }
+
+    /// The bytes of a row's samples, without its filter byte.
+    static func rowBytes(width: Int, colorType: Int, bitDepth: Int) -> Int {
+        (width * channels(colorType: colorType) * bitDepth + 7) / 8
+    }
+
+    /// Rec. 601 luma of stored values, rounded, as zbar and ImageMagick reduce colour (both paths).
     @inline(__always)
     static func luma(_ red: UInt32, _ green: UInt32, _ blue: UInt32) -> UInt32 {
         (299 &* red &+ 587 &* green &+ 114 &* blue &+ 500) / 1000
     }
 
-    /// A gray level with this alpha, composited onto white and rounded as the libpng path does.
+    /// A gray level with this alpha, composited onto white, rounded (both paths).
     @inline(__always)
     static func composite(_ value: UInt32, alpha: UInt32) -> UInt8 {
         UInt8(truncatingIfNeeded: (value &* alpha &+ 255 &* (255 &- alpha) &+ 127) / 255)
@@ -215,7 +224,7 @@ struct DirectLayout {
     var transparentGray: Int?
     var transparentRGB: (UInt8, UInt8, UInt8)?
 
-    var channels: Int { [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType] ?? 1 }
+    var channels: Int { PNGCodec.channels(colorType: colorType) }
 
     /// The gamma values libpng treats as sRGB's 1/2.2 (and so does not convert): within 5 % of it
     /// (png_gamma_not_sRGB). Any other makes libpng re-encode the samples, so the file goes there.

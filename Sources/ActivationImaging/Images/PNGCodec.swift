@@ -50,15 +50,8 @@ enum PNGCodec {
                 samples.withUnsafeBufferPointer { source in
                     for index in 0..<out.count {
                         let base = index * channels
-                        let value = isColor
-                            ? (299 * UInt32(source[base]) + 587 * UInt32(source[base + 1]) + 114 * UInt32(source[base + 2]) + 500) / 1000
-                            : UInt32(source[base])
-                        guard hasAlpha else {
-                            out[index] = UInt8(truncatingIfNeeded: value)
-                            continue
-                        }
-                        let alpha = UInt32(source[base + channels - 1])
-                        out[index] = UInt8((value * alpha + 255 * (255 - alpha) + 127) / 255)
+                        let value = isColor ? luma(UInt32(source[base]), UInt32(source[base + 1]), UInt32(source[base + 2])) : UInt32(source[base])
+                        out[index] = hasAlpha ? composite(value, alpha: UInt32(source[base + channels - 1])) : UInt8(truncatingIfNeeded: value)
                     }
                 }
             }
