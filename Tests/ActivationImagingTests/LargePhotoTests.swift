@@ -118,6 +118,27 @@ struct LargePhotoTests {
         }
     }
 
+    @Test("scattered specks of detail are no candidates: past 64 separate parts the whole image is the candidate, before any merging")
+    func scatteredSpecks() throws {
+        // 100 specks 3 blocks apart in one corner: after widening they would merge into one part
+        // of the corner, but so many separate parts is texture, and merging them costs their cube.
+        var pixels = [UInt8](repeating: 128, count: 2000 * 1500)
+        var generator = SplitMix64(seed: 7)
+        for row in 0..<10 {
+            for column in 0..<10 {
+                for y in row * 48..<row * 48 + 16 {
+                    for x in column * 48..<column * 48 + 16 { pixels[y * 2000 + x] = UInt8.random(in: 0...255, using: &generator) }
+                }
+            }
+        }
+        #expect(CodeEvidence.candidateRegions(in: try GrayImage(width: 2000, height: 1500, pixels: pixels)) == nil)
+        // 40 of them are still candidates: one merged part around the corner.
+        for y in 5 * 48..<1500 { for x in 0..<2000 { pixels[y * 2000 + x] = 128 } }
+        for y in 0..<5 * 48 { for x in 8 * 48..<2000 { pixels[y * 2000 + x] = 128 } }
+        let regions = try #require(CodeEvidence.candidateRegions(in: try GrayImage(width: 2000, height: 1500, pixels: pixels)))
+        #expect(regions.count == 1)
+    }
+
     @Test("where detail is everywhere there are no candidates to single out: the full image is read whole, the rest at half size")
     func detailEverywhere() throws {
         let photo = try Self.photo(code: nil, noise: true)

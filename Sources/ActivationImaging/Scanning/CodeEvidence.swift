@@ -11,8 +11,9 @@ enum CodeEvidence {
     /// size first): the parts as dense in edges as a code, each widened by half its size and a
     /// margin so that the code's quiet zone comes along; overlapping parts are merged. Empty when
     /// nothing in the image is that dense (a smooth photo: there is no code too small to read at
-    /// half size); `nil` when dense detail is everywhere (foliage, print): then the whole image is
-    /// the candidate.
+    /// half size); `nil` when dense detail is everywhere (foliage, print: over a third of the
+    /// image, more than 12 parts, or more than 64 separate specks): then the whole image is the
+    /// candidate.
     ///
     /// The measure is the mean of |∂x| + |∂y| over blocks of 16×16 pixels: a code's modules make
     /// an edge every few pixels at full contrast (at least 35 gray levels a pixel in a 12 MP photo
@@ -38,20 +39,22 @@ enum CodeEvidence {
                 }
             }
         }
-        // Connected parts of dense blocks (8-neighbours), as block rectangles.
+        // Connected parts of dense blocks (8-neighbours), as block rectangles; a block is cleared
+        // once its part holds it. More than 64 parts is detail scattered everywhere (and would make
+        // the merging below cubic in their number on a crafted image).
         var regions: [Region] = []
-        var seen = [Bool](repeating: false, count: dense.count)
-        for start in dense.indices where dense[start] && !seen[start] {
+        for start in dense.indices where dense[start] {
+            guard regions.count < 64 else { return nil }
             var stack = [start], box = (left: columns, top: rows, right: 0, bottom: 0)
-            seen[start] = true
+            dense[start] = false
             while let index = stack.popLast() {
                 let (row, column) = index.quotientAndRemainder(dividingBy: columns)
                 box = (min(box.left, column), min(box.top, row), max(box.right, column + 1), max(box.bottom, row + 1))
                 for dy in -1...1 {
                     for dx in -1...1 {
                         let y = row + dy, x = column + dx
-                        guard y >= 0, y < rows, x >= 0, x < columns, dense[y * columns + x], !seen[y * columns + x] else { continue }
-                        seen[y * columns + x] = true
+                        guard y >= 0, y < rows, x >= 0, x < columns, dense[y * columns + x] else { continue }
+                        dense[y * columns + x] = false
                         stack.append(y * columns + x)
                     }
                 }
