@@ -7,6 +7,8 @@ import PackageDescription
 //                              providers, loader, store, files. No C imaging (zlib only), no network stack.
 //   ActivationImaging          C-backed: image decoding, zbar scanning, qrencode encoding, rendering,
 //                              and the barcode configuration provider.
+//   ActivationSecureStore      the secure store: an age file under the passcode, client policies
+//                              applied (retry limit, lock timeout, expiry, block/wipe), keyring cache.
 //   ActivationDiscovery        the discovery-service provider (HTTP client).
 //   ActivationDiscoveryServer  a discovery service (`activate serve`).
 //   activate                   the command-line tool; thin, all logic lives in the libraries.
@@ -21,6 +23,7 @@ let package = Package(
     products: [
         .library(name: "ActivationConfiguration", targets: ["ActivationConfiguration"]),
         .library(name: "ActivationImaging", targets: ["ActivationImaging"]),
+        .library(name: "ActivationSecureStore", targets: ["ActivationSecureStore"]),
         .library(name: "ActivationDiscovery", targets: ["ActivationDiscovery"]),
         .library(name: "ActivationDiscoveryServer", targets: ["ActivationDiscoveryServer"]),
         .executable(name: "activate", targets: ["activate"]),
@@ -63,6 +66,8 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         // Inflating PNG image data in one piece, at twice zlib's speed (PNGCodec's direct path).
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
+        // The kernel keyring, where an unlocked secure store's key waits out the lock timeout.
+        .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
         // Raw DEFLATE of the configuration inside `AC1:` codes.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
@@ -74,6 +79,15 @@ let package = Package(
             dependencies: [
                 "CZlib",
                 "FileAccess",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The secure store: an age file under the passcode, the retry and lock state, the keyring cache.
+        .target(
+            name: "ActivationSecureStore",
+            dependencies: [
+                "ActivationConfiguration", "FileAccess", "CKeyutils",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -124,6 +138,7 @@ let package = Package(
                 "ActivationImaging",
                 "ActivationDiscovery",
                 "ActivationDiscoveryServer",
+                "ActivationSecureStore",
                 "ZXingHelper",
                 "FileAccess",
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -165,6 +180,11 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "ActivationSecureStoreTests",
+            dependencies: ["ActivationSecureStore", "ActivationConfiguration", "TestSupport",
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "ActivationDiscoveryTests",

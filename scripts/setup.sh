@@ -8,9 +8,9 @@
 #   scripts/setup.sh --bench  also the benchmark tools (hyperfine, wrk, ImageMagick)
 set -euo pipefail
 
-packages=(pkg-config libzbar-dev libqrencode-dev libpng-dev libdeflate-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
+packages=(pkg-config libkeyutils-dev libzbar-dev libqrencode-dev libpng-dev libdeflate-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
-  --test) packages+=(zxing-cpp-tools zbar-tools qrencode python3-venv postgresql chromium chromium-driver) ;;
+  --test) packages+=(zxing-cpp-tools zbar-tools qrencode age keyutils python3-venv postgresql chromium chromium-driver) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
 esac
 
@@ -28,8 +28,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # A wrong pkg-config name only warns in SwiftPM; fail here instead, with the reason.
-pkg-config --exists zbar libqrencode libpng libdeflate libturbojpeg zxing zlib || {
-  echo "setup: pkg-config cannot find zbar, libqrencode, libpng, libdeflate, libturbojpeg, zxing or zlib" >&2
+pkg-config --exists zbar libqrencode libpng libdeflate libturbojpeg zxing zlib libkeyutils || {
+  echo "setup: pkg-config cannot find zbar, libqrencode, libpng, libdeflate, libturbojpeg, zxing, zlib or libkeyutils" >&2
   exit 1
 }
 command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not on PATH; install Swift 6 first" >&2; exit 1; }
@@ -40,7 +40,7 @@ command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not
 if [ "${1:-}" = "--test" ]; then
   cd "$(dirname "$0")/.."
   venv=.build/interop-venv
-  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography, selenium' 2>/dev/null; then
+  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography, selenium, pyrage' 2>/dev/null; then
     echo "setup: creating $venv for the AC1 interop and console tests (pip install -r Tests/Interop/requirements.txt -r Tests/Browser/requirements.txt)" >&2
     rm -rf "$venv"
     python3 -m venv "$venv"

@@ -88,6 +88,20 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         /// The stored configuration is damaged.
         public static let storeDamaged = Code("store-damaged")
 
+        // The secure store
+        /// The passcode does not open the store (another try may be left; the reason says how many).
+        public static let wrongPasscode = Code("wrong-passcode")
+        /// The store needs a passcode and none was given.
+        public static let passcodeRequired = Code("passcode-required")
+        /// A new passcode breaks the passcode policy (the reason names every rule), or repeats the current one.
+        public static let passcodeRejected = Code("passcode-rejected")
+        /// The passcode is older than the policy allows and must be changed before the store opens.
+        public static let passcodeExpired = Code("passcode-expired")
+        /// The store does not open: the device has been without contact with the server for too long.
+        public static let storeBlocked = Code("store-blocked")
+        /// The store was deleted: too many wrong passcodes, or too long without contact with the server.
+        public static let storeWiped = Code("store-wiped")
+
         // Payloads
         /// The text is something else (a URL, Wi-Fi settings, a product code), not a configuration.
         public static let notConfiguration = Code("not-configuration")

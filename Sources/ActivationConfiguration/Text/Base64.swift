@@ -19,6 +19,24 @@ package enum Base64 {
         Data(base64Encoded: String(text)).map(Array.init)
     }
 
+    /// Standard base64 without padding, as age writes it.
+    package static func encodeUnpadded(_ bytes: some Sequence<UInt8>) -> String {
+        encode(bytes).replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The bytes of canonical standard base64 without padding (RFC 4648 section 3.5: unused bits
+    /// zero); `nil` for padding, any other character, or a non-canonical encoding.
+    package static func decodeUnpaddedCanonical(_ text: some StringProtocol) -> [UInt8]? {
+        guard text.utf8.allSatisfy({ isStandardByte($0) }), text.utf8.count % 4 != 1 else { return nil }
+        let padded = String(text) + String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
+        guard let bytes = decode(padded), encodeUnpadded(bytes) == String(text) else { return nil }
+        return bytes
+    }
+
+    private static func isStandardByte(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2B || byte == 0x2F
+    }
+
     /// URL-safe base64 (`-` and `_`), without padding (RFC 7515).
     package static func encodeURL(_ bytes: some Sequence<UInt8>) -> String {
         encode(bytes).replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")

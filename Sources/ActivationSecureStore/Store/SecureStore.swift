@@ -1,0 +1,440 @@
+import ActivationConfiguration
+import Crypto
+import FileAccess
+import Foundation
+
+/// The secure store: what onboarding keeps (the configuration, the credentials, the client
+/// policies, the app's own values), encrypted at rest under a passcode that meets the server's
+/// passcode policy, or under a device secret where the policy allows a store without one.
+///
+/// The file is an age v1 file with one scrypt recipient (README, "The secure store"): a random
+/// file key encrypts the contents; scrypt wraps that key under the passcode, so a passcode change
+/// wraps the same key anew. Its owner can read it with `age -d` and the passcode.
+///
+/// ```swift
+/// let location = SecureStoreLocation()
+/// guard var store = try SecureStore.open(at: location, passcode: Passcode(typed)) else { return }
+/// let configuration = store.contents.configuration
+/// try store.setValue("dark", forKey: "theme")
+/// try store.save()
+/// ```
+///
+/// Every change to the files is atomic (a new file renamed into place) and serialised by a lock
+/// file, so an interrupted write leaves the store as it was or as it was meant to be, never broken.
+public struct SecureStore: Sendable {
+    /// Where the store lies.
+    public let location: SecureStoreLocation
+    /// What the store holds; change it, then ``save()``.
+    public var contents: SecureStoreContents
+    /// How this store was opened.
+    public let unlockedWith: Unlock
+    let fileKey: SymmetricKey
+
+    /// How a store was opened.
+    public enum Unlock: Sendable, Hashable {
+        /// With the passcode.
+        case passcode
+        /// With the key kept in the kernel keyring since an earlier unlock (within the lock timeout).
+        case cachedKey
+        /// With the device secret (a store without a passcode).
+        case deviceSecret
+        /// Just made.
+        case created
+    }
+
+    /// The scrypt work factor of a new passcode: 2^18, age's own, about half a second and 256 MiB
+    /// on a current machine (README, "bench-store").
+    public static let defaultWorkFactor = 18
+    /// A device secret is 32 random bytes: no passphrase to guess, so the KDF need not be slow.
+    static let deviceSecretWorkFactor = 10
+    /// The largest store file read.
+    public static let maxFileBytes = SecureStoreContents.maxPlaintextBytes + (SecureStoreContents.maxPlaintextBytes >> 12) + 4096
+
+    init(location: SecureStoreLocation, contents: SecureStoreContents, unlockedWith: Unlock, fileKey: SymmetricKey) {
+        self.location = location
+        self.contents = contents
+        self.unlockedWith = unlockedWith
+        self.fileKey = fileKey
+    }
+
+    // MARK: Creating
+
+    /// Makes a new store holding `contents`, protected by `passcode`, or by a device secret when
+    /// `passcode` is `nil` and the contents' passcode policy allows that.
+    ///
+    /// - Parameters:
+    ///   - replacing: replace a store that is already there (its files are overwritten atomically).
+    ///   - workFactor: log2 of scrypt's N for the passcode (1 to 20).
+    /// - Throws: ``ConfigurationError``: `passcodeRequired` (no passcode, and the policy requires one),
+    ///   `passcodeRejected` (naming every rule it breaks), `fileExists`, or a file error.
+    public static func create(at location: SecureStoreLocation, contents: SecureStoreContents, passcode: Passcode?,
+                              workFactor: Int = defaultWorkFactor, replacing: Bool = false, now: Date = Date()) throws -> SecureStore {
+        let policy = contents.clientPolicies.passcode
+        var contents = contents
+        let passphrase: [UInt8]
+        let factor: Int
+        if let passcode {
+            try Self.check(passcode, against: policy, source: location.path)
+            guard (1...AgeFormat.maxWorkFactor).contains(workFactor) else {
+                throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(AgeFormat.maxWorkFactor), not \(workFactor)")
+            }
+            passphrase = passcode.bytes
+            factor = workFactor
+            contents.protection = .passcode
+            contents.passcodeChangedAt = now
+        } else {
+            guard policy.allowsNoPasscode else {
+                throw ConfigurationError(.passcodeRequired, source: location.path, "the passcode policy requires a passcode for this store")
+            }
+            passphrase = []
+            factor = deviceSecretWorkFactor
+            contents.protection = .deviceSecret
+            contents.passcodeChangedAt = nil
+        }
+        try prepareFolder(location)
+        return try FileIO.withExclusiveLock(location.lockPath) {
+            if !replacing && FileIO.exists(location.path) {
+                throw ConfigurationError(.fileExists, source: location.path, "a store is already there")
+            }
+            let previous = replacing ? currentDigests(location) : []
+            var secret = passphrase
+            if passcode == nil {
+                secret = Array(Base64.encode(AgeFormat.randomBytes(32)).utf8)
+                try FileIO.write(secret + [0x0A], to: location.deviceSecretPath, replace: true, mode: 0o600)
+            }
+            let fileKey = AgeFormat.makeFileKey()
+            let header = try AgeFormat.makeHeader(fileKey: fileKey, passphrase: secret, workFactor: factor)
+            let file = header.bytes + (try AgeFormat.encryptPayload(contents.plaintext, fileKey: fileKey))
+            let state = StoreState(policies: contents.clientPolicies, protection: contents.protection, headers: [header])
+            try commit(file, header: header, state: state, alsoAccepting: previous, at: location, replace: replacing)
+            if passcode != nil { try FileIO.remove(location.deviceSecretPath) }
+            return SecureStore(location: location, contents: contents, unlockedWith: .created, fileKey: fileKey)
+        }
+    }
+
+    /// Refuses a passcode that breaks `policy`, naming every rule it breaks.
+    static func check(_ passcode: Passcode, against policy: PasscodePolicy, source: String) throws {
+        let broken = policy.validate(passcode.text)
+        guard broken.isEmpty else {
+            throw ConfigurationError(.passcodeRejected, source: source,
+                                     "the passcode does not meet the passcode policy: it needs \(broken.map(\.description).joined(separator: ", "))")
+        }
+    }
+
+    // MARK: Opening
+
+    /// What ``open(at:passcode:options:)`` may do besides opening.
+    public struct OpenOptions: Sendable {
+        /// Use and refresh the key kept in the kernel keyring, and keep the key there after a
+        /// passcode unlock, for the policy's lock timeout.
+        public var useKeyring = true
+        /// Open even when the passcode has expired (to change it).
+        public var allowExpiredPasscode = false
+        /// The time the policies are judged at.
+        public var now = Date()
+
+        /// The defaults: the keyring is used, an expired passcode is refused.
+        public init(useKeyring: Bool = true, allowExpiredPasscode: Bool = false, now: Date = Date()) {
+            self.useKeyring = useKeyring
+            self.allowExpiredPasscode = allowExpiredPasscode
+            self.now = now
+        }
+    }
+
+    /// Opens the store: with the key kept in the keyring when it is there and fits, else with the
+    /// device secret of a store without a passcode, else with `passcode`. Returns `nil` when no
+    /// store is there.
+    ///
+    /// A wrong passcode is counted in the state file; at the policy's retry limit the store and
+    /// everything beside it is deleted. After opening, the policies stored inside are applied:
+    /// an expired passcode, and the block and wipe periods since the last server contact.
+    ///
+    /// - Throws: ``ConfigurationError``: `passcodeRequired`, `wrongPasscode` (the reason says how
+    ///   many tries are left), `storeWiped`, `storeBlocked`, `passcodeExpired`, `storeDamaged`, or a
+    ///   file error.
+    public static func open(at location: SecureStoreLocation, passcode: Passcode?, options: OpenOptions = OpenOptions()) throws -> SecureStore? {
+        guard FileIO.exists(location.path) else { return nil }
+        let cache = KeyringCache(storePath: location.path)
+        return try FileIO.withExclusiveLock(location.lockPath) {
+            let file = try readStoreFile(location)
+            let header = try AgeFormat.header(of: file, source: location.path)
+            var state = try readState(location) ?? StoreState()
+            guard state.accepts(header) else {
+                throw ConfigurationError(.storeDamaged, source: location.path,
+                                         "the store's header is not one activate wrote here (the file was damaged or replaced); no passcode was tried")
+            }
+            var unlock = Unlock.passcode
+            var fileKey: SymmetricKey?
+            if options.useKeyring, let cached = cache.recall(timeout: state.lockTimeout), AgeFormat.verify(header, fileKey: cached) {
+                fileKey = cached
+                unlock = .cachedKey
+            } else if state.protection == .deviceSecret {
+                let secret = try FileIO.readSecret(location.deviceSecretPath, limit: 4096, what: "the store's device secret")
+                guard let key = try AgeFormat.unwrapFileKey(header, passphrase: Array(secret.prefix { $0 != 0x0A })) else {
+                    throw ConfigurationError(.storeDamaged, source: location.path, "the device secret beside it does not open the store")
+                }
+                fileKey = key
+                unlock = .deviceSecret
+            } else {
+                guard let passcode else {
+                    throw ConfigurationError(.passcodeRequired, source: location.path, "the store is locked; its passcode is needed\(triesLeftNote(state))")
+                }
+                guard !passcode.text.isEmpty, let key = try AgeFormat.unwrapFileKey(header, passphrase: passcode.bytes) else {
+                    try countWrongPasscode(&state, at: location)
+                }
+                fileKey = key
+            }
+            guard let fileKey, AgeFormat.verify(header, fileKey: fileKey) else {
+                throw ConfigurationError(.storeDamaged, source: location.path, "the store is damaged: its header's MAC does not verify")
+            }
+            let plaintext = try AgeFormat.decryptPayload(of: file, header: header, fileKey: fileKey, source: location.path)
+            let contents = try SecureStoreContents(plaintext: plaintext, source: location.path)
+            try applyPolicies(contents, at: location, options: options)
+            // What must be known before the next unlock follows the policy inside; a right passcode clears the count.
+            let policy = contents.clientPolicies.passcode
+            if state.failedAttempts != 0 || state.retryLimit != policy.retryLimit || state.lockTimeout != policy.lockTimeout
+                || state.protection != contents.protection || state.headerDigests != [StoreState.digest(header)] {
+                state.failedAttempts = 0
+                state.retryLimit = policy.retryLimit
+                state.lockTimeout = policy.lockTimeout
+                state.protection = contents.protection
+                state.headerDigests = [StoreState.digest(header)]
+                try writeState(state, at: location)
+            }
+            if options.useKeyring && unlock != .cachedKey { cache.remember(fileKey, timeout: policy.lockTimeout) }
+            return SecureStore(location: location, contents: contents, unlockedWith: unlock, fileKey: fileKey)
+        }
+    }
+
+    /// Counts a wrong passcode; deletes the store at the limit. Always throws.
+    private static func countWrongPasscode(_ state: inout StoreState, at location: SecureStoreLocation) throws -> Never {
+        state.failedAttempts += 1
+        if let left = state.triesLeft, left == 0 {
+            try removeFiles(location)
+            throw ConfigurationError(.storeWiped, source: location.path,
+                                     "wrong passcode \(state.failedAttempts) times in a row: the store and everything in it was deleted, as the passcode policy requires")
+        }
+        try writeState(state, at: location)
+        throw ConfigurationError(.wrongPasscode, source: location.path, "wrong passcode\(triesLeftNote(state))")
+    }
+
+    static func triesLeftNote(_ state: StoreState) -> String {
+        guard let left = state.triesLeft else { return "" }
+        if left == 1 { return "; 1 try left: one more wrong passcode deletes the store" }
+        return "; \(left) tries left"
+    }
+
+    /// The expiry of the passcode and the block and wipe periods.
+    private static func applyPolicies(_ contents: SecureStoreContents, at location: SecureStoreLocation, options: OpenOptions) throws {
+        if let lastContact = contents.lastServerContact {
+            switch contents.clientPolicies.blockWiping.verdict(lastContact: lastContact, now: options.now) {
+            case .open: break
+            case .block(let days):
+                throw ConfigurationError(.storeBlocked, source: location.path,
+                                         "no contact with the server for \(days) days: the block-and-wipe policy blocks the store after \(contents.clientPolicies.blockWiping.blockAfterDays)")
+            case .wipe(let days):
+                try removeFiles(location)
+                throw ConfigurationError(.storeWiped, source: location.path,
+                                         "no contact with the server for \(days) days: the store and everything in it was deleted, as the block-and-wipe policy requires after \(contents.clientPolicies.blockWiping.wipeAfterDays)")
+            }
+        }
+        if contents.protection == .passcode, !options.allowExpiredPasscode, let days = contents.passcodeExpiredDays(now: options.now) {
+            throw ConfigurationError(.passcodeExpired, source: location.path,
+                                     "the passcode was set \(days) days ago and the passcode policy asks for a new one every \(contents.clientPolicies.passcode.expiresInDays) days")
+        }
+    }
+
+    // MARK: Changing
+
+    /// Writes ``contents`` back to the store (a new payload under the same key; the passcode is unchanged).
+    ///
+    /// - Throws: ``ConfigurationError``: `storeDamaged` when the store was replaced or deleted since
+    ///   it was opened, or a file error.
+    public func save() throws {
+        try FileIO.withExclusiveLock(location.lockPath) {
+            let header = try currentHeader()
+            let file = header.bytes + (try AgeFormat.encryptPayload(contents.plaintext, fileKey: fileKey))
+            try FileIO.write(file, to: location.path, replace: true, mode: 0o600)
+        }
+    }
+
+    /// Records a successful contact with the server now (for the block-and-wipe policy) and saves.
+    public mutating func recordServerContact(at date: Date = Date()) throws {
+        contents.lastServerContact = date
+        try save()
+    }
+
+    /// Changes the passcode (or gives a store without one its first passcode): the same file key is
+    /// wrapped under `newPasscode`, atomically, so that an interruption leaves either the old or
+    /// the new passcode working, never neither.
+    ///
+    /// - Throws: ``ConfigurationError``: `passcodeRejected` when `newPasscode` breaks the policy
+    ///   or is the current passcode, `storeDamaged`, or a file error.
+    public mutating func changePasscode(to newPasscode: Passcode, workFactor: Int = defaultWorkFactor, now: Date = Date()) throws {
+        try Self.check(newPasscode, against: contents.clientPolicies.passcode, source: location.path)
+        guard (1...AgeFormat.maxWorkFactor).contains(workFactor) else {
+            throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(AgeFormat.maxWorkFactor), not \(workFactor)")
+        }
+        var changed = contents
+        changed.protection = .passcode
+        changed.passcodeChangedAt = now
+        try FileIO.withExclusiveLock(location.lockPath) {
+            let current = try currentHeader()
+            if contents.protection == .passcode, try AgeFormat.unwrapFileKey(current, passphrase: newPasscode.bytes) != nil {
+                throw ConfigurationError(.passcodeRejected, source: location.path, "the new passcode is the current one; choose another")
+            }
+            let header = try AgeFormat.makeHeader(fileKey: fileKey, passphrase: newPasscode.bytes, workFactor: workFactor)
+            let file = header.bytes + (try AgeFormat.encryptPayload(changed.plaintext, fileKey: fileKey))
+            let state = StoreState(policies: changed.clientPolicies, protection: .passcode, headers: [header])
+            try Self.commit(file, header: header, state: state, alsoAccepting: [StoreState.digest(current)], at: location, replace: true)
+            try FileIO.remove(location.deviceSecretPath)
+        }
+        contents = changed
+    }
+
+    /// The store's header as it is on disk now, which must be one this key wrote.
+    private func currentHeader() throws -> AgeHeader {
+        guard FileIO.exists(location.path) else {
+            throw ConfigurationError(.storeDamaged, source: location.path, "the store was deleted while it was open")
+        }
+        let header = try AgeFormat.header(of: try Self.readStoreFile(location), source: location.path)
+        guard AgeFormat.verify(header, fileKey: fileKey) else {
+            throw ConfigurationError(.storeDamaged, source: location.path, "the store was replaced while it was open; open it again")
+        }
+        return header
+    }
+
+    // MARK: Values
+
+    /// The app's value for `key`, decoded as `type`; `nil` when there is none.
+    ///
+    /// - Throws: a `DecodingError` when the value is not a `type`.
+    public func value<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
+        guard let stored = contents.values[key] else { return nil }
+        return try JSONDecoder().decode(Value.self, from: Data(JSONWriter.compact(stored).utf8))
+    }
+
+    /// Sets the app's value for `key` (`nil` removes it); ``save()`` writes it.
+    ///
+    /// - Throws: an `EncodingError`, or ``ConfigurationError`` when the encoded value is not JSON this store keeps.
+    public mutating func setValue<Value: Encodable>(_ value: Value?, forKey key: String) throws {
+        guard let value else {
+            contents.values[key] = nil
+            return
+        }
+        let encoded = try JSONEncoder().encode(value)
+        contents.values[key] = try JSONReader(maxBytes: SecureStoreContents.maxPlaintextBytes, maxDepth: 32).parse(Array(encoded), source: key)
+    }
+
+    // MARK: Locking and deleting
+
+    /// Forgets the key kept in the kernel keyring: the next open needs the passcode. `true` when a key was kept.
+    @discardableResult
+    public static func lock(at location: SecureStoreLocation) -> Bool {
+        KeyringCache(storePath: location.path).forget()
+    }
+
+    /// Deletes the store, its state file, its device secret and its cached key. `false` when there was no store.
+    ///
+    /// - Throws: ``ConfigurationError`` when a file cannot be removed.
+    @discardableResult
+    public static func delete(at location: SecureStoreLocation) throws -> Bool {
+        guard FileIO.exists(location.folder) else {
+            lock(at: location)
+            return false
+        }
+        return try FileIO.withExclusiveLock(location.lockPath) { try removeFiles(location) }
+    }
+
+    @discardableResult
+    private static func removeFiles(_ location: SecureStoreLocation) throws -> Bool {
+        KeyringCache(storePath: location.path).forget()
+        let removed = try FileIO.remove(location.path)
+        try FileIO.remove(location.statePath)
+        try FileIO.remove(location.deviceSecretPath)
+        return removed
+    }
+
+    /// What can be known of a store without opening it, or `nil` when there is none.
+    public struct Status: Sendable, Hashable {
+        /// How it is protected.
+        public var protection: StoreProtection
+        /// Wrong passcodes in a row so far.
+        public var failedAttempts: Int
+        /// Tries left before it is deleted; `nil` without a limit.
+        public var triesLeft: Int?
+        /// Whether its key is kept in the kernel keyring (it opens without the passcode).
+        public var isUnlocked: Bool
+    }
+
+    /// The store's status without opening it; `nil` when there is no store.
+    ///
+    /// - Throws: ``ConfigurationError`` when the state file is damaged or unreadable.
+    public static func status(at location: SecureStoreLocation) throws -> Status? {
+        guard FileIO.exists(location.path) else { return nil }
+        let state = try readState(location) ?? StoreState()
+        let cached = KeyringCache(storePath: location.path).recall(timeout: 0) != nil
+        return Status(protection: state.protection, failedAttempts: state.failedAttempts, triesLeft: state.triesLeft, isUnlocked: cached)
+    }
+
+    // MARK: Files
+
+    /// The folder must be a real folder that only its owner can write (made 0700 when missing).
+    static func prepareFolder(_ location: SecureStoreLocation) throws {
+        try FileIO.makeDirectory(location.folder, mode: 0o700)
+        try FileIO.converting { () throws(FileFailure) in
+            guard let status = try Files.status(location.folder), status.type == .directory else {
+                throw FileFailure(.unwritable, location.folder, "the store's folder is not a folder")
+            }
+            try Files.requirePrivate(location.folder, status, what: "the store's folder")
+        }
+    }
+
+    static func readStoreFile(_ location: SecureStoreLocation) throws -> [UInt8] {
+        try FileIO.converting { () throws(FileFailure) in
+            guard let status = try Files.status(location.path) else { throw FileFailure(.notFound, location.path, "no store") }
+            try Files.requireSecret(location.path, status, what: "the store")
+        }
+        return try FileIO.read(location.path, limit: maxFileBytes, followLinks: false)
+    }
+
+    /// The digest of the header on disk and those its state accepts, to keep accepting while a
+    /// store is replaced; empty when there is no readable store.
+    static func currentDigests(_ location: SecureStoreLocation) -> [String] {
+        guard let file = try? readStoreFile(location), let header = try? AgeFormat.header(of: file, source: location.path) else { return [] }
+        return [StoreState.digest(header)]
+    }
+
+    static func readState(_ location: SecureStoreLocation) throws -> StoreState? {
+        guard FileIO.exists(location.statePath) else { return nil }
+        let bytes = try FileIO.readSecret(location.statePath, limit: StoreState.maxBytes, what: "the store's state file")
+        return try StoreState(json: bytes, source: location.statePath)
+    }
+
+    static func writeState(_ state: StoreState, at location: SecureStoreLocation) throws {
+        try FileIO.write(Array(JSONWriter.pretty(state.value).utf8) + [0x0A], to: location.statePath, replace: true, mode: 0o600)
+    }
+
+    /// Writes a store file with a new header in two steps around its state: first the state
+    /// accepts both the header on disk and the new one, then the file is renamed into place,
+    /// then the state accepts only the new one. Killed at any moment, the store opens with the
+    /// old passcode or the new.
+    static func commit(_ file: [UInt8], header: AgeHeader, state: StoreState, alsoAccepting previous: [String],
+                       at location: SecureStoreLocation, replace: Bool) throws {
+        var interim = state
+        interim.headerDigests = Array((state.headerDigests + previous).prefix(4))
+        try writeState(interim, at: location)
+        try FileIO.write(file, to: location.path, replace: replace, mode: 0o600)
+        try writeState(state, at: location)
+    }
+}
+
+extension SecureStoreContents {
+    /// Days since the passcode was set, when that is past the policy's expiry; `nil` otherwise.
+    public func passcodeExpiredDays(now: Date) -> Int? {
+        let days = clientPolicies.passcode.expiresInDays
+        guard days > 0, let changed = passcodeChangedAt else { return nil }
+        let elapsed = now.timeIntervalSince(changed) / 86_400
+        return elapsed >= Double(days) ? Int(elapsed) : nil
+    }
+}

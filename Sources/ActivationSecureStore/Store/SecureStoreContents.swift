@@ -1,0 +1,207 @@
+import ActivationConfiguration
+import Foundation
+
+/// How a store's file key is protected.
+public enum StoreProtection: String, Sendable, Hashable, Codable {
+    /// By the user's passcode.
+    case passcode
+    /// By a device secret only (a 0600 file of random bytes beside the store), where the passcode
+    /// policy allows a store without a passcode.
+    case deviceSecret = "device-secret"
+}
+
+/// The credentials onboarding keeps for the configuration's authentication type.
+public struct StoredCredentials: Sendable, Hashable, CustomStringConvertible {
+    /// The user name of basic authentication.
+    public var user: String?
+    /// The password of basic authentication.
+    public var password: String?
+    /// The API key of API-key authentication.
+    public var apiKey: String?
+
+    /// Credentials; all are optional.
+    public init(user: String? = nil, password: String? = nil, apiKey: String? = nil) {
+        self.user = user
+        self.password = password
+        self.apiKey = apiKey
+    }
+
+    /// Whether nothing is kept.
+    public var isEmpty: Bool { user == nil && password == nil && apiKey == nil }
+
+    /// Never the secrets themselves: `user alice, password (set)`.
+    public var description: String {
+        var parts: [String] = []
+        if let user { parts.append("user \(user)") }
+        if password != nil { parts.append("password (set)") }
+        if apiKey != nil { parts.append("API key (set)") }
+        return parts.isEmpty ? "none" : parts.joined(separator: ", ")
+    }
+
+    var value: ConfigurationValue {
+        var object = ConfigurationObject()
+        if let user { object["user"] = .string(user) }
+        if let password { object["password"] = .string(password) }
+        if let apiKey { object["apiKey"] = .string(apiKey) }
+        return .object(object)
+    }
+
+    init(from value: ConfigurationValue, _ read: ContentsReader) throws {
+        let object = try read.object(value, "credentials")
+        user = try read.string(object, "user", in: "credentials")
+        password = try read.string(object, "password", in: "credentials")
+        apiKey = try read.string(object, "apiKey", in: "credentials")
+    }
+}
+
+/// What a secure store holds: the plaintext inside its age file, a JSON object documented in the
+/// README ("The secure store") so that its owner can read it with `age -d`, or write one with
+/// `age -p` that `activate restore` opens:
+///
+/// ```json
+/// {"format": "activate-secure-store", "version": 1, "protection": "passcode",
+///  "passcodeChangedAt": "2026-11-26T10:00:00Z", "lastServerContact": "2026-11-26T10:00:00Z",
+///  "configuration": {…the stored configuration…}, "credentials": {"user": "…", "password": "…"},
+///  "clientPolicies": {…settingsExchange…}, "values": {"my.key": …}}
+/// ```
+///
+/// Only `format` and `version` are required; a missing policy is SAP's default.
+public struct SecureStoreContents: Sendable, Hashable {
+    /// The onboarded configuration.
+    public var configuration: StoredConfiguration?
+    /// The credentials for the configuration's authentication.
+    public var credentials: StoredCredentials
+    /// The client policies in force.
+    public var clientPolicies: ClientPolicies
+    /// How the file key is protected.
+    public var protection: StoreProtection
+    /// When the passcode was set; `nil` when unknown (a store written by `age -p`), which starts
+    /// the expiry clock at the next change.
+    public var passcodeChangedAt: Date?
+    /// The last successful contact with the server, which the block-and-wipe policy measures from.
+    public var lastServerContact: Date?
+    /// The app's own values (the SDK's secure key-value store), by key.
+    public var values: ConfigurationObject
+
+    /// Contents; everything but the protection is optional.
+    public init(configuration: StoredConfiguration? = nil, credentials: StoredCredentials = StoredCredentials(),
+                clientPolicies: ClientPolicies = .default, protection: StoreProtection = .passcode,
+                passcodeChangedAt: Date? = nil, lastServerContact: Date? = nil, values: ConfigurationObject = [:]) {
+        self.configuration = configuration
+        self.credentials = credentials
+        self.clientPolicies = clientPolicies
+        self.protection = protection
+        self.passcodeChangedAt = passcodeChangedAt
+        self.lastServerContact = lastServerContact
+        self.values = values
+    }
+
+    static let format = "activate-secure-store"
+    static let version = 1
+    /// The plaintext of a store is small; anything much larger is not ours.
+    public static let maxPlaintextBytes = 4 << 20
+
+    /// The documented plaintext, as a JSON value.
+    public var value: ConfigurationValue {
+        var object: ConfigurationObject = [
+            "format": .string(Self.format), "version": .integer(Self.version), "protection": .string(protection.rawValue),
+        ]
+        if let passcodeChangedAt { object["passcodeChangedAt"] = .string(passcodeChangedAt.formatted(.iso8601)) }
+        if let lastServerContact { object["lastServerContact"] = .string(lastServerContact.formatted(.iso8601)) }
+        if let configuration { object["configuration"] = configuration.value }
+        if !credentials.isEmpty { object["credentials"] = credentials.value }
+        object["clientPolicies"] = clientPolicies.document
+        object["values"] = .object(values)
+        return .object(object)
+    }
+
+    /// The plaintext's bytes (pretty JSON and a newline, so that `age -d` shows something readable).
+    public var plaintext: [UInt8] { Array(JSONWriter.pretty(value).utf8) + [0x0A] }
+
+    /// Reads the documented plaintext.
+    ///
+    /// - Throws: ``ConfigurationError`` `storeDamaged` naming `source` and the key path.
+    public init(plaintext: [UInt8], source: String) throws {
+        let value: ConfigurationValue
+        do {
+            value = try JSONReader(maxBytes: Self.maxPlaintextBytes, maxDepth: 64).parse(plaintext, source: source)
+        } catch let error as ConfigurationError {
+            throw ConfigurationError(.storeDamaged, source: source, "the store's contents are not its JSON: \(error.message)")
+        }
+        try self.init(from: value, source: source)
+    }
+
+    /// Reads the documented plaintext from a parsed value.
+    ///
+    /// - Throws: ``ConfigurationError`` `storeDamaged` naming `source` and the key path.
+    public init(from value: ConfigurationValue, source: String) throws {
+        let read = ContentsReader(source: source)
+        guard let object = value.objectValue else { throw read.damaged(nil, "is \(value.kindDescription), not an object") }
+        guard object["format"] == .string(Self.format) else {
+            throw read.damaged("format", "is not \"\(Self.format)\"")
+        }
+        guard object["version"] == .integer(Self.version) else {
+            throw read.damaged("version", "is \(object["version"]?.kindDescription ?? "missing"); this activate reads version \(Self.version)")
+        }
+        switch object["protection"] {
+        case nil: protection = .passcode
+        case .string(let text)? where StoreProtection(rawValue: text) != nil: protection = StoreProtection(rawValue: text) ?? .passcode
+        case let other?: throw read.damaged("protection", "is \(other.kindDescription), not \"passcode\" or \"device-secret\"")
+        }
+        passcodeChangedAt = try read.date(object, "passcodeChangedAt")
+        lastServerContact = try read.date(object, "lastServerContact")
+        if let stored = object["configuration"], stored != .null {
+            do {
+                configuration = try StoredConfiguration(from: stored, source: "\(source): configuration")
+            } catch let error as ConfigurationError {
+                throw ConfigurationError(.storeDamaged, source: source, keyPath: "configuration", error.message)
+            }
+        } else {
+            configuration = nil
+        }
+        credentials = try object["credentials"].map { try StoredCredentials(from: $0, read) } ?? StoredCredentials()
+        if let policies = object["clientPolicies"], policies != .null {
+            do {
+                clientPolicies = try ClientPolicies(from: policies, source: source)
+            } catch let error as ConfigurationError {
+                throw ConfigurationError(.storeDamaged, source: source, keyPath: ["clientPolicies", error.keyPath].compactMap { $0 }.joined(separator: "."),
+                                         error.message)
+            }
+        } else {
+            clientPolicies = .default
+        }
+        values = try object["values"].map { try read.object($0, "values") } ?? [:]
+    }
+}
+
+/// Reads the store's fields, naming the key path of what is wrong.
+struct ContentsReader {
+    var source: String
+
+    func damaged(_ keyPath: String?, _ message: String) -> ConfigurationError {
+        ConfigurationError(.storeDamaged, source: source, keyPath: keyPath, message)
+    }
+
+    func object(_ value: ConfigurationValue, _ keyPath: String) throws -> ConfigurationObject {
+        guard let object = value.objectValue else { throw damaged(keyPath, "is \(value.kindDescription), not an object") }
+        return object
+    }
+
+    func string(_ object: ConfigurationObject, _ key: String, in parent: String) throws -> String? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .string(let text)?: return text
+        case let other?: throw damaged("\(parent).\(key)", "is \(other.kindDescription), not a string")
+        }
+    }
+
+    func date(_ object: ConfigurationObject, _ key: String) throws -> Date? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .string(let text)?:
+            guard let date = try? Date(text, strategy: .iso8601) else { throw damaged(key, "is not an ISO 8601 time: \(text.prefix(40))") }
+            return date
+        case let other?: throw damaged(key, "is \(other.kindDescription), not an ISO 8601 time")
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ActivationConfiguration
+import FileAccess
+import Foundation
+
+/// Where a secure store lies: its age file and the files beside it.
+///
+/// - `store.age`: the encrypted store (mode 0600);
+/// - `store.age.state`: the counter of wrong passcodes and what must be known before the store is
+///   open (``statePath``, mode 0600);
+/// - `store.age.device-secret`: the device secret of a store without a passcode (mode 0600);
+/// - `.store.age.lock`: the lock that serialises processes on the store (it stays).
+public struct SecureStoreLocation: Sendable, Hashable {
+    /// The store file.
+    public var path: String
+
+    /// A store at `path` (by default ``defaultPath(environment:)``).
+    public init(path: String = SecureStoreLocation.defaultPath()) {
+        self.path = path
+    }
+
+    /// `$XDG_CONFIG_HOME/activate/store.age`, else `~/.config/activate/store.age`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        "\(Files.parentFolder(of: FileConfigurationStore.defaultPath(environment: environment)))/store.age"
+    }
+
+    /// The state file beside the store.
+    public var statePath: String { "\(path).state" }
+    /// The device secret beside a store without a passcode.
+    public var deviceSecretPath: String { "\(path).device-secret" }
+    /// The folder the store is in.
+    public var folder: String { Files.parentFolder(of: path) }
+    var lockPath: String { "\(folder)/.\(path.split(separator: "/").last.map(String.init) ?? "store").lock" }
+
+    /// A plaintext store (``FileConfigurationStore``, the form of earlier versions) to move into
+    /// this store: the file at ``path`` itself when it holds plaintext JSON, or `configuration.json`
+    /// beside a store at the default place; `nil` when there is none.
+    public func plaintextStore(environment: [String: String] = ProcessInfo.processInfo.environment) -> FileConfigurationStore? {
+        if FileIO.exists(path) {
+            // An age file starts with its version line; a plaintext store is a JSON object.
+            let bytes = (try? FileIO.read(path, limit: SecureStore.maxFileBytes, followLinks: false)) ?? []
+            let first = bytes.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) })
+            return first == UInt8(ascii: "{") ? FileConfigurationStore(path: path) : nil
+        }
+        let legacy = FileConfigurationStore.defaultPath(environment: environment)
+        if path == Self.defaultPath(environment: environment) && FileIO.exists(legacy) {
+            return FileConfigurationStore(path: legacy)
+        }
+        return nil
+    }
+}

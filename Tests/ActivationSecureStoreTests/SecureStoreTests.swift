@@ -1,0 +1,269 @@
+import ActivationConfiguration
+@testable import ActivationSecureStore
+import Foundation
+import Testing
+
+/// A fresh folder for one test's store, removed afterwards.
+final class StoreFolder {
+    let path: String
+    let location: SecureStoreLocation
+
+    init() throws {
+        path = NSTemporaryDirectory() + "activate-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        location = SecureStoreLocation(path: "\(path)/store.age")
+    }
+
+    deinit {
+        SecureStore.lock(at: location)
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+}
+
+/// Policies for tests: SAP's defaults with the given passcode-policy fields, in SAP's string form.
+func policies(_ fields: [String: String], blockWiping: [String: String] = [:]) throws -> ClientPolicies {
+    func object(_ fields: [String: String]) -> ConfigurationValue {
+        .object(ConfigurationObject(fields.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+    }
+    return try ClientPolicies(from: .object(["passwordPolicy": object(fields), "blockWipingPolicy": object(blockWiping)]), source: "test")
+}
+
+@Suite("The secure store: create, open, change, lock, delete, and the client policies applied", .serialized)
+struct SecureStoreTests {
+    static let passcode = Passcode("Tr0ub4dor&3")
+    // Fast KDF for tests; bench-store measures the real one.
+    static let factor = 4
+
+    func make(_ folder: StoreFolder, _ policies: ClientPolicies = .default, passcode: Passcode? = SecureStoreTests.passcode) throws -> SecureStore {
+        var contents = SecureStoreContents(clientPolicies: policies)
+        contents.credentials = StoredCredentials(user: "alice", password: "s3cret")
+        return try SecureStore.create(at: folder.location, contents: contents, passcode: passcode, workFactor: Self.factor)
+    }
+
+    func open(_ folder: StoreFolder, _ passcode: Passcode?, keyring: Bool = false, now: Date = Date(), allowExpired: Bool = false) throws -> SecureStore? {
+        try SecureStore.open(at: folder.location, passcode: passcode,
+                             options: .init(useKeyring: keyring, allowExpiredPasscode: allowExpired, now: now))
+    }
+
+    func expectError<T>(_ code: ConfigurationError.Code, containing text: String = "", _ body: () throws -> T) {
+        do {
+            _ = try body()
+            Issue.record("no error; expected \(code)")
+        } catch let error as ConfigurationError {
+            #expect(error.code == code, "\(error.reason)")
+            #expect(text.isEmpty || error.reason.contains(text), "\(error.reason)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test("create, open, save values, change the passcode, delete")
+    func lifecycle() throws {
+        let folder = try StoreFolder()
+        #expect(try open(folder, Self.passcode) == nil)
+        var store = try make(folder)
+        let modes = try [folder.location.path, folder.location.statePath].map {
+            try FileManager.default.attributesOfItem(atPath: $0)[.posixPermissions] as? Int
+        }
+        #expect(modes == [0o600, 0o600])
+        #expect(String(decoding: try folder.bytes(folder.location.path).prefix(21), as: UTF8.self) == "age-encryption.org/v1")
+        // The credentials are nowhere in the file.
+        #expect(!String(decoding: try folder.bytes(folder.location.path), as: UTF8.self).contains("s3cret"))
+
+        try store.setValue(["a": 1, "b": 2], forKey: "counts")
+        try store.setValue("dark", forKey: "theme")
+        try store.save()
+        var opened = try #require(try open(folder, Self.passcode))
+        #expect(opened.unlockedWith == .passcode)
+        #expect(try opened.value([String: Int].self, forKey: "counts") == ["a": 1, "b": 2])
+        #expect(try opened.value(String.self, forKey: "theme") == "dark")
+        #expect(try opened.value(String.self, forKey: "missing") == nil)
+        #expect(opened.contents.credentials == StoredCredentials(user: "alice", password: "s3cret"))
+        #expect(opened.contents.credentials.description == "user alice, password (set)")
+
+        let newPasscode = Passcode("n3w-Passcode")
+        try opened.changePasscode(to: newPasscode, workFactor: Self.factor)
+        expectError(.wrongPasscode) { try open(folder, Self.passcode) }
+        #expect(try open(folder, newPasscode)?.value(String.self, forKey: "theme") == "dark")
+        expectError(.passcodeRejected, containing: "the new passcode is the current one") {
+            var again = try #require(try open(folder, newPasscode))
+            try again.changePasscode(to: newPasscode, workFactor: Self.factor)
+        }
+        expectError(.passcodeRejected, containing: "at least 8 characters") {
+            try opened.changePasscode(to: Passcode("short"), workFactor: Self.factor)
+        }
+
+        #expect(try SecureStore.delete(at: folder.location))
+        #expect(!FileManager.default.fileExists(atPath: folder.location.path))
+        #expect(!FileManager.default.fileExists(atPath: folder.location.statePath))
+        #expect(try !SecureStore.delete(at: folder.location))
+        #expect(try open(folder, newPasscode) == nil)
+    }
+
+    @Test("a store is not silently replaced; a passcode that breaks the policy names every rule")
+    func creation() throws {
+        let folder = try StoreFolder()
+        _ = try make(folder)
+        expectError(.fileExists) { try make(folder) }
+        let strict = try policies(["passwordPolicyMinLength": "12", "passwordPolicyDigitRequired": "true", "passwordPolicySpecialRequired": "true"])
+        let other = try StoreFolder()
+        expectError(.passcodeRejected, containing: "it needs at least 12 characters, at least one digit, at least one character that is not a letter or digit") {
+            try make(other, strict, passcode: Passcode("abcdefgh"))
+        }
+        expectError(.passcodeRequired, containing: "requires a passcode") { try make(other, .default, passcode: nil) }
+        #expect(!FileManager.default.fileExists(atPath: other.location.path))
+    }
+
+    @Test("wrong passcodes are counted, the tries left said, and the store deleted at the limit")
+    func retryLimit() throws {
+        let folder = try StoreFolder()
+        _ = try make(folder, try policies(["passwordPolicyRetryLimit": "3"]))
+        expectError(.wrongPasscode, containing: "wrong passcode; 2 tries left") { try open(folder, Passcode("wrong-one")) }
+        #expect(try SecureStore.status(at: folder.location)?.triesLeft == 2)
+        // The right passcode clears the count.
+        #expect(try open(folder, Self.passcode) != nil)
+        #expect(try SecureStore.status(at: folder.location)?.failedAttempts == 0)
+        expectError(.wrongPasscode, containing: "2 tries left") { try open(folder, Passcode("wrong-one")) }
+        expectError(.wrongPasscode, containing: "1 try left: one more wrong passcode deletes the store") { try open(folder, Passcode("wrong-two")) }
+        expectError(.passcodeRequired, containing: "its passcode is needed; 1 try left") { try open(folder, nil) }
+        expectError(.storeWiped, containing: "wrong passcode 3 times in a row") { try open(folder, Passcode("wrong-three")) }
+        for path in [folder.location.path, folder.location.statePath] { #expect(!FileManager.default.fileExists(atPath: path)) }
+        #expect(try open(folder, Self.passcode) == nil)
+    }
+
+    @Test("no retry limit: wrong passcodes never delete the store")
+    func noRetryLimit() throws {
+        let folder = try StoreFolder()
+        _ = try make(folder, try policies(["passwordPolicyRetryLimit": "0"]))
+        for _ in 0..<12 { expectError(.wrongPasscode) { try open(folder, Passcode("wrong-one")) } }
+        #expect(try open(folder, Self.passcode) != nil)
+    }
+
+    @Test("the keyring keeps the key for the lock timeout; lock forgets it")
+    func keyring() throws {
+        let folder = try StoreFolder()
+        _ = try make(folder, try policies(["passwordPolicyLockTimeout": "2"]))
+        expectError(.passcodeRequired) { try open(folder, nil, keyring: true) }
+        #expect(try open(folder, Self.passcode, keyring: true)?.unlockedWith == .passcode)
+        #expect(try SecureStore.status(at: folder.location)?.isUnlocked == true)
+        #expect(try open(folder, nil, keyring: true)?.unlockedWith == .cachedKey)
+        // A wrong passcode is not even tried while the key is kept.
+        #expect(try open(folder, Passcode("wrong-one"), keyring: true)?.unlockedWith == .cachedKey)
+        #expect(SecureStore.lock(at: folder.location))
+        expectError(.passcodeRequired) { try open(folder, nil, keyring: true) }
+
+        // The kernel forgets the key once the timeout passes without use.
+        #expect(try open(folder, Self.passcode, keyring: true) != nil)
+        Thread.sleep(forTimeInterval: 3.2)
+        expectError(.passcodeRequired) { try open(folder, nil, keyring: true) }
+    }
+
+    @Test("a lock timeout of 0 keeps nothing")
+    func noKeyring() throws {
+        let folder = try StoreFolder()
+        _ = try make(folder, try policies(["passwordPolicyLockTimeout": "0"]))
+        #expect(try open(folder, Self.passcode, keyring: true) != nil)
+        expectError(.passcodeRequired) { try open(folder, nil, keyring: true) }
+    }
+
+    @Test("without a passcode only where the policy allows it: the device secret opens it")
+    func deviceSecret() throws {
+        let folder = try StoreFolder()
+        var store = try make(folder, try policies(["passwordPolicyDefaultPasswordAllowed": "true"]), passcode: nil)
+        #expect(store.contents.protection == .deviceSecret)
+        let mode = try FileManager.default.attributesOfItem(atPath: folder.location.deviceSecretPath)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try open(folder, nil)?.unlockedWith == .deviceSecret)
+        // The secret is the age passphrase.
+        let secret = try folder.bytes(folder.location.deviceSecretPath).dropLast()
+        let header = try AgeFormat.header(of: try folder.bytes(folder.location.path), source: "t")
+        #expect(try AgeFormat.unwrapFileKey(header, passphrase: Array(secret)) != nil)
+        // Giving it a passcode makes it a passcode store and removes the secret.
+        try store.changePasscode(to: Self.passcode, workFactor: Self.factor)
+        #expect(!FileManager.default.fileExists(atPath: folder.location.deviceSecretPath))
+        expectError(.passcodeRequired) { try open(folder, nil) }
+        #expect(try open(folder, Self.passcode)?.contents.protection == .passcode)
+    }
+
+    @Test("an expired passcode must be changed before the store opens")
+    func expiry() throws {
+        let folder = try StoreFolder()
+        _ = try make(folder, try policies(["passwordPolicyExpiresInNDays": "30"]))
+        let later = Date().addingTimeInterval(31 * 86_400)
+        #expect(try open(folder, Self.passcode, now: Date().addingTimeInterval(29 * 86_400)) != nil)
+        expectError(.passcodeExpired, containing: "the passcode was set 31 days ago") { try open(folder, Self.passcode, now: later) }
+        var store = try #require(try open(folder, Self.passcode, now: later, allowExpired: true))
+        try store.changePasscode(to: Passcode("an0ther-Passcode"), workFactor: Self.factor, now: later)
+        #expect(try open(folder, Passcode("an0ther-Passcode"), now: later) != nil)
+    }
+
+    @Test("block and wipe after days without contact with the server")
+    func blockAndWipe() throws {
+        let folder = try StoreFolder()
+        var store = try make(folder, try policies([:], blockWiping: ["blockWipeEnabled": "true", "blockDisconnectedPeriod": "7", "wipeDisconnectedPeriod": "30"]))
+        let contact = Date()
+        try store.recordServerContact(at: contact)
+        #expect(try open(folder, Self.passcode, now: contact.addingTimeInterval(6 * 86_400)) != nil)
+        expectError(.storeBlocked, containing: "no contact with the server for 8 days") {
+            try open(folder, Self.passcode, now: contact.addingTimeInterval(8 * 86_400))
+        }
+        #expect(FileManager.default.fileExists(atPath: folder.location.path))
+        expectError(.storeWiped, containing: "no contact with the server for 31 days") {
+            try open(folder, Self.passcode, now: contact.addingTimeInterval(31 * 86_400))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.location.path))
+    }
+
+    @Test("every byte flipped and every length cut is refused as damaged, counts no try, and leaves the file as it was")
+    func damage() throws {
+        let folder = try StoreFolder()
+        _ = try make(folder)
+        let original = try folder.bytes(folder.location.path)
+        let state = try folder.bytes(folder.location.statePath)
+        let url = URL(fileURLWithPath: folder.location.path)
+        var variants: [[UInt8]] = (0..<original.count).map { index in
+            var copy = original
+            copy[index] ^= 0x20
+            return copy
+        }
+        variants += stride(from: 0, to: original.count, by: 7).map { Array(original.prefix($0)) }
+        for variant in variants {
+            try Data(variant).write(to: url)
+            do {
+                _ = try open(folder, Self.passcode)
+                Issue.record("a damaged store opened")
+            } catch let error as ConfigurationError {
+                #expect(error.code == .storeDamaged, "\(error.reason)")
+            }
+            #expect(try folder.bytes(folder.location.path) == variant)
+            #expect(try folder.bytes(folder.location.statePath) == state)
+        }
+        try Data(original).write(to: url)
+        #expect(try open(folder, Self.passcode) != nil)
+    }
+
+    @Test("a store written by age -p without a state file opens, and gets one")
+    func foreignStore() throws {
+        let folder = try StoreFolder()
+        let key = AgeFormat.makeFileKey()
+        let plaintext = Array(#"{"format": "activate-secure-store", "version": 1, "values": {"k": "v"}}"#.utf8)
+        let file = try AgeFormat.makeHeader(fileKey: key, passphrase: Self.passcode.bytes, workFactor: Self.factor).bytes
+            + (try AgeFormat.encryptPayload(plaintext, fileKey: key))
+        try Data(file).write(to: URL(fileURLWithPath: folder.location.path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder.location.path)
+        let store = try #require(try open(folder, Self.passcode))
+        #expect(try store.value(String.self, forKey: "k") == "v")
+        #expect(store.contents.clientPolicies == .default)
+        #expect(FileManager.default.fileExists(atPath: folder.location.statePath))
+    }
+
+    @Test("a store that others can read is refused")
+    func permissions() throws {
+        let folder = try StoreFolder()
+        _ = try make(folder)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder.location.path)
+        expectError(.fileUnreadable, containing: "readable by other users") { try open(folder, Self.passcode) }
+    }
+}
