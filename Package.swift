@@ -195,7 +195,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ActivateCLITests",
-            dependencies: ["activate", "ActivationImaging", "ActivationConfiguration", "TestSupport"],
+            dependencies: ["activate", "ActivationImaging", "ActivationConfiguration", "ActivationSecureStore", "TestSupport"],
             exclude: ["Golden"]
         ),
     ],
@@ -208,7 +208,8 @@ if ProcessInfo.processInfo.environment["ACTIVATE_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
         // DiscoveryRoute.swift is a link to the server's route parser, which needs only the standard
         // library: the fuzz build leaves out the server's network and database stack.
-        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "CDeflate"], path: "Fuzz",
+        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationSecureStore", "CDeflate",
+                                               .product(name: "Crypto", package: "swift-crypto")], path: "Fuzz",
         exclude: ["seeds", "lsan-suppressions.txt"],
         // No Swift `main`: libFuzzer's drives the target.
         swiftSettings: [.unsafeFlags(["-parse-as-library"])]))

@@ -9,7 +9,9 @@
 // the PNG target the read-back of generated codes (scripts/fuzz.sh builds with -enable-testing).
 @testable import ActivationConfiguration
 @testable import ActivationImaging
+@testable import ActivationSecureStore
 import CDeflate
+import Crypto
 import Foundation
 
 /// The parsers, by the name `FUZZ_TARGET` (and `scripts/fuzz.sh`) uses.
@@ -128,7 +130,46 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
               let record = try? StoredConfiguration(from: value, source: "fuzz") else { return }
         _ = try? record.check(against: SecurityPolicy(verificationKeys: fuzzKeys), source: "fuzz")
     },
+    // The secure store's age file: the header (which must write back to the very bytes it was
+    // read from), the scrypt stanza under the seeds' passphrase where the work factor is small
+    // enough for a fuzzer, and the STREAM payload under a fixed key and under the unwrapped one.
+    "age-file": { bytes in
+        guard let header = try? AgeFormat.header(of: bytes, source: "fuzz") else { return }
+        guard header.bytes == Array(bytes.prefix(header.length)) else { fatalError("the header does not write back to its bytes") }
+        _ = try? AgeFormat.decryptPayload(of: bytes, header: header, fileKey: fuzzFileKey, source: "fuzz")
+        guard header.workFactor <= 4, let key = try? AgeFormat.unwrapFileKey(header, passphrase: Array(fuzzPasscode.utf8)),
+              AgeFormat.verify(header, fileKey: key) else { return }
+        _ = try? AgeFormat.decryptPayload(of: bytes, header: header, fileKey: key, source: "fuzz")
+    },
+    // What the store holds once decrypted, which a fuzzer cannot reach through the AEAD: the
+    // documented plaintext, which must survive a round through its own writer.
+    "store-contents": { bytes in
+        guard let contents = try? SecureStoreContents(plaintext: bytes, source: "fuzz") else { return }
+        guard let again = try? SecureStoreContents(plaintext: contents.plaintext, source: "fuzz"), again == contents else {
+            fatalError("the store's contents changed on a round through their JSON")
+        }
+        _ = contents.passcodeExpiredDays(now: Date())
+        _ = contents.clientPolicies.blockWiping.verdict(lastContact: contents.lastServerContact ?? Date(), now: Date())
+    },
+    // What lies beside the store and comes with it: the state file, a settingsExchange document
+    // (then a passcode judged by its policy), and credentials given as JSON.
+    "store-state": { bytes in
+        if let state = try? StoreState(json: bytes, source: "fuzz") {
+            guard (try? StoreState(json: Array(JSONWriter.compact(state.value).utf8), source: "fuzz")) == state else {
+                fatalError("the state changed on a round through its JSON")
+            }
+        }
+        if let policies = try? ClientPolicies(json: bytes, source: "fuzz") {
+            _ = policies.passcode.validate(String(decoding: bytes.prefix(64), as: UTF8.self))
+            guard (try? ClientPolicies(from: policies.document, source: "fuzz")) == policies else { fatalError("policies changed on a second read") }
+        }
+        _ = try? StoredCredentials(json: bytes, source: "fuzz")
+    },
 ]
+
+/// The passphrase of the age-file seeds (Fuzz/seeds/age-file, written with work factor 2).
+let fuzzPasscode = "fuzz-passcode"
+let fuzzFileKey = SymmetricKey(data: [UInt8](repeating: 7, count: 16))
 
 /// A document value through the model, the policy and the report, as every command does.
 func checkDocument(_ value: ConfigurationValue) {

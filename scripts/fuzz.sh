@@ -20,7 +20,7 @@ case "$mode" in
   long) seconds=${1:?usage: scripts/fuzz.sh long SECONDS [TARGET...]}; shift; runs=10000000; configuration=release ;;
   *) echo "usage: scripts/fuzz.sh smoke|long SECONDS [TARGET...]" >&2; exit 64 ;;
 esac
-all=(png png-direct jpeg pnm qr-model1 json xml-plist binary-plist mdm jws links url store discovery-request ac1 ac1-payload trust-list)
+all=(png png-direct jpeg pnm qr-model1 json xml-plist binary-plist mdm jws links url store age-file store-contents store-state discovery-request ac1 ac1-payload trust-list)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 

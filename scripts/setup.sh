@@ -10,7 +10,7 @@ set -euo pipefail
 
 packages=(pkg-config libkeyutils-dev libzbar-dev libqrencode-dev libpng-dev libdeflate-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
-  --test) packages+=(zxing-cpp-tools zbar-tools qrencode age keyutils python3-venv postgresql chromium chromium-driver) ;;
+  --test) packages+=(zxing-cpp-tools zbar-tools qrencode age keyutils imagemagick python3-venv postgresql chromium chromium-driver) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
 esac
 

@@ -227,7 +227,8 @@ package enum Files {
         }
     }
 
-    private static func readAll(_ fd: FileDescriptor, name: String, limit: Int) throws(FileFailure) -> [UInt8] {
+    /// Reads an open descriptor (a pipe, standard input) to its end, refusing more than `limit` bytes.
+    package static func readAll(_ fd: FileDescriptor, name: String, limit: Int) throws(FileFailure) -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {

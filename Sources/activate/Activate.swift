@@ -7,20 +7,21 @@ struct Activate: AsyncParsableCommand {
         commandName: "activate",
         abstract: "Scan, check and generate activation QR codes for enterprise mobile apps.",
         discussion: """
-            Administrators hand an app its server and sign-in settings as a QR code, a file, managed configuration or a discovery service. `activate` reads such codes from images (`scan`), makes them (`generate`, plain or signed), checks configurations (`inspect`), runs the onboarding lifecycle (`onboard`, `restore`, `reset`), a discovery service (`serve`) and its codes and documents (`discovery`), and manages signing keys and trust lists (`keys`).
+            Administrators hand an app its server and sign-in settings as a QR code, a file, managed configuration or a discovery service. `activate` reads such codes from images (`scan`), makes them (`generate`, plain or signed), checks configurations (`inspect`), runs the onboarding lifecycle (`onboard`, `restore`, `reset`, with the configuration and credentials in a passcode-protected secure store: `lock`, `passcode change`), a discovery service (`serve`) and its codes and documents (`discovery`), and manages signing keys and trust lists (`keys`).
 
             Exit codes:
               0   success (scan: every input had at least one code)
               1   an input could not be read or an output not written (reason on stderr)
-              2   the input was read but rejected (scan: a code was refused)
+              2   the input was read but rejected (scan: a code was refused; a wrong or expired passcode)
               3   restore: nothing is onboarded
               4   scan: some input had no code (the others are still scanned and printed)
               5   onboard: the configuration was declined at the prompt
+              6   restore, passcode: the secure store was deleted (too many wrong passcodes, too long without the server) or is blocked
               64  usage error (unknown option, bad value)
             """,
         version: ActivateVersion.current,
         subcommands: [ScanCommand.self, GenerateCommand.self, InspectCommand.self, OnboardCommand.self, RestoreCommand.self,
-                      ResetCommand.self, ServeCommand.self, DiscoveryCommand.self, KeysCommand.self]
+                      ResetCommand.self, LockCommand.self, PasscodeCommand.self, ServeCommand.self, DiscoveryCommand.self, KeysCommand.self]
     )
 }
 

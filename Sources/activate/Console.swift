@@ -113,6 +113,8 @@ enum ExitStatus {
     static let nothingFound: Int32 = 4
     /// `onboard`: the user declined the configuration.
     static let cancelled: Int32 = 5
+    /// The store was deleted (too many wrong passcodes, too long without the server) or is blocked.
+    static let lockedOut: Int32 = 6
     /// Usage error (ArgumentParser's validation errors exit with the same code).
     static let usage: Int32 = 64
 }

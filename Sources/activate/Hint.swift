@@ -10,6 +10,14 @@ enum Hint {
             "pass --force to replace it"
         case .storeDamaged:
             "run `activate reset` to remove it"
+        case .passcodeRequired:
+            "give it with --passcode-fd N or --passcode-file FILE, or run the command on a terminal"
+        case .passcodeExpired:
+            "change it first with `activate passcode change`"
+        case .storeWiped:
+            "run `activate onboard` to start again"
+        case .storeBlocked:
+            "ask your administrator, or onboard again (`activate onboard --force`)"
         case .unknownKey:
             "give the trust list (--trust-list) or the public key (--public-key) that verifies it"
         case .passcodeRefused:

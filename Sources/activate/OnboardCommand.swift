@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import ActivationDiscovery
 import ActivationImaging
+import ActivationSecureStore
 import ArgumentParser
 import Foundation
 
@@ -18,7 +19,9 @@ struct OnboardCommand: AsyncParsableCommand {
               scan:IMAGE     the first activation code in an image
             For sources of one kind, the shorthand options --file, --json-string, --managed, --email, --code and --scan do the same (--file F is --from file:F). With no source: managed, then ./ConfigurationProvider.plist or .json, then (with --discovery and a terminal) a prompt for an e-mail address or onboarding code.
 
-            The summary ("You will be connected to: …") is shown and, on a terminal, confirmed (--yes skips the question). An existing configuration is replaced only with --force. The store is one JSON file, mode 0600: $XDG_CONFIG_HOME/activate/configuration.json (or ~/.config/activate/configuration.json), or --store PATH.
+            The summary ("You will be connected to: …") is shown and, on a terminal, confirmed (--yes skips the question). An existing configuration is replaced only with --force.
+
+            The configuration goes into the secure store: an age file (mode 0600) at $XDG_CONFIG_HOME/activate/store.age (or ~/.config/activate/store.age), or --store PATH, encrypted under a passcode that must meet the passcode policy (--policy FILE, SAP's settingsExchange JSON; else SAP's defaults: at least 8 characters, 10 tries). The policy is shown, then the passcode is asked twice on the terminal, or read from --passcode-fd N or --passcode-file FILE (never from the command line). --no-passcode protects the store with a device secret instead, where the policy allows it. The credentials the configuration signs in with (basic: user name and password; an API key) are asked on the terminal too, or read from --credentials-file FILE or --credentials-fd N as {"user": "…", "password": "…"} or {"apiKey": "…"}. A plaintext configuration of an earlier version is moved into the secure store.
 
             --discovery must be https; an explicitly given http URL is accepted only for a loopback address (a local test server).
 
@@ -28,8 +31,9 @@ struct OnboardCommand: AsyncParsableCommand {
                   --discovery https://discovery.example.com
               activate onboard --scan activation.png --public-key signer.pub.pem
               activate onboard --from scan:activation.png --from file:fallback.json --yes
+              activate onboard --file config.json --yes --policy settings.json --passcode-fd 3 3<passcode.txt
 
-            Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is listed); 5 you declined; 1 the store cannot be written or read; 64 usage error.
+            Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is listed), or the passcode breaks the policy; 5 you declined; 1 the store cannot be written or read; 64 usage error.
             """
     )
 
@@ -46,7 +50,12 @@ struct OnboardCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The discovery service's base URL.", valueName: "url")) var discovery: String?
     @Option(name: .customLong("app-id"), help: ArgumentHelp("The application id (for the discovery service, and when a document names none).", valueName: "id")) var appID: String?
     @Option(name: .customLong("app-version"), help: ArgumentHelp("The application version for the discovery service.", valueName: "version")) var appVersion = "1.0"
-    @Option(help: ArgumentHelp("Where to store the configuration.", valueName: "path"), completion: .file()) var store: String?
+    @OptionGroup(title: "The secure store") var storeOptions: StoreOptions
+    @OptionGroup(title: "The secure store") var policyOptions: ClientPolicyOptions
+    @OptionGroup(title: "The secure store") var passcode: PasscodeOptions
+    @Flag(name: .customLong("no-passcode"), help: "Protect the store with a device secret instead of a passcode (only where the policy allows it).")
+    var noPasscode = false
+    @OptionGroup(title: "The secure store") var credentials: CredentialOptions
     @Flag(help: "Do not ask for confirmation.") var yes = false
     @Flag(help: "Replace a configuration that is already stored.") var force = false
     @Flag(help: "Print the stored result as JSON.") var json = false
@@ -57,6 +66,7 @@ struct OnboardCommand: AsyncParsableCommand {
         if try sources().contains(where: \.usesDiscovery) && (discovery == nil || appID == nil) {
             throw ValidationError("--email and --code (and --from email:, code:) need --discovery URL and --app-id ID.")
         }
+        if noPasscode && passcode.isGiven { throw ValidationError("--no-passcode goes with neither --passcode-fd nor --passcode-file.") }
     }
 
     /// The queue as the options give it (see ``OnboardingSource``).
@@ -69,17 +79,20 @@ struct OnboardCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())
+        let location = storeOptions.location
         let recognizer: PayloadRecognizer
+        let policies: ClientPolicies
         do {
             recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
-            if !force, let existing = try store.load() {
-                Console.report("already onboarded to \(existing.document.host) (\(store.path)); pass --force to replace it, or run `activate reset` first")
-                throw ExitCode(ExitStatus.failure)
+            policies = try policyOptions.policies()
+            if noPasscode && !policies.passcode.allowsNoPasscode {
+                throw ConfigurationError(.passcodeRequired, source: policyOptions.policyFile,
+                                         "--no-passcode: the passcode policy requires a passcode (passwordPolicyDefaultPasswordAllowed is not \"true\")")
             }
+            if !force { try refuseIfOnboarded(location, policies: policies) }
         } catch let error as ConfigurationError {
             Console.report(error)
-            throw ExitCode(ExitStatus.failure)
+            throw ExitCode(error.exitStatus)
         }
 
         let loader = ConfigurationLoader(providers: try providers(recognizer: recognizer))
@@ -114,16 +127,48 @@ struct OnboardCommand: AsyncParsableCommand {
         }
         let record = StoredConfiguration(document: found.document, providerID: providerID, origin: found.origin,
                                          signature: found.signature, signatureProof: found.signatureProof)
+        let store: SecureStore
         do {
+            let contents = SecureStoreContents(configuration: record, credentials: try credentials.obtain(for: found.document),
+                                               clientPolicies: policies, lastServerContact: Date())
+            let secret = try newPasscode(policies)
+            let plaintext = location.plaintextStore()
             // The existence check above was early feedback; this one is atomic with the write,
             // so of two onboards at once, the second is refused instead of silently replacing.
-            try store.save(record, replacing: force)
+            store = try SecureStore.create(at: location, contents: contents, passcode: secret, workFactor: policyOptions.workFactor,
+                                           replacing: force)
+            if let plaintext, plaintext.path != location.path, try plaintext.remove() {
+                Console.note("removed the plaintext configuration of an earlier version (\(plaintext.path))")
+            }
         } catch let error as ConfigurationError {
             Console.report(error)
+            throw ExitCode(error.exitStatus)
+        }
+        if json, let output = store.contents.report(report) { Console.raw(JSONOutput.encode(output) + "\n") }
+        Console.note("stored in \(location.path), encrypted under \(store.contents.protection == .passcode ? "your passcode" : "a device secret only (the policy allows no passcode)")")
+    }
+
+    /// Refuses to onboard over an existing store (early feedback; the write checks again). A
+    /// plaintext store of an earlier version is first moved into the secure store, so that
+    /// nothing is lost and the next command finds it there.
+    func refuseIfOnboarded(_ location: SecureStoreLocation, policies: ClientPolicies) throws {
+        if FileIO.exists(location.path) && location.plaintextStore() == nil {
+            Console.report("already onboarded (\(location.path)); pass --force to replace it, or run `activate reset` first")
             throw ExitCode(ExitStatus.failure)
         }
-        if json { Console.raw(JSONOutput.encode(record.report(report)) + "\n") }
-        Console.note("stored in \(store.path)")
+        guard let plaintext = location.plaintextStore(), let existing = try plaintext.load() else { return }
+        Console.note("A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path).")
+        _ = try SecureStore.migrate(plaintext, into: location, clientPolicies: policies, passcode: try newPasscode(policies),
+                                    workFactor: policyOptions.workFactor)
+        Console.report("already onboarded to \(existing.document.host) (moved into \(location.path)); pass --force to replace it, or run `activate reset` first")
+        throw ExitCode(ExitStatus.failure)
+    }
+
+    /// The new store's passcode under `policies` (the policy shown first), or `nil` for --no-passcode.
+    func newPasscode(_ policies: ClientPolicies) throws -> Passcode? {
+        if noPasscode { return nil }
+        if !passcode.isGiven { NewPasscode.describe(policies.passcode).forEach(Console.note) }
+        return try NewPasscode.obtain(passcode, policy: policies.passcode)
     }
 
     /// The provider queue, in the order of ``sources()``.

@@ -60,9 +60,11 @@ struct PolicyOptions: ParsableArguments {
 extension SignatureRequirement: ExpressibleByArgument {}
 
 extension ConfigurationError {
-    /// Errors about reading files exit 1; everything else about the input is a rejection (2).
+    /// Errors about reading files and a damaged store exit 1; a store that was wiped or is
+    /// blocked, 6; everything else about the input (a wrong passcode among it) is a rejection (2).
     var exitStatus: Int32 {
-        [.fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists].contains(code) ? ExitStatus.failure : ExitStatus.rejected
+        if [.storeWiped, .storeBlocked].contains(code) { return ExitStatus.lockedOut }
+        return [.fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists, .storeDamaged].contains(code) ? ExitStatus.failure : ExitStatus.rejected
     }
 
     /// For commands that depend on a service (`serve` on its database, `discovery` on the

@@ -1,22 +1,29 @@
 import ActivationConfiguration
+import ActivationSecureStore
 import ArgumentParser
 import Foundation
 
 struct ResetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset",
-        abstract: "Remove the stored configuration, and nothing else.",
-        discussion: "Idempotent: exits 0 whether or not a configuration was stored; 1 if it cannot be removed."
+        abstract: "Delete the secure store and everything in it.",
+        discussion: """
+            Deletes the store, its state file (the count of wrong passcodes), its device secret, the key kept in the kernel keyring, and a plaintext configuration of an earlier version; nothing else. No passcode is asked: whoever can delete the files can do this anyway.
+
+            Idempotent: exits 0 whether or not a store was there; 1 if something cannot be removed.
+            """
     )
 
-    @Option(help: ArgumentHelp("Where the configuration is stored.", valueName: "path"), completion: .file()) var store: String?
+    @OptionGroup(title: "The secure store") var storeOptions: StoreOptions
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())
+        let location = storeOptions.location
         do {
-            let removed = try store.remove()
-            Console.note(removed ? "removed \(store.path)" : "nothing to remove (\(store.path))")
+            let plaintext = location.plaintextStore()
+            var removed = try SecureStore.delete(at: location)
+            if let plaintext, plaintext.path != location.path { removed = try plaintext.remove() || removed }
+            Console.note(removed ? "removed the store \(location.path) and its state" : "nothing to remove (\(location.path))")
         } catch let error as ConfigurationError {
             Console.report(error)
             throw ExitCode(ExitStatus.failure)

@@ -1,44 +1,87 @@
 import ActivationConfiguration
+import ActivationSecureStore
 import ArgumentParser
 import Foundation
 
 struct RestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
-        abstract: "Show the stored configuration (no network).",
+        abstract: "Open the secure store and show the stored configuration (no network).",
         discussion: """
-            The stored configuration is checked again before it is shown, as onboarding checked it: every URL against the security policy (https, no IP address, --allow-host), and a recorded signature is verified again from the signed code kept in the store (with --public-key, the key must be one of those given). A store that was edited by hand, or that other users can write, is refused.
+            The store opens with the key kept in the kernel keyring since the last unlock (for the policy's lock timeout; `activate lock` forgets it), with its device secret when the policy allowed a store without a passcode (said plainly), or with the passcode: asked on the terminal, or read from --passcode-fd N or --passcode-file FILE. After each wrong passcode the tries left are shown; at the policy's retry limit the store is deleted. An expired passcode must be changed first (`activate passcode change`); after the policy's days without contact with the server the store is blocked, then deleted.
 
-            Exit codes: 0 shown; 3 nothing is onboarded; 2 the stored configuration no longer passes the policy; 1 the store cannot be read, is not private, or is damaged (the message suggests `activate reset`).
+            The stored configuration is then checked again, as onboarding checked it: every URL against the security policy (https, no IP address, --allow-host), and a recorded signature is verified again from the signed code kept in the store (with --public-key, the key must be one of those given). Stored secrets (passwords, API keys) are shown only with --show-secrets.
+
+            A plaintext configuration of an earlier version is moved into a new secure store first (a new passcode is asked, under --policy FILE or SAP's defaults).
+
+            Exit codes: 0 shown; 3 nothing is onboarded; 2 a wrong, missing or expired passcode, or the stored configuration no longer passes the policy; 6 the store was deleted (too many wrong passcodes, too long without the server) or is blocked; 1 the store cannot be read, is not private, or is damaged (the message suggests `activate reset`).
             """
     )
 
     @Flag(help: "Print the stored configuration as JSON (README, \"restore --json\").") var json = false
-    @Option(help: ArgumentHelp("Where the configuration is stored.", valueName: "path"), completion: .file()) var store: String?
+    @Flag(name: .customLong("show-secrets"), help: "Show the stored password and API key.") var showSecrets = false
+    @OptionGroup(title: "The secure store") var storeOptions: StoreOptions
+    @OptionGroup(title: "The secure store") var passcode: PasscodeOptions
+    @OptionGroup(title: "The secure store") var policyOptions: ClientPolicyOptions
     @OptionGroup(title: "Security policy") var policy: PolicyOptions
+    @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        let store = FileConfigurationStore(path: self.store ?? FileConfigurationStore.defaultPath())
+        let location = storeOptions.location
+        let store: SecureStore
         let record: StoredConfiguration
         let report: ActivationReport
         do {
-            guard let stored = try store.load() else {
-                Console.report("nothing is onboarded (no configuration at \(store.path)); run `activate onboard`")
+            let migrated = try migratePlaintextStore(location)
+            guard let opened = try migrated ?? StoreAccess.open(location, passcode: passcode) else {
+                Console.report("nothing is onboarded (no store at \(location.path)); run `activate onboard`")
+                throw ExitCode(ExitStatus.notOnboarded)
+            }
+            store = opened
+            if store.unlockedWith == .deviceSecret {
+                Console.note("this store is protected by a device secret only, not a passcode: the passcode policy allows that")
+            }
+            guard let stored = store.contents.configuration else {
+                Console.report("the store at \(location.path) holds no configuration; run `activate onboard --force`")
                 throw ExitCode(ExitStatus.notOnboarded)
             }
             record = stored
-            try stored.check(against: try policy.policy(), source: store.path)
+            try stored.check(against: try policy.policy(), source: location.path)
             report = try ActivationReport(document: stored.document, signature: stored.signature,
-                                          transformer: DiscoveryServiceTransformer(applicationID: stored.document.appID), source: store.path)
+                                          transformer: DiscoveryServiceTransformer(applicationID: stored.document.appID), source: location.path)
         } catch let error as ConfigurationError {
             Console.report(error)
-            throw ExitCode(error.code == .storeDamaged ? ExitStatus.failure : error.exitStatus)
+            throw ExitCode(error.exitStatus)
         }
-        if json {
-            Console.raw(JSONOutput.encode(record.report(report)) + "\n")
-        } else {
-            let when = record.storedAt.formatted(.iso8601)
-            Console.print(lines: report.lines(headline: "Onboarded from \(record.origin) (\(record.providerID)) at \(when)."))
+        if json, let output = store.contents.report(report, showingSecrets: showSecrets) {
+            Console.raw(JSONOutput.encode(output) + "\n")
+            return
         }
+        let when = record.storedAt.formatted(.iso8601)
+        var lines = report.lines(headline: "Onboarded from \(record.origin) (\(record.providerID)) at \(when).")
+        let credentials = store.contents.credentials
+        if !credentials.isEmpty {
+            if showSecrets {
+                if let user = credentials.user { lines.append("User:       \(user)") }
+                if let password = credentials.password { lines.append("Password:   \(password)") }
+                if let apiKey = credentials.apiKey { lines.append("API key:    \(apiKey)") }
+            } else {
+                lines.append("Credentials: \(credentials) (--show-secrets shows them)")
+            }
+        }
+        Console.print(lines: lines)
+    }
+
+    /// Moves a plaintext configuration of an earlier version into a new secure store, telling
+    /// the user; the new store, open, or `nil` when there was nothing to move.
+    func migratePlaintextStore(_ location: SecureStoreLocation) throws -> SecureStore? {
+        guard let plaintext = location.plaintextStore(), try plaintext.load() != nil else { return nil }
+        let policies = try policyOptions.policies()
+        Console.note("A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path).")
+        if !passcode.isGiven { NewPasscode.describe(policies.passcode).forEach(Console.note) }
+        let store = try SecureStore.migrate(plaintext, into: location, clientPolicies: policies,
+                                            passcode: try NewPasscode.obtain(passcode, policy: policies.passcode), workFactor: policyOptions.workFactor)
+        Console.note("moved: the configuration is now encrypted in \(location.path)\(plaintext.path == location.path ? "" : "; the plaintext file is removed")")
+        return store
     }
 }

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationSecureStore
 import Foundation
 import Testing
 
@@ -25,7 +26,7 @@ struct HostileInputTests {
         let clock = ContinuousClock()
         let start = clock.now
         let assignments = environment.map { "\($0.key)=\($0.value)" }
-        let result = try await Tool.run("/usr/bin/env", assignments + ["timeout", String(limit), ActivateCLI.executable] + arguments, stdin: stdin)
+        let result = try await Tool.run("/usr/bin/env", assignments + ["timeout", String(limit), ActivateCLI.executable] + TestPasscode.added(to: arguments), stdin: stdin)
         let elapsed = clock.now - start
         return (result, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
@@ -419,16 +420,21 @@ struct HostileInputTests {
     func onboarded(_ document: String, extra: [String] = []) async throws -> String {
         let folder = directory.file("store-\(UUID().uuidString)")
         let file = try directory.write("doc-\(UUID().uuidString).txt", Array(document.utf8))
-        let store = "\(folder)/configuration.json"
+        let store = "\(folder)/store.age"
         let (result, _) = try await run(["onboard", "--file", file, "--yes", "--store", store] + extra)
         #expect(result.status == 0, "\(result.stderr)")
         return store
     }
 
+    /// Edits the stored JSON as its owner can: decrypted with the passcode, changed, and encrypted
+    /// again under the same header.
     func edit(_ store: String, _ change: (inout String) -> Void) throws {
-        var text = try String(contentsOfFile: store, encoding: .utf8)
+        let file = Array(try Data(contentsOf: URL(fileURLWithPath: store)))
+        let header = try AgeFormat.header(of: file, source: store)
+        let key = try #require(try AgeFormat.unwrapFileKey(header, passphrase: Array(TestPasscode.text.utf8)))
+        var text = String(decoding: try AgeFormat.decryptPayload(of: file, header: header, fileKey: key, source: store), as: UTF8.self)
         change(&text)
-        try FileIO.write(Array(text.utf8), to: store, replace: true, mode: 0o600)
+        try FileIO.write(header.bytes + (try AgeFormat.encryptPayload(Array(text.utf8), fileKey: key)), to: store, replace: true, mode: 0o600)
     }
 
     @Test("restore checks a hand-edited store again: policy, signature and privacy")
@@ -487,7 +493,7 @@ struct HostileInputTests {
         let (fileWritable, _) = try await run(["restore", "--store", open])
         #expect(fileWritable.status == 1)
         #expect(fileWritable.stderr.contains("mode 666"), "\(fileWritable.stderr)")
-        let linked = folder + "/link.json"
+        let linked = folder + "/link.age"
         try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: open)
         let (link, _) = try await run(["restore", "--store", linked])
         #expect(link.status == 1)

@@ -147,6 +147,17 @@ public struct PasscodePolicy: Sendable, Hashable {
         return broken
     }
 
+    /// Refuses a passcode that breaks the policy, naming every rule it breaks.
+    ///
+    /// - Throws: ``ConfigurationError`` `passcodeRejected`, naming `source` when given.
+    public func check(_ passcode: String, source: String? = nil) throws {
+        let broken = validate(passcode)
+        guard broken.isEmpty else {
+            throw ConfigurationError(.passcodeRejected, source: source,
+                                     "the passcode does not meet the passcode policy: it needs \(broken.map(\.description).joined(separator: ", "))")
+        }
+    }
+
     /// The rules a passcode must meet, for people (`at least 8 characters`, `at least one digit`, …).
     public var rules: [Rule] {
         var rules: [Rule] = [.tooShort(minimum: minLength)]

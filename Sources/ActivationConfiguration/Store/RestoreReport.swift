@@ -17,4 +17,10 @@ public struct RestoreReport: Codable, Sendable, Hashable {
     public var document: ConfigurationValue
     /// The transformed configuration, as `configuration` of ``InspectReport``.
     public var configuration: InspectReport.Configuration
+    /// How the secure store is protected: `passcode` or `device-secret`; `nil` for a plaintext store.
+    public var protection: String?
+    /// The stored credentials (`user`, `password`, `apiKey`), secrets shown as `(hidden)` unless asked for.
+    public var credentials: ConfigurationValue?
+    /// The last successful contact with the server, ISO 8601 in UTC.
+    public var lastServerContact: String?
 }

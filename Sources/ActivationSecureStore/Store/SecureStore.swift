@@ -74,7 +74,7 @@ public struct SecureStore: Sendable {
         let passphrase: [UInt8]
         let factor: Int
         if let passcode {
-            try Self.check(passcode, against: policy, source: location.path)
+            try policy.check(passcode.text, source: location.path)
             guard (1...AgeFormat.maxWorkFactor).contains(workFactor) else {
                 throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(AgeFormat.maxWorkFactor), not \(workFactor)")
             }
@@ -112,13 +112,22 @@ public struct SecureStore: Sendable {
         }
     }
 
-    /// Refuses a passcode that breaks `policy`, naming every rule it breaks.
-    static func check(_ passcode: Passcode, against policy: PasscodePolicy, source: String) throws {
-        let broken = policy.validate(passcode.text)
-        guard broken.isEmpty else {
-            throw ConfigurationError(.passcodeRejected, source: source,
-                                     "the passcode does not meet the passcode policy: it needs \(broken.map(\.description).joined(separator: ", "))")
+    /// Moves a plaintext store of earlier versions (``SecureStoreLocation/plaintextStore(environment:)``)
+    /// into a new secure store: its configuration is kept, the plaintext file is removed only once
+    /// the encrypted store is written (or replaced by it, when both have the same path).
+    ///
+    /// - Throws: ``ConfigurationError``: the plaintext store's errors (`storeDamaged`, …), then
+    ///   those of ``create(at:contents:passcode:workFactor:replacing:now:)``.
+    public static func migrate(_ plaintext: FileConfigurationStore, into location: SecureStoreLocation, clientPolicies: ClientPolicies,
+                               passcode: Passcode?, workFactor: Int = defaultWorkFactor) throws -> SecureStore {
+        guard let record = try plaintext.load() else {
+            throw ConfigurationError(.notFound, source: plaintext.path, "no plaintext configuration to move")
         }
+        let contents = SecureStoreContents(configuration: record, clientPolicies: clientPolicies, lastServerContact: record.storedAt)
+        let samePath = plaintext.path == location.path
+        let store = try create(at: location, contents: contents, passcode: passcode, workFactor: workFactor, replacing: samePath)
+        if !samePath { try plaintext.remove() }
+        return store
     }
 
     // MARK: Opening
@@ -154,21 +163,22 @@ public struct SecureStore: Sendable {
     ///   file error.
     public static func open(at location: SecureStoreLocation, passcode: Passcode?, options: OpenOptions = OpenOptions()) throws -> SecureStore? {
         guard FileIO.exists(location.path) else { return nil }
+        try checkFolder(location)
         let cache = KeyringCache(storePath: location.path)
         return try FileIO.withExclusiveLock(location.lockPath) {
             let file = try readStoreFile(location)
             let header = try AgeFormat.header(of: file, source: location.path)
             var state = try readState(location) ?? StoreState()
-            guard state.accepts(header) else {
-                throw ConfigurationError(.storeDamaged, source: location.path,
-                                         "the store's header is not one activate wrote here (the file was damaged or replaced); no passcode was tried")
-            }
+            // A header activate did not write here (the owner re-encrypted the store with
+            // `age -p`, or the file was damaged or swapped) may still open with the passcode,
+            // but a failure then proves nothing about the passcode, so it is not counted.
+            let known = state.accepts(header)
             var unlock = Unlock.passcode
             var fileKey: SymmetricKey?
             if options.useKeyring, let cached = cache.recall(timeout: state.lockTimeout), AgeFormat.verify(header, fileKey: cached) {
                 fileKey = cached
                 unlock = .cachedKey
-            } else if state.protection == .deviceSecret {
+            } else if state.protection == .deviceSecret && known {
                 let secret = try FileIO.readSecret(location.deviceSecretPath, limit: 4096, what: "the store's device secret")
                 guard let key = try AgeFormat.unwrapFileKey(header, passphrase: Array(secret.prefix { $0 != 0x0A })) else {
                     throw ConfigurationError(.storeDamaged, source: location.path, "the device secret beside it does not open the store")
@@ -177,9 +187,14 @@ public struct SecureStore: Sendable {
                 unlock = .deviceSecret
             } else {
                 guard let passcode else {
-                    throw ConfigurationError(.passcodeRequired, source: location.path, "the store is locked; its passcode is needed\(triesLeftNote(state))")
+                    throw ConfigurationError(.passcodeRequired, source: location.path, "the store is locked; its passcode is needed\(known ? triesLeftNote(state) : "")")
                 }
-                guard !passcode.text.isEmpty, let key = try AgeFormat.unwrapFileKey(header, passphrase: passcode.bytes) else {
+                let key = passcode.text.isEmpty ? nil : try AgeFormat.unwrapFileKey(header, passphrase: passcode.bytes)
+                if key == nil {
+                    guard known else {
+                        throw ConfigurationError(.storeDamaged, source: location.path,
+                                                 "the passcode does not open the store, and its header is not the one activate wrote: the file was damaged or replaced, or the passcode is wrong (this try is not counted)")
+                    }
                     try countWrongPasscode(&state, at: location)
                 }
                 fileKey = key
@@ -271,7 +286,7 @@ public struct SecureStore: Sendable {
     /// - Throws: ``ConfigurationError``: `passcodeRejected` when `newPasscode` breaks the policy
     ///   or is the current passcode, `storeDamaged`, or a file error.
     public mutating func changePasscode(to newPasscode: Passcode, workFactor: Int = defaultWorkFactor, now: Date = Date()) throws {
-        try Self.check(newPasscode, against: contents.clientPolicies.passcode, source: location.path)
+        try contents.clientPolicies.passcode.check(newPasscode.text, source: location.path)
         guard (1...AgeFormat.maxWorkFactor).contains(workFactor) else {
             throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(AgeFormat.maxWorkFactor), not \(workFactor)")
         }
@@ -382,6 +397,11 @@ public struct SecureStore: Sendable {
     /// The folder must be a real folder that only its owner can write (made 0700 when missing).
     static func prepareFolder(_ location: SecureStoreLocation) throws {
         try FileIO.makeDirectory(location.folder, mode: 0o700)
+        try checkFolder(location)
+    }
+
+    /// Refuses a folder that others can write: whoever can, can swap the store, its state or its secret.
+    static func checkFolder(_ location: SecureStoreLocation) throws {
         try FileIO.converting { () throws(FileFailure) in
             guard let status = try Files.status(location.folder), status.type == .directory else {
                 throw FileFailure(.unwritable, location.folder, "the store's folder is not a folder")

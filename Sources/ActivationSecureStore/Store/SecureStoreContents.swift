@@ -38,6 +38,46 @@ public struct StoredCredentials: Sendable, Hashable, CustomStringConvertible {
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
 
+    /// What a configuration signs in with, and so which credentials onboarding asks for.
+    public enum Kind: Sendable, Hashable {
+        /// A user name and a password (`basic.default`).
+        case userAndPassword
+        /// An API key (`apikeyonly`).
+        case apiKey
+    }
+
+    /// The credentials `document`'s sign-in method needs; `nil` for methods that sign in on a web
+    /// page or with a certificate (OAuth, SAML), which keep no credentials here.
+    public static func kind(for document: ConfigurationDocument) -> Kind? {
+        switch document.primaryAuth?.method {
+        case .basic?: .userAndPassword
+        case .apiKey?: .apiKey
+        default: nil
+        }
+    }
+
+    /// The largest credentials file read.
+    public static let maxJSONBytes = 64 << 10
+
+    /// Reads credentials given as JSON for automation: `{"user": "…", "password": "…"}` or
+    /// `{"apiKey": "…"}`.
+    ///
+    /// - Throws: ``ConfigurationError`` (`invalidJSON`, `wrongType`, `invalidValue`) naming `source`
+    ///   and the key; never a secret.
+    public init(json bytes: [UInt8], source: String) throws {
+        let value = try JSONReader(maxBytes: Self.maxJSONBytes, maxDepth: 2).parse(bytes, source: source)
+        guard let object = value.objectValue else {
+            throw ConfigurationError(.wrongType, source: source, "credentials are an object such as {\"user\": …, \"password\": …}, not \(value.kindDescription)")
+        }
+        for (key, item) in object {
+            guard ["user", "password", "apiKey"].contains(key) else {
+                throw ConfigurationError(.invalidValue, source: source, keyPath: key, "is not a credential (user, password, apiKey)")
+            }
+            guard item.stringValue != nil else { throw ConfigurationError(.wrongType, source: source, keyPath: key, "must be a string") }
+        }
+        self.init(user: object["user"]?.stringValue, password: object["password"]?.stringValue, apiKey: object["apiKey"]?.stringValue)
+    }
+
     var value: ConfigurationValue {
         var object = ConfigurationObject()
         if let user { object["user"] = .string(user) }
@@ -171,6 +211,26 @@ public struct SecureStoreContents: Sendable, Hashable {
             clientPolicies = .default
         }
         values = try object["values"].map { try read.object($0, "values") } ?? [:]
+    }
+}
+
+extension SecureStoreContents {
+    /// What `restore --json` and `onboard --json` print of a secure store: the configuration's
+    /// report with the store's protection, its credentials (secrets `(hidden)` unless
+    /// `showingSecrets`) and the last server contact; `nil` when the store holds no configuration.
+    public func report(_ activation: ActivationReport, showingSecrets: Bool = false) -> RestoreReport? {
+        guard var report = configuration?.report(activation) else { return nil }
+        report.protection = protection.rawValue
+        if !credentials.isEmpty {
+            var shown = credentials
+            if !showingSecrets {
+                shown.password = shown.password.map { _ in "(hidden)" }
+                shown.apiKey = shown.apiKey.map { _ in "(hidden)" }
+            }
+            report.credentials = shown.value
+        }
+        report.lastServerContact = lastServerContact?.formatted(.iso8601)
+        return report
     }
 }
 

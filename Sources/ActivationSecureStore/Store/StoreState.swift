@@ -6,9 +6,10 @@ import Foundation
 /// the wrong passcodes counted so far and the limit, the lock timeout, how the store is protected,
 /// and the digests of the headers that `activate` wrote.
 ///
-/// The header digests tell a damaged or swapped file from a wrong passcode: a header that is not
-/// one of them is refused as damaged before any passcode is tried, so damage never counts as a
-/// wrong try. While a passcode change is under way the file lists both the old and the new
+/// The header digests tell a damaged or swapped file from a wrong passcode: a passcode that fails
+/// on a header that is not one of them is not counted (the store is reported damaged or replaced),
+/// so damage never counts as a wrong try, and a store its owner re-encrypted with `age -p` still
+/// opens with its passcode. While a passcode change is under way the file lists both the old and the new
 /// header, so whichever of the two the store file holds after an interruption still opens.
 ///
 /// The file is not encrypted: it holds no secret. Deleting it resets the counter; against a copy

@@ -1,0 +1,61 @@
+import ActivationConfiguration
+import ActivationSecureStore
+import ArgumentParser
+import Foundation
+
+/// `--store PATH`: where the secure store is (default `$XDG_CONFIG_HOME/activate/store.age`).
+struct StoreOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The secure store (default: $XDG_CONFIG_HOME/activate/store.age, or ~/.config/activate/store.age).", valueName: "path"),
+            completion: .file())
+    var store: String?
+
+    var location: SecureStoreLocation { SecureStoreLocation(path: store ?? SecureStoreLocation.defaultPath()) }
+}
+
+/// `--policy FILE`: client policies as SAP's `settingsExchange` JSON.
+struct ClientPolicyOptions: ParsableArguments {
+    @Option(name: .customLong("policy"),
+            help: ArgumentHelp("Client policies: a settingsExchange JSON file as the mobile services server sends it (default: SAP's defaults).", valueName: "file"),
+            completion: .file())
+    var policyFile: String?
+
+    @Option(name: .customLong("work-factor"), help: ArgumentHelp("log2 of scrypt's N for a new passcode, 1 to 20 (default 18: about half a second).", valueName: "n"))
+    var workFactor = SecureStore.defaultWorkFactor
+
+    func validate() throws {
+        guard (1...20).contains(workFactor) else { throw ValidationError("--work-factor takes a number from 1 to 20") }
+    }
+
+    /// The policies of --policy, or SAP's defaults.
+    func policies() throws -> ClientPolicies {
+        guard let policyFile else { return .default }
+        return try ClientPolicies(json: try FileIO.read(policyFile, limit: ClientPolicies.maxDocumentBytes), source: policyFile)
+    }
+}
+
+/// Opening the store from the command line: the keyring or device secret first, then the passcode
+/// from --passcode-fd/--passcode-file, else asked on the terminal, up to three times.
+enum StoreAccess {
+    /// The opened store, or `nil` when there is none. Wrong passcodes on the terminal are reported
+    /// (with the tries left) and asked again; everything else is thrown.
+    static func open(_ location: SecureStoreLocation, passcode options: PasscodeOptions, useKeyring: Bool = true,
+                     allowExpiredPasscode: Bool = false) throws -> SecureStore? {
+        let openOptions = SecureStore.OpenOptions(useKeyring: useKeyring, allowExpiredPasscode: allowExpiredPasscode)
+        if options.isGiven {
+            return try SecureStore.open(at: location, passcode: try options.given(), options: openOptions)
+        }
+        do {
+            return try SecureStore.open(at: location, passcode: nil, options: openOptions)
+        } catch let error as ConfigurationError where error.code == .passcodeRequired && SecretInput.hasTerminal {
+            for attempt in 1...3 {
+                guard let typed = SecretInput.ask("Passcode for \(location.path): ") else { break }
+                do {
+                    return try SecureStore.open(at: location, passcode: Passcode(typed), options: openOptions)
+                } catch let error as ConfigurationError where error.code == .wrongPasscode && attempt < 3 {
+                    Console.report(error)
+                }
+            }
+            throw error
+        }
+    }
+}
