@@ -4,11 +4,11 @@
 SWIFT ?= swift
 ACTIVATE = .build/debug/activate
 
-SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer sample-verify-activation-code sample-scan-and-check
+SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer sample-verify-activation-code sample-scan-and-check sample-secure-store
 
 PREFIX ?= /usr/local
 
-.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery docs clean
+.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -21,11 +21,11 @@ test: setup-test
 	$(MAKE) docs
 	$(MAKE) fuzz-smoke
 
-# DocC archives of the four libraries (.build/plugins/Swift-DocC/outputs/), failing on any DocC
+# DocC archives of the five libraries (.build/plugins/Swift-DocC/outputs/), failing on any DocC
 # warning, then the doc-comment coverage of their public API, which must be 100 %.
 docs: setup
 	ACTIVATE_DOCS=1 $(SWIFT) package --disable-sandbox generate-documentation --warnings-as-errors \
-		--target ActivationConfiguration --target ActivationImaging --target ActivationDiscovery --target ActivationDiscoveryServer
+		--target ActivationConfiguration --target ActivationImaging --target ActivationSecureStore --target ActivationDiscovery --target ActivationDiscoveryServer
 	scripts/doc-coverage.py
 
 samples:
@@ -92,6 +92,10 @@ fuzz-smoke:
 
 fuzz: setup-test
 	scripts/fuzz.sh long $(FUZZ_SECONDS)
+
+# Unlocking the secure store against `age -d` (same file, same passcode), and peak memory.
+bench-store: setup-bench setup-test
+	benchmarks/store-unlock.sh
 
 # Load test of `activate serve` with wrk (30 s); prints requests/s and latency percentiles.
 bench-serve: setup-bench

@@ -155,6 +155,7 @@ let package = Package(
             name: "sample-scan-to-configuration", dependencies: ["ActivationConfiguration", "ActivationImaging"],
             path: "SampleCodes/ScanToConfiguration"),
         .executableTarget(name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomTransformer"),
+        .executableTarget(name: "sample-secure-store", dependencies: ["ActivationConfiguration", "ActivationSecureStore"], path: "SampleCodes/SecureStore"),
         .executableTarget(name: "sample-verify-activation-code", dependencies: ["ActivationConfiguration"], path: "SampleCodes/VerifyActivationCode"),
         // The README's "Library" program, verbatim (a test keeps the two the same).
         .executableTarget(

@@ -34,13 +34,11 @@ struct PasscodeCommand: AsyncParsableCommand {
         @Option(name: .customLong("new-passcode-file"), help: ArgumentHelp("Read the new passcode from the first line of this file (only you may read it).", valueName: "file"),
                 completion: .file())
         var newPasscodeFile: String?
-        @Option(name: .customLong("work-factor"), help: ArgumentHelp("log2 of scrypt's N for the new passcode, 1 to 20.", valueName: "n"))
-        var workFactor = SecureStore.defaultWorkFactor
+        @OptionGroup(title: "The secure store") var workFactor: WorkFactorOption
         @OptionGroup var quietOption: QuietOption
 
         func validate() throws {
             if newPasscodeFD != nil && newPasscodeFile != nil { throw ValidationError("give --new-passcode-fd or --new-passcode-file, not both") }
-            guard (1...20).contains(workFactor) else { throw ValidationError("--work-factor takes a number from 1 to 20") }
         }
 
         func run() async throws {
@@ -56,7 +54,7 @@ struct PasscodeCommand: AsyncParsableCommand {
                 let policy = store.contents.clientPolicies.passcode
                 if !given.isGiven { NewPasscode.describe(policy).forEach(Console.note) }
                 let newPasscode = try NewPasscode.obtain(given, policy: policy, what: "passcode")
-                try store.changePasscode(to: newPasscode, workFactor: workFactor)
+                try store.changePasscode(to: newPasscode, workFactor: workFactor.workFactor)
                 Console.note("passcode changed (\(location.path))")
             } catch let error as ConfigurationError {
                 Console.report(error)

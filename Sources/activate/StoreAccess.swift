@@ -19,17 +19,27 @@ struct ClientPolicyOptions: ParsableArguments {
             completion: .file())
     var policyFile: String?
 
-    @Option(name: .customLong("work-factor"), help: ArgumentHelp("log2 of scrypt's N for a new passcode, 1 to 20 (default 18: about half a second).", valueName: "n"))
-    var workFactor = SecureStore.defaultWorkFactor
-
-    func validate() throws {
-        guard (1...20).contains(workFactor) else { throw ValidationError("--work-factor takes a number from 1 to 20") }
-    }
+    @OptionGroup var workFactorOption: WorkFactorOption
+    var workFactor: Int { workFactorOption.workFactor }
 
     /// The policies of --policy, or SAP's defaults.
     func policies() throws -> ClientPolicies {
         guard let policyFile else { return .default }
         return try ClientPolicies(json: try FileIO.read(policyFile, limit: ClientPolicies.maxDocumentBytes), source: policyFile)
+    }
+}
+
+/// `--work-factor N`: scrypt's cost for a new passcode.
+struct WorkFactorOption: ParsableArguments {
+    @Option(name: .customLong("work-factor"),
+            help: ArgumentHelp("log2 of scrypt's N for a new passcode, 1 to \(SecureStore.maxWorkFactor); \(SecureStore.defaultWorkFactor) is age's own, about half a second per unlock.",
+                               valueName: "n"))
+    var workFactor = SecureStore.defaultWorkFactor
+
+    func validate() throws {
+        guard (1...SecureStore.maxWorkFactor).contains(workFactor) else {
+            throw ValidationError("--work-factor takes a number from 1 to \(SecureStore.maxWorkFactor)")
+        }
     }
 }
 

@@ -126,7 +126,7 @@ struct ConfigurationCommandTests {
         #expect(wide.status == 0 && wide.text.contains("read back and verified"), "\(wide.text)")
     }
 
-    @Test("--help never states a default twice", arguments: ["scan", "generate", "inspect", "onboard", "restore", "reset", "serve",
+    @Test("--help never states a default twice", arguments: ["scan", "generate", "inspect", "onboard", "restore", "reset", "lock", "passcode change", "serve",
                                                              "keys create", "keys public", "keys trust add", "keys trust list"])
     func helpDefaults(command: String) async throws {
         let help = try await ActivateCLI.run(command.split(separator: " ").map(String.init) + ["--help"]).text

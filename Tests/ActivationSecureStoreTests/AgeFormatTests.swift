@@ -77,7 +77,7 @@ struct AgeFormatTests {
         }
         refused("not an age file") { $0.replacingOccurrences(of: "age-encryption.org/v1", with: "age-encryption.org/v2") }
         refused("X25519 recipient") { $0.replacingOccurrences(of: "-> scrypt", with: "-> X25519") }
-        refused("work factor 2^21 is above the limit") { $0.replacingOccurrences(of: " 4\n", with: " 21\n") }
+        refused("work factor 2^23 is above the limit 2^22") { $0.replacingOccurrences(of: " 4\n", with: " 23\n") }
         refused("not a whole number from 1 to 63") { $0.replacingOccurrences(of: " 4\n", with: " 04\n") }
         refused("not a whole number from 1 to 63") { $0.replacingOccurrences(of: " 4\n", with: " 0\n") }
         refused("arguments, not 2") { $0.replacingOccurrences(of: " 4\n", with: " 4 x\n") }

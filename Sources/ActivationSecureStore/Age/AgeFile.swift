@@ -42,9 +42,10 @@ package enum AgeFormat {
     static let tagSize = 16
     /// A header with one scrypt stanza is about 150 bytes; anything much longer is not ours.
     static let maxHeaderBytes = 1024
-    /// The highest scrypt work factor a file may ask for: 2^20 costs 1 GiB of memory. A file may
-    /// not make the reader spend more (age's own limit is 22).
-    package static let maxWorkFactor = 20
+    /// The highest scrypt work factor a file may ask for, age's own limit: 2^22 costs 4 GiB of
+    /// memory. rage and pyrage pick the factor that takes about a second on the writing machine
+    /// (2^20 here), so a lower limit would refuse the files they write on faster ones.
+    package static let maxWorkFactor = 22
 
     // MARK: Reading
 

@@ -45,6 +45,8 @@ public struct SecureStore: Sendable {
     /// The scrypt work factor of a new passcode: 2^18, age's own, about half a second and 256 MiB
     /// on a current machine (README, "bench-store").
     public static let defaultWorkFactor = 18
+    /// The highest work factor this store writes: 2^20 costs 1 GiB of memory and seconds per unlock.
+    public static let maxWorkFactor = 20
     /// A device secret is 32 random bytes: no passphrase to guess, so the KDF need not be slow.
     static let deviceSecretWorkFactor = 10
     /// The largest store file read.
@@ -75,8 +77,8 @@ public struct SecureStore: Sendable {
         let factor: Int
         if let passcode {
             try policy.check(passcode.text, source: location.path)
-            guard (1...AgeFormat.maxWorkFactor).contains(workFactor) else {
-                throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(AgeFormat.maxWorkFactor), not \(workFactor)")
+            guard (1...Self.maxWorkFactor).contains(workFactor) else {
+                throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(Self.maxWorkFactor), not \(workFactor)")
             }
             passphrase = passcode.bytes
             factor = workFactor
@@ -287,8 +289,8 @@ public struct SecureStore: Sendable {
     ///   or is the current passcode, `storeDamaged`, or a file error.
     public mutating func changePasscode(to newPasscode: Passcode, workFactor: Int = defaultWorkFactor, now: Date = Date()) throws {
         try contents.clientPolicies.passcode.check(newPasscode.text, source: location.path)
-        guard (1...AgeFormat.maxWorkFactor).contains(workFactor) else {
-            throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(AgeFormat.maxWorkFactor), not \(workFactor)")
+        guard (1...Self.maxWorkFactor).contains(workFactor) else {
+            throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(Self.maxWorkFactor), not \(workFactor)")
         }
         var changed = contents
         changed.protection = .passcode
