@@ -24,7 +24,7 @@ printf '%s\n' "$passcode" > "$work/passcode"
 chmod 600 "$work/passcode"
 printf '{"passwordPolicy": {"passwordPolicyLockTimeout": "0"}}' > "$work/policy.json"
 
-default=$("$activate" onboard --help | sed -n 's/.*(default: \([0-9]*\)).*/\1/p' | head -1)
+default=$(sed -n 's/.*static let defaultWorkFactor = \([0-9]*\).*/\1/p' Sources/ActivationSecureStore/Store/SecureStore.swift)
 factors=("$default")
 [ "$default" = 18 ] || factors+=(18)
 for factor in "${factors[@]}"; do

@@ -40,7 +40,7 @@ command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not
 if [ "${1:-}" = "--test" ]; then
   cd "$(dirname "$0")/.."
   venv=.build/interop-venv
-  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography, selenium, pyrage' 2>/dev/null; then
+  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography, selenium, pyrage, pexpect' 2>/dev/null; then
     echo "setup: creating $venv for the AC1 interop and console tests (pip install -r Tests/Interop/requirements.txt -r Tests/Browser/requirements.txt)" >&2
     rm -rf "$venv"
     python3 -m venv "$venv"

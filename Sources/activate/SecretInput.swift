@@ -69,11 +69,11 @@ enum SecretInput {
             silent.c_lflag &= ~tcflag_t(ECHO)
             silent.c_lflag |= tcflag_t(ECHONL)
             TerminalRestore.save(fd: fd, original)
-            tcsetattr(fd, TCSAFLUSH, &silent)
+            tcsetattr(fd, TCSANOW, &silent)
         }
         defer {
             if isTerminal && !echo {
-                tcsetattr(fd, TCSAFLUSH, &original)
+                tcsetattr(fd, TCSANOW, &original)
                 TerminalRestore.clear()
             }
         }

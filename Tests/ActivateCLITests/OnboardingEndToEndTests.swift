@@ -127,7 +127,8 @@ struct OnboardingEndToEndTests {
     /// Runs `activate` on a pseudo-terminal (util-linux `script`), typing `keys`, as a person would.
     func onTerminal(_ arguments: [String], typing keys: String, in folder: String) async throws -> ActivateCLI.Result {
         let command = ([ActivateCLI.executable] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        return try await Tool.run("/usr/bin/script", ["-qec", command, "/dev/null"], stdin: Array(keys.utf8), in: folder)
+        // A question the typed keys do not answer would wait for ever: the hang guard ends it.
+        return try await Tool.run("/usr/bin/timeout", ["60", "/usr/bin/script", "-qec", command, "/dev/null"], stdin: Array(keys.utf8), in: folder)
     }
 
     @Test("on a terminal: the default queue prompts once for an e-mail or code, and the summary is confirmed")
@@ -136,7 +137,7 @@ struct OnboardingEndToEndTests {
         defer { _ = server.stop() }
         let folder = directory.file("empty")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let arguments = ["onboard", "--app-id", Self.appID, "--discovery", server.url, "--store", store]
+        let arguments = ["onboard", "--app-id", Self.appID, "--discovery", server.url, "--store", store, "--work-factor", "4"]
 
         let declined = try await onTerminal(arguments, typing: "someone@example.com\nn\n", in: folder)
         #expect(declined.status == 5)
@@ -145,9 +146,15 @@ struct OnboardingEndToEndTests {
         #expect(declined.text.contains("store this configuration? [y/N]"))
         #expect(!FileManager.default.fileExists(atPath: store))
 
-        let accepted = try await onTerminal(arguments, typing: "12345678\ny\n", in: folder)
+        // Then the credentials the configuration signs in with, and the store's passcode twice, without echo.
+        let passcode = TestPasscode.text
+        let accepted = try await onTerminal(arguments, typing: "12345678\ny\nalice\npa55-word\n\(passcode)\n\(passcode)\n", in: folder)
         #expect(accepted.status == 0, "\(accepted.text)")
-        #expect(try await ActivateCLI.run(["restore", "--store", store]).text.contains("user name and password (basic)"))
+        #expect(accepted.text.contains("Passcode policy: at least 8 characters."), "\(accepted.text)")
+        #expect(accepted.text.contains("User name for mobile-demo.example.hana.ondemand.com"))
+        let restored = try await ActivateCLI.run(["restore", "--store", store, "--show-secrets"])
+        #expect(restored.text.contains("user name and password (basic)"))
+        #expect(restored.text.contains("User:       alice") && restored.text.contains("Password:   pa55-word"), "\(restored.text)")
     }
 
     @Test("the provider queue follows --from; every failure is listed")

@@ -56,7 +56,8 @@ final class SecureStoreCLITests {
     /// only from the terminal.
     func age(_ arguments: [String], typing lines: [String]) async throws -> ActivateCLI.Result {
         let command = (["age"] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        return try await Tool.run("/usr/bin/script", ["-qec", command, "/dev/null"], stdin: Array(lines.map { $0 + "\n" }.joined().utf8))
+        // A question the typed lines do not answer would wait for ever: the hang guard ends it.
+        return try await Tool.run("/usr/bin/timeout", ["60", "/usr/bin/script", "-qec", command, "/dev/null"], stdin: Array(lines.map { $0 + "\n" }.joined().utf8))
     }
 
     @Test("onboard, restore with the passcode, the credentials hidden unless asked, reset")
@@ -89,6 +90,30 @@ final class SecureStoreCLITests {
         #expect(reset.status == 0)
         for path in [store, store + ".state"] { #expect(!FileManager.default.fileExists(atPath: path)) }
         #expect(try await restore(passcode: nil).status == 3)
+    }
+
+    @Test("on a terminal: the passcode asked without echo, a wrong one answered with the tries left and asked again")
+    func terminal() async throws {
+        #expect(try await onboard().status == 0)
+        try await lock()
+        // pexpect answers each question once it is asked, so the transcript shows what the
+        // terminal showed: an echoed passcode would be in it.
+        let result = try await Tool.run(Self.python(), ["-c", """
+            import pexpect, sys
+            child = pexpect.spawn(sys.argv[1], sys.argv[2:5], encoding="utf-8", timeout=30)
+            child.logfile_read = sys.stdout
+            child.expect("Passcode for .*: ")
+            child.sendline("Wrong-passcode-1")
+            child.expect("Passcode for .*: ")
+            child.sendline(sys.argv[5])
+            child.expect(pexpect.EOF)
+            child.close()
+            sys.exit(child.exitstatus)
+            """, ActivateCLI.executable, "restore", "--store", store, Self.passcode])
+        #expect(result.status == 0, "\(result.text) \(result.stderr)")
+        #expect(result.text.contains("wrong passcode; 9 tries left"), "\(result.text)")
+        #expect(result.text.contains("You will be connected to: mobile-demo.example.hana.ondemand.com"))
+        #expect(!result.text.contains("Wrong-passcode-1") && !result.text.contains(Self.passcode), "echoed: \(result.text)")
     }
 
     @Test("the passcode policy is shown, applied, and names every rule a passcode breaks")
