@@ -145,7 +145,8 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     // documented plaintext, which must survive a round through its own writer.
     "store-contents": { bytes in
         guard let contents = try? SecureStoreContents(plaintext: bytes, source: "fuzz") else { return }
-        guard let again = try? SecureStoreContents(plaintext: contents.plaintext, source: "fuzz"), again == contents else {
+        guard let again = try? SecureStoreContents(plaintext: contents.plaintext, source: "fuzz"), again == contents,
+              again.plaintext == contents.plaintext else {
             fatalError("the store's contents changed on a round through their JSON")
         }
         _ = contents.passcodeExpiredDays(now: Date())

@@ -259,6 +259,17 @@ struct SecureStoreTests {
         #expect(FileManager.default.fileExists(atPath: folder.location.statePath))
     }
 
+    @Test("the plaintext survives its own writer: a whole number written 44e3 is the integer 44000")
+    func plaintextRoundTrip() throws {
+        let text = #"{"format": "activate-secure-store", "version": 1, "values": {"a": 44e3, "b": 1.5, "c": [1, 2.0, -0.0]}}"#
+        let contents = try SecureStoreContents(plaintext: Array(text.utf8), source: "t")
+        let again = try SecureStoreContents(plaintext: contents.plaintext, source: "t")
+        #expect(again == contents)
+        #expect(again.plaintext == contents.plaintext)
+        #expect(contents.values["a"] == .integer(44_000) && contents.values["a"]?.hashValue == ConfigurationValue.integer(44_000).hashValue)
+        #expect(contents.values["b"] != .integer(1))
+    }
+
     @Test("a store that others can read is refused")
     func permissions() throws {
         let folder = try StoreFolder()

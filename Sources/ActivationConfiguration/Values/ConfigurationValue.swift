@@ -52,6 +52,43 @@ public enum ConfigurationValue: Sendable, Hashable {
         if case .array(let items) = self { return items }
         return nil
     }
+
+    /// Equal as JSON values: a whole ``number(_:)`` equals the same ``integer(_:)`` (`44e3` is
+    /// `44000`), as JSON does not tell them apart and ``JSONWriter`` writes both the same way, so
+    /// a value read back from what was written equals what was written.
+    public static func == (lhs: ConfigurationValue, rhs: ConfigurationValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.string(let a), .string(let b)): a == b
+        case (.integer(let a), .integer(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.integer(let a), .number(let b)), (.number(let b), .integer(let a)): Double(a) == b && Int(exactly: b) == a
+        case (.bool(let a), .bool(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a == b
+        case (.data(let a), .data(let b)): a == b
+        case (.null, .null): true
+        default: false
+        }
+    }
+
+    /// Hashes as ``==`` compares: a whole ``number(_:)`` as the ``integer(_:)`` it equals.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .string(let text): hasher.combine(0); hasher.combine(text)
+        case .integer(let number): hasher.combine(1); hasher.combine(number)
+        case .number(let number):
+            if let whole = Int(exactly: number) {
+                hasher.combine(1); hasher.combine(whole)
+            } else {
+                hasher.combine(2); hasher.combine(number)
+            }
+        case .bool(let flag): hasher.combine(3); hasher.combine(flag)
+        case .array(let items): hasher.combine(4); hasher.combine(items)
+        case .object(let object): hasher.combine(5); hasher.combine(object)
+        case .data(let bytes): hasher.combine(6); hasher.combine(bytes)
+        case .null: hasher.combine(7)
+        }
+    }
 }
 
 /// A configuration object: key–value pairs in their original order. Keys are unique.
