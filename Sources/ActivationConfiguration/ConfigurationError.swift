@@ -101,6 +101,8 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         public static let storeBlocked = Code("store-blocked")
         /// The store was deleted: too many wrong passcodes, or too long without contact with the server.
         public static let storeWiped = Code("store-wiped")
+        /// Another process changed or deleted the store since it was opened; nothing was written.
+        public static let storeChanged = Code("store-changed")
 
         // Payloads
         /// The text is something else (a URL, Wi-Fi settings, a product code), not a configuration.

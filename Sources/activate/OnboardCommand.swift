@@ -152,7 +152,7 @@ struct OnboardCommand: AsyncParsableCommand {
     /// plaintext store of an earlier version is first moved into the secure store, so that
     /// nothing is lost and the next command finds it there.
     func refuseIfOnboarded(_ location: SecureStoreLocation, policies: ClientPolicies) throws {
-        if FileIO.exists(location.path) && location.plaintextStore() == nil {
+        if location.holdsSecureStore || (FileIO.exists(location.path) && location.plaintextStore() == nil) {
             Console.report("already onboarded (\(location.path)); pass --force to replace it, or run `activate reset` first")
             throw ExitCode(ExitStatus.failure)
         }
@@ -167,6 +167,10 @@ struct OnboardCommand: AsyncParsableCommand {
     /// The new store's passcode under `policies` (the policy shown first), or `nil` for --no-passcode.
     func newPasscode(_ policies: ClientPolicies) throws -> Passcode? {
         if noPasscode { return nil }
+        if !policies.passcode.isEnabled && !passcode.isGiven {
+            Console.note("The passcode policy asks for no passcode: a device secret protects the store.")
+            return nil
+        }
         if !passcode.isGiven { NewPasscode.describe(policies.passcode).forEach(Console.note) }
         return try NewPasscode.obtain(passcode, policy: policies.passcode)
     }

@@ -76,6 +76,10 @@ struct RestoreCommand: AsyncParsableCommand {
     /// the user; the new store, open, or `nil` when there was nothing to move.
     func migratePlaintextStore(_ location: SecureStoreLocation) throws -> SecureStore? {
         guard let plaintext = location.plaintextStore(), try plaintext.load() != nil else { return nil }
+        if location.holdsSecureStore {
+            Console.note("A plaintext configuration of an earlier version is still at \(plaintext.path), beside the secure store; `activate reset` removes both.")
+            return nil
+        }
         let policies = try policyOptions.policies()
         Console.note("A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path).")
         if !passcode.isGiven { NewPasscode.describe(policies.passcode).forEach(Console.note) }

@@ -57,22 +57,27 @@ enum SecretInput {
         return text
     }
 
-    /// Asks on the terminal (`/dev/tty`) with echo off, as `sudo` and `age` do; `nil` when there is no terminal.
+    /// Asks on the terminal (`/dev/tty`) with echo off, as `sudo` and `age` do; `nil` when there is
+    /// no terminal, echo cannot be turned off, the input ends (Ctrl-D), or the answer is not UTF-8.
     static func ask(_ prompt: String, echo: Bool = false) -> String? {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var original = termios()
-        let isTerminal = tcgetattr(fd, &original) == 0
-        if isTerminal && !echo {
+        guard tcgetattr(fd, &original) == 0 else { return nil }
+        if !echo {
             var silent = original
             silent.c_lflag &= ~tcflag_t(ECHO)
             silent.c_lflag |= tcflag_t(ECHONL)
             TerminalRestore.save(fd: fd, original)
-            tcsetattr(fd, TCSANOW, &silent)
+            // TCSANOW, not TCSAFLUSH: what was typed before the question is the answer, not noise.
+            guard tcsetattr(fd, TCSANOW, &silent) == 0 else {
+                TerminalRestore.clear()
+                return nil
+            }
         }
         defer {
-            if isTerminal && !echo {
+            if !echo {
                 tcsetattr(fd, TCSANOW, &original)
                 TerminalRestore.clear()
             }
@@ -81,14 +86,20 @@ enum SecretInput {
         _ = shown.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         var line: [UInt8] = []
         var byte: UInt8 = 0
+        var ended = false
         while true {
             let count = read(fd, &byte, 1)
             if count < 0 && errno == EINTR { continue }
-            if count <= 0 || byte == 0x0A { break }
+            if count <= 0 { break }
+            if byte == 0x0A {
+                ended = true
+                break
+            }
             if line.count < maxLineBytes { line.append(byte) }
         }
+        guard ended || !line.isEmpty else { return nil }
         if line.last == 0x0D { line.removeLast() }
-        return String(decoding: line, as: UTF8.self)
+        return String(validating: line, as: UTF8.self)
     }
 
     /// Whether a terminal is there to ask on.
@@ -104,18 +115,23 @@ enum SecretInput {
 enum TerminalRestore {
     nonisolated(unsafe) private static var saved: (fd: Int32, settings: termios)?
 
+    /// The signals that end the process while it waits for an answer.
+    static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
     static func save(fd: Int32, _ settings: termios) {
         saved = (fd, settings)
-        signal(SIGINT) { _ in
-            if var settings = TerminalRestore.saved?.settings, let fd = TerminalRestore.saved?.fd {
-                tcsetattr(fd, TCSANOW, &settings)
+        for number in signals {
+            signal(number) { number in
+                if var settings = TerminalRestore.saved?.settings, let fd = TerminalRestore.saved?.fd {
+                    tcsetattr(fd, TCSANOW, &settings)
+                }
+                _exit(128 + number)
             }
-            _exit(130)
         }
     }
 
     static func clear() {
-        signal(SIGINT, SIG_DFL)
+        for number in signals { signal(number, SIG_DFL) }
         saved = nil
     }
 }

@@ -59,6 +59,8 @@ enum StoreAccess {
         } catch let error as ConfigurationError where error.code == .passcodeRequired && SecretInput.hasTerminal {
             for attempt in 1...3 {
                 guard let typed = SecretInput.ask("Passcode for \(location.path): ") else { break }
+                // Enter alone is no try.
+                if typed.isEmpty { continue }
                 do {
                     return try SecureStore.open(at: location, passcode: Passcode(typed), options: openOptions)
                 } catch let error as ConfigurationError where error.code == .wrongPasscode && attempt < 3 {

@@ -25,6 +25,17 @@ enum ActivateCLI {
     static func run(_ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil) async throws -> Result {
         try await Tool.run(executable, TestPasscode.added(to: arguments), stdin: stdin, in: directory)
     }
+
+    /// Starts `activate` without waiting for it, its output discarded: for the tests that kill it.
+    static func launch(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = TestPasscode.added(to: arguments)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
 }
 
 /// The passcode of the secure stores that tests about something else make: `onboard` and

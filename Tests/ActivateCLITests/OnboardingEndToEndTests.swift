@@ -231,13 +231,7 @@ struct OnboardingEndToEndTests {
         document = document.replacingOccurrences(of: "\"__comment\":\"SAML with defaults\"", with: "\"__comment\":\"\(String(repeating: "x", count: 200_000))\"")
         let big = try directory.write("big.json", Array(document.utf8))
         func launch(_ file: String) throws -> Process {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: ActivateCLI.executable)
-            process.arguments = TestPasscode.added(to: ["onboard", "--file", file, "--yes", "--force", "--store", store])
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
+            try ActivateCLI.launch(["onboard", "--file", file, "--yes", "--force", "--store", store])
         }
         // How long a whole run takes here; the kills are spread from 0 to 1.5 times that.
         let clock = ContinuousClock()

@@ -198,13 +198,7 @@ final class SecureStoreCLITests {
         try await lock()
         let current = try secret("current", Self.passcode), next = try secret("next", Self.newPasscode)
         func launch(from: String, to: String) throws -> Process {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: ActivateCLI.executable)
-            process.arguments = ["passcode", "change", "--store", store, "--passcode-file", from, "--new-passcode-file", to, "--work-factor", "12"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
+            try ActivateCLI.launch(["passcode", "change", "--store", store, "--passcode-file", from, "--new-passcode-file", to, "--work-factor", "12"])
         }
         // How long a whole change takes here; the kills fall from 0 to 1.5 times that.
         let clock = ContinuousClock()
@@ -355,8 +349,10 @@ final class SecureStoreCLITests {
             copy[index] ^= 0x01
             try copy.write(to: URL(fileURLWithPath: store))
             let result = try await restore(passcode: Self.passcode)
-            #expect(result.status == 1, "byte \(index): \(result.stderr)")
+            // 1: damaged; 2: a changed header, where a wrong passcode and damage look alike (not counted).
+            #expect([1, 2].contains(result.status), "byte \(index): \(result.stderr)")
             #expect(result.stderr.contains("damaged"), "byte \(index): \(result.stderr)")
+            #expect(!result.stderr.contains("tries left"), "byte \(index): \(result.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == copy)
         }
         try original.write(to: URL(fileURLWithPath: store))

@@ -78,8 +78,8 @@ struct AgeFormatTests {
         refused("not an age file") { $0.replacingOccurrences(of: "age-encryption.org/v1", with: "age-encryption.org/v2") }
         refused("X25519 recipient") { $0.replacingOccurrences(of: "-> scrypt", with: "-> X25519") }
         refused("work factor 2^23 is above the limit 2^22") { $0.replacingOccurrences(of: " 4\n", with: " 23\n") }
-        refused("not a whole number from 1 to 63") { $0.replacingOccurrences(of: " 4\n", with: " 04\n") }
-        refused("not a whole number from 1 to 63") { $0.replacingOccurrences(of: " 4\n", with: " 0\n") }
+        refused("not a whole number from 1 to 22") { $0.replacingOccurrences(of: " 4\n", with: " 04\n") }
+        refused("not a whole number from 1 to 22") { $0.replacingOccurrences(of: " 4\n", with: " 0\n") }
         refused("arguments, not 2") { $0.replacingOccurrences(of: " 4\n", with: " 4 x\n") }
         refused("not printable ASCII") { $0.replacingOccurrences(of: "\n---", with: "\r\n---") }
         refused("MAC line is malformed") { $0.replacingOccurrences(of: "--- ", with: "---") }
@@ -101,6 +101,9 @@ struct AgeFormatTests {
             return text.replacingOccurrences(of: salt, with: salt.dropLast() + String(alphabet[index ^ 1]))
         }
         let (bytes, _) = try Self.file([])
+        #expect(throws: ConfigurationError(.storeDamaged, source: "t.age", "the store is damaged: it is an ASCII-armored age file; keep the binary form (age -d, then age -p without -a)")) {
+            try AgeFormat.header(of: Array("-----BEGIN AGE ENCRYPTED FILE-----\nYWdl\n-----END AGE ENCRYPTED FILE-----\n".utf8), source: "t.age")
+        }
         #expect(throws: ConfigurationError(.storeDamaged, source: "t.age", "the store is damaged: the header is cut short")) {
             try AgeFormat.header(of: Array(bytes.prefix(30)), source: "t.age")
         }

@@ -133,10 +133,13 @@ public struct PasscodePolicy: Sendable, Hashable {
     }
 
     /// Every rule `passcode` breaks, in the order of ``rules``; empty when it is acceptable.
+    /// A policy that is not enabled asks only that a passcode, where one is given, be neither
+    /// empty nor too long.
     public func validate(_ passcode: String) -> [Rule] {
         if passcode.isEmpty { return [.empty] }
         var broken: [Rule] = []
         if passcode.utf8.count > Self.maxPasscodeBytes { broken.append(.tooLong) }
+        guard isEnabled else { return broken }
         if passcode.count < minLength { broken.append(.tooShort(minimum: minLength)) }
         if digitsOnly && !passcode.allSatisfy(\.isASCIIDigit) { broken.append(.notDigitsOnly) }
         if digitRequired && !passcode.contains(where: \.isASCIIDigit) { broken.append(.digitMissing) }
@@ -299,6 +302,7 @@ struct SettingsReader {
         switch object[key] {
         case nil, .null?: return nil
         case .integer(let value)?: number = value
+        case .number(let value)? where Int(exactly: value) != nil: number = Int(exactly: value) ?? 0
         case .string(let text)?:
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard let value = Int(trimmed) else { throw invalid(key, "not a whole number: \(ConfigurationValue.string(text).kindDescription)") }

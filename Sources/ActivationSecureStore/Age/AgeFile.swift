@@ -33,6 +33,7 @@ package struct AgeHeader: Sendable, Hashable {
 
 package enum AgeFormat {
     static let versionLine = "age-encryption.org/v1"
+    static let armorLine = "-----BEGIN AGE ENCRYPTED FILE-----"
     static let scryptLabel = Array("age-encryption.org/v1/scrypt".utf8)
     /// The file key's length.
     package static let fileKeyLength = 16
@@ -54,6 +55,9 @@ package enum AgeFormat {
     /// - Throws: ``ConfigurationError`` `storeDamaged` saying what is wrong, naming `source`.
     package static func header(of file: [UInt8], source: String) throws -> AgeHeader {
         var lines = HeaderLines(bytes: file, source: source)
+        if file.starts(with: Array(armorLine.utf8)) {
+            throw damaged(source, "it is an ASCII-armored age file; keep the binary form (age -d, then age -p without -a)")
+        }
         guard try lines.next() == versionLine else {
             throw damaged(source, "it is not an age file (the first line is not \"\(versionLine)\")")
         }
@@ -73,11 +77,11 @@ package enum AgeFormat {
         let factorText = arguments[2]
         guard factorText.utf8.allSatisfy({ (0x30...0x39).contains($0) }), factorText.count <= 2, !(factorText.hasPrefix("0")),
               let workFactor = Int(factorText), workFactor > 0 else {
-            throw damaged(source, "the scrypt work factor is not a whole number from 1 to 63")
+            throw damaged(source, "the scrypt work factor is not a whole number from 1 to \(maxWorkFactor)")
         }
         guard workFactor <= maxWorkFactor else {
             throw ConfigurationError(.storeDamaged, source: source,
-                                     "the scrypt work factor 2^\(workFactor) is above the limit 2^\(maxWorkFactor) (it would need \(1 << max(0, workFactor - 10)) MiB of memory)")
+                                     "the scrypt work factor 2^\(workFactor) is above the limit 2^\(maxWorkFactor) (it would need \(workFactor <= 50 ? "\(1 << (workFactor - 10)) MiB" : "more") of memory)")
         }
         // The body: lines of 64 characters, ended by a shorter one. 32 bytes are one line of 43.
         var body = ""

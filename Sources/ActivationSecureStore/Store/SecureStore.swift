@@ -28,7 +28,12 @@ public struct SecureStore: Sendable {
     public var contents: SecureStoreContents
     /// How this store was opened.
     public let unlockedWith: Unlock
-    let fileKey: SymmetricKey
+    var fileKey: SymmetricKey
+    /// SHA-256 of the file as this value last read or wrote it: a write refuses to replace a
+    /// file that another process changed since.
+    var fileDigest: [UInt8]
+    /// Whether the key may wait in the keyring (the opener asked for it).
+    let usesKeyring: Bool
 
     /// How a store was opened.
     public enum Unlock: Sendable, Hashable {
@@ -52,11 +57,13 @@ public struct SecureStore: Sendable {
     /// The largest store file read.
     public static let maxFileBytes = SecureStoreContents.maxPlaintextBytes + (SecureStoreContents.maxPlaintextBytes >> 12) + 4096
 
-    init(location: SecureStoreLocation, contents: SecureStoreContents, unlockedWith: Unlock, fileKey: SymmetricKey) {
+    init(location: SecureStoreLocation, contents: SecureStoreContents, unlockedWith: Unlock, fileKey: SymmetricKey, file: [UInt8], usesKeyring: Bool) {
         self.location = location
         self.contents = contents
         self.unlockedWith = unlockedWith
         self.fileKey = fileKey
+        self.fileDigest = Array(SHA256.hash(data: file))
+        self.usesKeyring = usesKeyring
     }
 
     // MARK: Creating
@@ -101,16 +108,23 @@ public struct SecureStore: Sendable {
             let previous = replacing ? currentDigests(location) : []
             var secret = passphrase
             if passcode == nil {
-                secret = Array(Base64.encode(AgeFormat.randomBytes(32)).utf8)
-                try FileIO.write(secret + [0x0A], to: location.deviceSecretPath, replace: true, mode: 0o600)
+                // A device secret already there is kept: a store it protects stays openable
+                // until the new one is in place.
+                if let existing = try deviceSecret(location) {
+                    secret = existing
+                } else {
+                    secret = Array(Base64.encode(AgeFormat.randomBytes(32)).utf8)
+                    try FileIO.write(secret + [0x0A], to: location.deviceSecretPath, replace: true, mode: 0o600)
+                }
             }
             let fileKey = AgeFormat.makeFileKey()
             let header = try AgeFormat.makeHeader(fileKey: fileKey, passphrase: secret, workFactor: factor)
-            let file = header.bytes + (try AgeFormat.encryptPayload(contents.plaintext, fileKey: fileKey))
+            let file = header.bytes + (try AgeFormat.encryptPayload(try sealable(contents, location), fileKey: fileKey))
             let state = StoreState(policies: contents.clientPolicies, protection: contents.protection, headers: [header])
             try commit(file, header: header, state: state, alsoAccepting: previous, at: location, replace: replacing)
             if passcode != nil { try FileIO.remove(location.deviceSecretPath) }
-            return SecureStore(location: location, contents: contents, unlockedWith: .created, fileKey: fileKey)
+            KeyringCache(storePath: location.path).forget()
+            return SecureStore(location: location, contents: contents, unlockedWith: .created, fileKey: fileKey, file: file, usesKeyring: false)
         }
     }
 
@@ -125,7 +139,9 @@ public struct SecureStore: Sendable {
         guard let record = try plaintext.load() else {
             throw ConfigurationError(.notFound, source: plaintext.path, "no plaintext configuration to move")
         }
-        let contents = SecureStoreContents(configuration: record, clientPolicies: clientPolicies, lastServerContact: record.storedAt)
+        // The move is not a contact with the server, but the block-and-wipe clock cannot start
+        // earlier: the plaintext store kept no record of one.
+        let contents = SecureStoreContents(configuration: record, clientPolicies: clientPolicies, lastServerContact: Date())
         let samePath = plaintext.path == location.path
         let store = try create(at: location, contents: contents, passcode: passcode, workFactor: workFactor, replacing: samePath)
         if !samePath { try plaintext.remove() }
@@ -180,58 +196,64 @@ public struct SecureStore: Sendable {
             if options.useKeyring, let cached = cache.recall(timeout: state.lockTimeout), AgeFormat.verify(header, fileKey: cached) {
                 fileKey = cached
                 unlock = .cachedKey
-            } else if state.protection == .deviceSecret && known {
-                let secret = try FileIO.readSecret(location.deviceSecretPath, limit: 4096, what: "the store's device secret")
-                guard let key = try AgeFormat.unwrapFileKey(header, passphrase: Array(secret.prefix { $0 != 0x0A })) else {
+            } else if known, let secret = try deviceSecret(location) {
+                // Tried whenever the secret is there, whatever the state says: a store being given
+                // its first passcode may still be the device-secret one after an interruption.
+                fileKey = try AgeFormat.unwrapFileKey(header, passphrase: secret)
+                unlock = .deviceSecret
+                if fileKey == nil && state.protection == .deviceSecret {
                     throw ConfigurationError(.storeDamaged, source: location.path, "the device secret beside it does not open the store")
                 }
-                fileKey = key
-                unlock = .deviceSecret
-            } else {
-                guard let passcode else {
+            }
+            if fileKey == nil {
+                unlock = .passcode
+                guard let passcode, !passcode.text.isEmpty else {
                     throw ConfigurationError(.passcodeRequired, source: location.path, "the store is locked; its passcode is needed\(known ? triesLeftNote(state) : "")")
                 }
-                let key = passcode.text.isEmpty ? nil : try AgeFormat.unwrapFileKey(header, passphrase: passcode.bytes)
-                if key == nil {
-                    guard known else {
-                        throw ConfigurationError(.storeDamaged, source: location.path,
-                                                 "the passcode does not open the store, and its header is not the one activate wrote: the file was damaged or replaced, or the passcode is wrong (this try is not counted)")
-                    }
-                    try countWrongPasscode(&state, at: location)
+                // Counted before the key is derived, so that killing the process during the
+                // derivation does not give a free try; a right passcode clears the count below.
+                if known {
+                    state.failedAttempts = min(state.failedAttempts + 1, StoreState.maxFailedAttempts)
+                    try writeState(state, at: location)
                 }
-                fileKey = key
+                fileKey = try AgeFormat.unwrapFileKey(header, passphrase: passcode.bytes)
+                if fileKey == nil {
+                    guard known else {
+                        throw ConfigurationError(.wrongPasscode, source: location.path,
+                                                 "the passcode does not open the store, and its header is not the one activate wrote: the passcode is wrong, or the file was damaged or replaced (this try is not counted)")
+                    }
+                    try wrongPasscode(state, at: location)
+                }
+                // The passcode is right: whatever is wrong with the rest of the file is no wrong try.
+                if known && state.failedAttempts != 0 {
+                    state.failedAttempts = 0
+                    try writeState(state, at: location)
+                }
             }
             guard let fileKey, AgeFormat.verify(header, fileKey: fileKey) else {
                 throw ConfigurationError(.storeDamaged, source: location.path, "the store is damaged: its header's MAC does not verify")
             }
             let plaintext = try AgeFormat.decryptPayload(of: file, header: header, fileKey: fileKey, source: location.path)
             let contents = try SecureStoreContents(plaintext: plaintext, source: location.path)
-            try applyPolicies(contents, at: location, options: options)
-            // What must be known before the next unlock follows the policy inside; a right passcode clears the count.
+            // What must be known before the next unlock follows the policy inside; a right
+            // passcode clears the count, also when a policy below refuses the store.
             let policy = contents.clientPolicies.passcode
-            if state.failedAttempts != 0 || state.retryLimit != policy.retryLimit || state.lockTimeout != policy.lockTimeout
-                || state.protection != contents.protection || state.headerDigests != [StoreState.digest(header)] {
-                state.failedAttempts = 0
-                state.retryLimit = policy.retryLimit
-                state.lockTimeout = policy.lockTimeout
-                state.protection = contents.protection
-                state.headerDigests = [StoreState.digest(header)]
-                try writeState(state, at: location)
-            }
+            var synced = StoreState(policies: contents.clientPolicies, protection: contents.protection, headers: [header])
+            synced.failedAttempts = 0
+            if synced != state { try writeState(synced, at: location) }
+            try applyPolicies(contents, at: location, options: options)
             if options.useKeyring && unlock != .cachedKey { cache.remember(fileKey, timeout: policy.lockTimeout) }
-            return SecureStore(location: location, contents: contents, unlockedWith: unlock, fileKey: fileKey)
+            return SecureStore(location: location, contents: contents, unlockedWith: unlock, fileKey: fileKey, file: file, usesKeyring: options.useKeyring)
         }
     }
 
-    /// Counts a wrong passcode; deletes the store at the limit. Always throws.
-    private static func countWrongPasscode(_ state: inout StoreState, at location: SecureStoreLocation) throws -> Never {
-        state.failedAttempts += 1
+    /// A wrong passcode, already counted: deletes the store at the limit. Always throws.
+    private static func wrongPasscode(_ state: StoreState, at location: SecureStoreLocation) throws -> Never {
         if let left = state.triesLeft, left == 0 {
             try removeFiles(location)
             throw ConfigurationError(.storeWiped, source: location.path,
                                      "wrong passcode \(state.failedAttempts) times in a row: the store and everything in it was deleted, as the passcode policy requires")
         }
-        try writeState(state, at: location)
         throw ConfigurationError(.wrongPasscode, source: location.path, "wrong passcode\(triesLeftNote(state))")
     }
 
@@ -265,13 +287,15 @@ public struct SecureStore: Sendable {
 
     /// Writes ``contents`` back to the store (a new payload under the same key; the passcode is unchanged).
     ///
-    /// - Throws: ``ConfigurationError``: `storeDamaged` when the store was replaced or deleted since
-    ///   it was opened, or a file error.
-    public func save() throws {
+    /// - Throws: ``ConfigurationError``: `storeChanged` when another process wrote or deleted the
+    ///   store since this value read it (open it again), `inputTooLarge` when the contents would
+    ///   make a store larger than can be read back, or a file error.
+    public mutating func save() throws {
         try FileIO.withExclusiveLock(location.lockPath) {
-            let header = try currentHeader()
-            let file = header.bytes + (try AgeFormat.encryptPayload(contents.plaintext, fileKey: fileKey))
+            let header = try unchangedHeader()
+            let file = header.bytes + (try AgeFormat.encryptPayload(try Self.sealable(contents, location), fileKey: fileKey))
             try FileIO.write(file, to: location.path, replace: true, mode: 0o600)
+            fileDigest = Array(SHA256.hash(data: file))
         }
     }
 
@@ -281,12 +305,13 @@ public struct SecureStore: Sendable {
         try save()
     }
 
-    /// Changes the passcode (or gives a store without one its first passcode): the same file key is
-    /// wrapped under `newPasscode`, atomically, so that an interruption leaves either the old or
-    /// the new passcode working, never neither.
+    /// Changes the passcode (or gives a store without one its first passcode): the contents are
+    /// sealed under a new file key wrapped by `newPasscode`, atomically, so that an interruption
+    /// leaves either the old or the new passcode working, never neither. A key the keyring kept
+    /// is replaced by the new one.
     ///
     /// - Throws: ``ConfigurationError``: `passcodeRejected` when `newPasscode` breaks the policy
-    ///   or is the current passcode, `storeDamaged`, or a file error.
+    ///   or is the current passcode, `storeChanged`, `inputTooLarge`, or a file error.
     public mutating func changePasscode(to newPasscode: Passcode, workFactor: Int = defaultWorkFactor, now: Date = Date()) throws {
         try contents.clientPolicies.passcode.check(newPasscode.text, source: location.path)
         guard (1...Self.maxWorkFactor).contains(workFactor) else {
@@ -295,30 +320,51 @@ public struct SecureStore: Sendable {
         var changed = contents
         changed.protection = .passcode
         changed.passcodeChangedAt = now
+        let newKey = AgeFormat.makeFileKey()
         try FileIO.withExclusiveLock(location.lockPath) {
-            let current = try currentHeader()
+            let current = try unchangedHeader()
             if contents.protection == .passcode, try AgeFormat.unwrapFileKey(current, passphrase: newPasscode.bytes) != nil {
                 throw ConfigurationError(.passcodeRejected, source: location.path, "the new passcode is the current one; choose another")
             }
-            let header = try AgeFormat.makeHeader(fileKey: fileKey, passphrase: newPasscode.bytes, workFactor: workFactor)
-            let file = header.bytes + (try AgeFormat.encryptPayload(changed.plaintext, fileKey: fileKey))
+            let header = try AgeFormat.makeHeader(fileKey: newKey, passphrase: newPasscode.bytes, workFactor: workFactor)
+            let file = header.bytes + (try AgeFormat.encryptPayload(try Self.sealable(changed, location), fileKey: newKey))
             let state = StoreState(policies: changed.clientPolicies, protection: .passcode, headers: [header])
             try Self.commit(file, header: header, state: state, alsoAccepting: [StoreState.digest(current)], at: location, replace: true)
             try FileIO.remove(location.deviceSecretPath)
+            fileDigest = Array(SHA256.hash(data: file))
         }
         contents = changed
+        fileKey = newKey
+        let cache = KeyringCache(storePath: location.path)
+        cache.forget()
+        if usesKeyring { cache.remember(newKey, timeout: changed.clientPolicies.passcode.lockTimeout) }
     }
 
-    /// The store's header as it is on disk now, which must be one this key wrote.
-    private func currentHeader() throws -> AgeHeader {
+    /// The store's header, when the file on disk is still the one this value read or wrote.
+    private func unchangedHeader() throws -> AgeHeader {
         guard FileIO.exists(location.path) else {
-            throw ConfigurationError(.storeDamaged, source: location.path, "the store was deleted while it was open")
+            throw ConfigurationError(.storeChanged, source: location.path, "the store was deleted since it was opened")
         }
-        let header = try AgeFormat.header(of: try Self.readStoreFile(location), source: location.path)
-        guard AgeFormat.verify(header, fileKey: fileKey) else {
-            throw ConfigurationError(.storeDamaged, source: location.path, "the store was replaced while it was open; open it again")
+        let file = try Self.readStoreFile(location)
+        guard Array(SHA256.hash(data: file)) == fileDigest else {
+            throw ConfigurationError(.storeChanged, source: location.path, "another process changed the store since it was opened; open it again")
         }
-        return header
+        return try AgeFormat.header(of: file, source: location.path)
+    }
+
+    /// The plaintext of `contents`, refused when it would make a store that cannot be read back.
+    static func sealable(_ contents: SecureStoreContents, _ location: SecureStoreLocation) throws -> [UInt8] {
+        let plaintext = contents.plaintext
+        guard plaintext.count <= SecureStoreContents.maxPlaintextBytes else {
+            throw ConfigurationError(.inputTooLarge, source: location.path,
+                                     "the store's contents would be \(plaintext.count) bytes, more than the \(SecureStoreContents.maxPlaintextBytes) a store may hold; nothing was written")
+        }
+        do {
+            _ = try SecureStoreContents(plaintext: plaintext, source: location.path)
+        } catch let error as ConfigurationError {
+            throw ConfigurationError(.inputTooLarge, source: location.path, "the store's contents could not be read back (\(error.message)); nothing was written")
+        }
+        return plaintext
     }
 
     // MARK: Values
@@ -360,7 +406,16 @@ public struct SecureStore: Sendable {
             lock(at: location)
             return false
         }
-        return try FileIO.withExclusiveLock(location.lockPath) { try removeFiles(location) }
+        return try FileIO.withExclusiveLock(location.lockPath) {
+            // Only a store is deleted: a wrong --store must not remove some other file.
+            if FileIO.exists(location.path) {
+                let start = (try? FileIO.read(location.path, limit: maxFileBytes, followLinks: false).prefix(AgeFormat.versionLine.utf8.count)) ?? []
+                guard Array(start) == Array(AgeFormat.versionLine.utf8) else {
+                    throw ConfigurationError(.fileUnwritable, source: location.path, "is not a secure store (no age header); nothing was removed")
+                }
+            }
+            return try removeFiles(location)
+        }
     }
 
     @discardableResult
@@ -425,6 +480,14 @@ public struct SecureStore: Sendable {
     static func currentDigests(_ location: SecureStoreLocation) -> [String] {
         guard let file = try? readStoreFile(location), let header = try? AgeFormat.header(of: file, source: location.path) else { return [] }
         return [StoreState.digest(header)]
+    }
+
+    /// The device secret beside the store (the age passphrase), or `nil` when there is none.
+    static func deviceSecret(_ location: SecureStoreLocation) throws -> [UInt8]? {
+        guard FileIO.exists(location.deviceSecretPath) else { return nil }
+        let bytes = try FileIO.readSecret(location.deviceSecretPath, limit: 4096, what: "the store's device secret")
+        let secret = Array(bytes.prefix { $0 != 0x0A })
+        return secret.isEmpty ? nil : secret
     }
 
     static func readState(_ location: SecureStoreLocation) throws -> StoreState? {

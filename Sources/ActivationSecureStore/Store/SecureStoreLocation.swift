@@ -35,16 +35,21 @@ public struct SecureStoreLocation: Sendable, Hashable {
     /// this store: the file at ``path`` itself when it holds plaintext JSON, or `configuration.json`
     /// beside a store at the default place; `nil` when there is none.
     public func plaintextStore(environment: [String: String] = ProcessInfo.processInfo.environment) -> FileConfigurationStore? {
-        if FileIO.exists(path) {
-            // An age file starts with its version line; a plaintext store is a JSON object.
-            let bytes = (try? FileIO.read(path, limit: SecureStore.maxFileBytes, followLinks: false)) ?? []
-            let first = bytes.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) })
-            return first == UInt8(ascii: "{") ? FileConfigurationStore(path: path) : nil
-        }
+        if startsWith(UInt8(ascii: "{")) { return FileConfigurationStore(path: path) }
         let legacy = FileConfigurationStore.defaultPath(environment: environment)
         if path == Self.defaultPath(environment: environment) && FileIO.exists(legacy) {
             return FileConfigurationStore(path: legacy)
         }
         return nil
+    }
+
+    /// Whether a secure store (an age file) is at ``path``.
+    public var holdsSecureStore: Bool { startsWith(UInt8(ascii: "a")) }
+
+    /// Whether the file at ``path`` starts, after white space, with `byte`: an age file with its
+    /// version line, a plaintext store with `{`.
+    private func startsWith(_ byte: UInt8) -> Bool {
+        guard FileIO.exists(path), let bytes = try? FileIO.read(path, limit: SecureStore.maxFileBytes, followLinks: false) else { return false }
+        return bytes.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) == byte
     }
 }

@@ -24,6 +24,8 @@ struct StoreState: Sendable, Hashable {
     var headerDigests: [String] = []
 
     static let format = "activate-store-state"
+    /// The count stops here: a store without a retry limit still has a readable state file.
+    static let maxFailedAttempts = 1_000_000
     static let maxBytes = 64 << 10
 
     init() {}
@@ -82,7 +84,7 @@ struct StoreState: Sendable, Hashable {
             throw damaged("protection", "not \"passcode\" or \"device-secret\"")
         }
         self.protection = protection
-        failedAttempts = try count("failedAttempts", 0...1_000_000)
+        failedAttempts = try count("failedAttempts", 0...Self.maxFailedAttempts)
         retryLimit = try count("retryLimit", 0...1000)
         lockTimeout = try count("lockTimeout", 0...(366 * 86_400))
         guard let headers = object["headers"]?.arrayValue, headers.count <= 4 else { throw damaged("headers", "not a list of at most 4 digests") }
