@@ -20,9 +20,10 @@ struct ResetCommand: AsyncParsableCommand {
     func run() async throws {
         let location = storeOptions.location
         do {
-            let plaintext = location.plaintextStore()
-            var removed = try SecureStore.delete(at: location)
-            if let plaintext, plaintext.path != location.path { removed = try plaintext.remove() || removed }
+            // A plaintext store of an earlier version first: at the store's own path, the secure
+            // store's siblings then go with it.
+            var removed = try location.plaintextStore()?.remove() ?? false
+            removed = try SecureStore.delete(at: location) || removed
             Console.note(removed ? "removed the store \(location.path) and its state" : "nothing to remove (\(location.path))")
         } catch let error as ConfigurationError {
             Console.report(error)

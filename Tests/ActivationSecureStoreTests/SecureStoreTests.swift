@@ -114,6 +114,11 @@ struct SecureStoreTests {
         }
         expectError(.passcodeRequired, containing: "requires a passcode") { try make(other, .default, passcode: nil) }
         #expect(!FileManager.default.fileExists(atPath: other.location.path))
+        // A mistyped store path removes nothing that is not a store.
+        let notes = SecureStoreLocation(path: "\(other.path)/notes.txt")
+        #expect(FileManager.default.createFile(atPath: notes.path, contents: Data("keep".utf8)))
+        expectError(.fileUnwritable, containing: "is not a secure store") { try SecureStore.delete(at: notes) }
+        #expect(FileManager.default.contents(atPath: notes.path) == Data("keep".utf8))
     }
 
     @Test("wrong passcodes are counted, the tries left said, and the store deleted at the limit")

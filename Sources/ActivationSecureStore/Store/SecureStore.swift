@@ -406,16 +406,12 @@ public struct SecureStore: Sendable {
             lock(at: location)
             return false
         }
-        return try FileIO.withExclusiveLock(location.lockPath) {
-            // Only a store is deleted: a wrong --store must not remove some other file.
-            if FileIO.exists(location.path) {
-                let start = (try? FileIO.read(location.path, limit: maxFileBytes, followLinks: false).prefix(AgeFormat.versionLine.utf8.count)) ?? []
-                guard Array(start) == Array(AgeFormat.versionLine.utf8) else {
-                    throw ConfigurationError(.fileUnwritable, source: location.path, "is not a secure store (no age header); nothing was removed")
-                }
-            }
-            return try removeFiles(location)
+        // Only a store is deleted, damaged or not: an age file, or a file activate has used as a
+        // store (its state or lock file is beside it). A mistyped --store removes nothing else.
+        if FileIO.exists(location.path) && !location.holdsSecureStore && !FileIO.exists(location.statePath) && !FileIO.exists(location.lockPath) {
+            throw ConfigurationError(.fileUnwritable, source: location.path, "is not a secure store (no age header, no state beside it); nothing was removed")
         }
+        return try FileIO.withExclusiveLock(location.lockPath) { try removeFiles(location) }
     }
 
     @discardableResult
