@@ -71,7 +71,7 @@ public enum ConfigurationValue: Sendable, Hashable {
         }
     }
 
-    /// Hashes as ``==`` compares: a whole ``number(_:)`` as the ``integer(_:)`` it equals.
+    /// Hashes as `==` compares: a whole ``number(_:)`` as the ``integer(_:)`` it equals.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .string(let text): hasher.combine(0); hasher.combine(text)

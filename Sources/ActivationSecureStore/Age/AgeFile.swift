@@ -52,7 +52,7 @@ package enum AgeFormat {
 
     /// Parses the header at the start of `file`.
     ///
-    /// - Throws: ``ConfigurationError`` `storeDamaged` saying what is wrong, naming `source`.
+    /// - Throws: `ConfigurationError` `storeDamaged` saying what is wrong, naming `source`.
     package static func header(of file: [UInt8], source: String) throws -> AgeHeader {
         var lines = HeaderLines(bytes: file, source: source)
         if file.starts(with: Array(armorLine.utf8)) {
@@ -125,7 +125,7 @@ package enum AgeFormat {
 
     /// The payload after `header`, decrypted and authenticated.
     ///
-    /// - Throws: ``ConfigurationError`` `storeDamaged` when any chunk was changed, moved, cut or added.
+    /// - Throws: `ConfigurationError` `storeDamaged` when any chunk was changed, moved, cut or added.
     package static func decryptPayload(of file: [UInt8], header: AgeHeader, fileKey: SymmetricKey, source: String) throws -> [UInt8] {
         let payload = file[header.length...]
         guard payload.count >= 16 + tagSize else { throw damaged(source, "the payload is cut short") }

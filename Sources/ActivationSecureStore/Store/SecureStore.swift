@@ -8,8 +8,8 @@ import Foundation
 /// passcode policy, or under a device secret where the policy allows a store without one.
 ///
 /// The file is an age v1 file with one scrypt recipient (README, "The secure store"): a random
-/// file key encrypts the contents; scrypt wraps that key under the passcode, so a passcode change
-/// wraps the same key anew. Its owner can read it with `age -d` and the passcode.
+/// file key encrypts the contents and scrypt wraps that key under the passcode; a passcode change
+/// seals the contents under a new key. Its owner can read it with `age -d` and the passcode.
 ///
 /// ```swift
 /// let location = SecureStoreLocation()
@@ -72,9 +72,13 @@ public struct SecureStore: Sendable {
     /// `passcode` is `nil` and the contents' passcode policy allows that.
     ///
     /// - Parameters:
-    ///   - replacing: replace a store that is already there (its files are overwritten atomically).
+    ///   - location: where the store goes (its folder is made 0700 when missing).
+    ///   - contents: what it holds; its client policies decide what passcode is acceptable.
+    ///   - passcode: the passcode, or `nil` for a device secret where the policy allows it.
     ///   - workFactor: log2 of scrypt's N for the passcode (1 to 20).
-    /// - Throws: ``ConfigurationError``: `passcodeRequired` (no passcode, and the policy requires one),
+    ///   - replacing: replace a store that is already there (its files are overwritten atomically).
+    ///   - now: the time the passcode counts as set (for its expiry).
+    /// - Throws: `ConfigurationError`: `passcodeRequired` (no passcode, and the policy requires one),
     ///   `passcodeRejected` (naming every rule it breaks), `fileExists`, or a file error.
     public static func create(at location: SecureStoreLocation, contents: SecureStoreContents, passcode: Passcode?,
                               workFactor: Int = defaultWorkFactor, replacing: Bool = false, now: Date = Date()) throws -> SecureStore {
@@ -132,7 +136,7 @@ public struct SecureStore: Sendable {
     /// into a new secure store: its configuration is kept, the plaintext file is removed only once
     /// the encrypted store is written (or replaced by it, when both have the same path).
     ///
-    /// - Throws: ``ConfigurationError``: the plaintext store's errors (`storeDamaged`, …), then
+    /// - Throws: `ConfigurationError`: the plaintext store's errors (`storeDamaged`, …), then
     ///   those of ``create(at:contents:passcode:workFactor:replacing:now:)``.
     public static func migrate(_ plaintext: FileConfigurationStore, into location: SecureStoreLocation, clientPolicies: ClientPolicies,
                                passcode: Passcode?, workFactor: Int = defaultWorkFactor) throws -> SecureStore {
@@ -176,7 +180,7 @@ public struct SecureStore: Sendable {
     /// everything beside it is deleted. After opening, the policies stored inside are applied:
     /// an expired passcode, and the block and wipe periods since the last server contact.
     ///
-    /// - Throws: ``ConfigurationError``: `passcodeRequired`, `wrongPasscode` (the reason says how
+    /// - Throws: `ConfigurationError`: `passcodeRequired`, `wrongPasscode` (the reason says how
     ///   many tries are left), `storeWiped`, `storeBlocked`, `passcodeExpired`, `storeDamaged`, or a
     ///   file error.
     public static func open(at location: SecureStoreLocation, passcode: Passcode?, options: OpenOptions = OpenOptions()) throws -> SecureStore? {
@@ -287,7 +291,7 @@ public struct SecureStore: Sendable {
 
     /// Writes ``contents`` back to the store (a new payload under the same key; the passcode is unchanged).
     ///
-    /// - Throws: ``ConfigurationError``: `storeChanged` when another process wrote or deleted the
+    /// - Throws: `ConfigurationError`: `storeChanged` when another process wrote or deleted the
     ///   store since this value read it (open it again), `inputTooLarge` when the contents would
     ///   make a store larger than can be read back, or a file error.
     public mutating func save() throws {
@@ -310,7 +314,7 @@ public struct SecureStore: Sendable {
     /// leaves either the old or the new passcode working, never neither. A key the keyring kept
     /// is replaced by the new one.
     ///
-    /// - Throws: ``ConfigurationError``: `passcodeRejected` when `newPasscode` breaks the policy
+    /// - Throws: `ConfigurationError`: `passcodeRejected` when `newPasscode` breaks the policy
     ///   or is the current passcode, `storeChanged`, `inputTooLarge`, or a file error.
     public mutating func changePasscode(to newPasscode: Passcode, workFactor: Int = defaultWorkFactor, now: Date = Date()) throws {
         try contents.clientPolicies.passcode.check(newPasscode.text, source: location.path)
@@ -379,7 +383,7 @@ public struct SecureStore: Sendable {
 
     /// Sets the app's value for `key` (`nil` removes it); ``save()`` writes it.
     ///
-    /// - Throws: an `EncodingError`, or ``ConfigurationError`` when the encoded value is not JSON this store keeps.
+    /// - Throws: an `EncodingError`, or `ConfigurationError` when the encoded value is not JSON this store keeps.
     public mutating func setValue<Value: Encodable>(_ value: Value?, forKey key: String) throws {
         guard let value else {
             contents.values[key] = nil
@@ -399,7 +403,7 @@ public struct SecureStore: Sendable {
 
     /// Deletes the store, its state file, its device secret and its cached key. `false` when there was no store.
     ///
-    /// - Throws: ``ConfigurationError`` when a file cannot be removed.
+    /// - Throws: `ConfigurationError` when a file cannot be removed.
     @discardableResult
     public static func delete(at location: SecureStoreLocation) throws -> Bool {
         guard FileIO.exists(location.folder) else {
@@ -437,7 +441,7 @@ public struct SecureStore: Sendable {
 
     /// The store's status without opening it; `nil` when there is no store.
     ///
-    /// - Throws: ``ConfigurationError`` when the state file is damaged or unreadable.
+    /// - Throws: `ConfigurationError` when the state file is damaged or unreadable.
     public static func status(at location: SecureStoreLocation) throws -> Status? {
         guard FileIO.exists(location.path) else { return nil }
         let state = try readState(location) ?? StoreState()

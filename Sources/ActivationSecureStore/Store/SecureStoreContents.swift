@@ -62,7 +62,7 @@ public struct StoredCredentials: Sendable, Hashable, CustomStringConvertible {
     /// Reads credentials given as JSON for automation: `{"user": "…", "password": "…"}` or
     /// `{"apiKey": "…"}`.
     ///
-    /// - Throws: ``ConfigurationError`` (`invalidJSON`, `wrongType`, `invalidValue`) naming `source`
+    /// - Throws: `ConfigurationError` (`invalidJSON`, `wrongType`, `invalidValue`) naming `source`
     ///   and the key; never a secret.
     public init(json bytes: [UInt8], source: String) throws {
         let value = try JSONReader(maxBytes: Self.maxJSONBytes, maxDepth: 2).parse(bytes, source: source)
@@ -160,7 +160,7 @@ public struct SecureStoreContents: Sendable, Hashable {
 
     /// Reads the documented plaintext.
     ///
-    /// - Throws: ``ConfigurationError`` `storeDamaged` naming `source` and the key path.
+    /// - Throws: `ConfigurationError` `storeDamaged` naming `source` and the key path.
     public init(plaintext: [UInt8], source: String) throws {
         let value: ConfigurationValue
         do {
@@ -173,7 +173,7 @@ public struct SecureStoreContents: Sendable, Hashable {
 
     /// Reads the documented plaintext from a parsed value.
     ///
-    /// - Throws: ``ConfigurationError`` `storeDamaged` naming `source` and the key path.
+    /// - Throws: `ConfigurationError` `storeDamaged` naming `source` and the key path.
     public init(from value: ConfigurationValue, source: String) throws {
         let read = ContentsReader(source: source)
         guard let object = value.objectValue else { throw read.damaged(nil, "is \(value.kindDescription), not an object") }

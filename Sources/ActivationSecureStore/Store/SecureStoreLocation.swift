@@ -31,7 +31,7 @@ public struct SecureStoreLocation: Sendable, Hashable {
     public var folder: String { Files.parentFolder(of: path) }
     var lockPath: String { "\(folder)/.\(path.split(separator: "/").last.map(String.init) ?? "store").lock" }
 
-    /// A plaintext store (``FileConfigurationStore``, the form of earlier versions) to move into
+    /// A plaintext store (`FileConfigurationStore`, the form of earlier versions) to move into
     /// this store: the file at ``path`` itself when it holds plaintext JSON, or `configuration.json`
     /// beside a store at the default place; `nil` when there is none.
     public func plaintextStore(environment: [String: String] = ProcessInfo.processInfo.environment) -> FileConfigurationStore? {

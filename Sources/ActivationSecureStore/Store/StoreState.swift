@@ -59,7 +59,7 @@ struct StoreState: Sendable, Hashable {
 
     /// Reads the state file's text.
     ///
-    /// - Throws: ``ConfigurationError`` `storeDamaged` naming `source` and the key.
+    /// - Throws: `ConfigurationError` `storeDamaged` naming `source` and the key.
     init(json bytes: [UInt8], source: String) throws {
         let value: ConfigurationValue
         do {
