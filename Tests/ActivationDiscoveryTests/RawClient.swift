@@ -68,7 +68,9 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads one response (head and its Content-Length body); nil when none came in `timeout`.
-    func response(timeout: Duration = .seconds(5)) -> RawResponse? {
+    /// A hang guard, not a measure: the suites beside this one (scrypt, hundreds of processes)
+    /// can hold a 2-core machine for seconds.
+    func response(timeout: Duration = .seconds(15)) -> RawResponse? {
         RawResponse(read(timeout: timeout, until: { RawResponse($0)?.isComplete == true }).bytes)
     }
 }
