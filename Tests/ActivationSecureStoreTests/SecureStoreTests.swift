@@ -326,15 +326,16 @@ struct SecureStoreTests {
         #expect(disabled.passcode.allowsNoPasscode)
     }
 
-    @Test("the plaintext survives its own writer: a whole number written 44e3 is the integer 44000")
+    @Test("the plaintext survives its own writer: a whole number written 44e3 is the integer 44000, times are whole seconds")
     func plaintextRoundTrip() throws {
-        let text = #"{"format": "activate-secure-store", "version": 1, "values": {"a": 44e3, "b": 1.5, "c": [1, 2.0, -0.0]}}"#
+        let text = #"{"format": "activate-secure-store", "version": 1, "passcodeChangedAt": "2026-11-26T05:36:05.4Z", "values": {"a": 44e3, "b": 1.5, "c": [1, 2.0, -0.0]}}"#
         let contents = try SecureStoreContents(plaintext: Array(text.utf8), source: "t")
         let again = try SecureStoreContents(plaintext: contents.plaintext, source: "t")
         #expect(again == contents)
         #expect(again.plaintext == contents.plaintext)
         #expect(contents.values["a"] == .integer(44_000) && contents.values["a"]?.hashValue == ConfigurationValue.integer(44_000).hashValue)
         #expect(contents.values["b"] != .integer(1))
+        #expect(contents.passcodeChangedAt == Date(timeIntervalSince1970: 1_795_671_365))
     }
 
     @Test("a store that others can read is refused")

@@ -260,7 +260,8 @@ struct ContentsReader {
         case nil, .null?: return nil
         case .string(let text)?:
             guard let date = try? Date(text, strategy: .iso8601) else { throw damaged(key, "is not an ISO 8601 time: \(text.prefix(40))") }
-            return date
+            // Whole seconds, as the store writes its times: a fraction would not survive a write.
+            return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
         case let other?: throw damaged(key, "is \(other.kindDescription), not an ISO 8601 time")
         }
     }
