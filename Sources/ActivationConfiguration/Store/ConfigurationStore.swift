@@ -90,7 +90,8 @@ public struct StoredConfiguration: Sendable, Hashable {
         }
         providerID = provider
         self.origin = origin
-        self.storedAt = storedAt
+        // Whole seconds, as the record writes its time: a fraction would not survive a write.
+        self.storedAt = Date(timeIntervalSince1970: storedAt.timeIntervalSince1970.rounded(.down))
     }
 
     /// Decides whether a stored configuration may be used, as onboarding decided when it stored
