@@ -157,9 +157,7 @@ struct OnboardCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure)
         }
         guard let plaintext = location.plaintextStore(), let existing = try plaintext.load() else { return }
-        Console.note("A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path).")
-        _ = try SecureStore.migrate(plaintext, into: location, clientPolicies: policies, passcode: try newPasscode(policies),
-                                    workFactor: policyOptions.workFactor)
+        _ = try PlaintextMigration.run(plaintext, into: location, policies: policies, workFactor: policyOptions.workFactor, passcode: newPasscode)
         Console.report("already onboarded to \(existing.document.host) (moved into \(location.path)); pass --force to replace it, or run `activate reset` first")
         throw ExitCode(ExitStatus.failure)
     }
@@ -171,7 +169,6 @@ struct OnboardCommand: AsyncParsableCommand {
             Console.note("The passcode policy asks for no passcode: a device secret protects the store.")
             return nil
         }
-        if !passcode.isGiven { NewPasscode.describe(policies.passcode).forEach(Console.note) }
         return try NewPasscode.obtain(passcode, policy: policies.passcode)
     }
 

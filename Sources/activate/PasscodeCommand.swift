@@ -52,7 +52,6 @@ struct PasscodeCommand: AsyncParsableCommand {
                 given.passcodeFD = newPasscodeFD
                 given.passcodeFile = newPasscodeFile
                 let policy = store.contents.clientPolicies.passcode
-                if !given.isGiven { NewPasscode.describe(policy).forEach(Console.note) }
                 let newPasscode = try NewPasscode.obtain(given, policy: policy, what: "passcode")
                 try store.changePasscode(to: newPasscode, workFactor: workFactor.workFactor)
                 Console.note("passcode changed (\(location.path))")

@@ -80,11 +80,9 @@ struct RestoreCommand: AsyncParsableCommand {
             Console.note("A plaintext configuration of an earlier version is still at \(plaintext.path), beside the secure store; `activate reset` removes both.")
             return nil
         }
-        let policies = try policyOptions.policies()
-        Console.note("A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path).")
-        if !passcode.isGiven { NewPasscode.describe(policies.passcode).forEach(Console.note) }
-        let store = try SecureStore.migrate(plaintext, into: location, clientPolicies: policies,
-                                            passcode: try NewPasscode.obtain(passcode, policy: policies.passcode), workFactor: policyOptions.workFactor)
+        let store = try PlaintextMigration.run(plaintext, into: location, policies: try policyOptions.policies(), workFactor: policyOptions.workFactor) {
+            try NewPasscode.obtain(passcode, policy: $0.passcode)
+        }
         Console.note("moved: the configuration is now encrypted in \(location.path)\(plaintext.path == location.path ? "" : "; the plaintext file is removed")")
         return store
     }

@@ -175,9 +175,10 @@ enum NewPasscode {
         return lines
     }
 
-    /// The new passcode: from `given` when there is one (checked against the policy), else asked
-    /// on the terminal twice, up to three times while it breaks the policy or the two differ.
+    /// The new passcode: from `given` when there is one (checked against the policy), else the
+    /// policy is shown and the passcode asked on the terminal twice, up to three times while it breaks the policy or the two differ.
     static func obtain(_ given: PasscodeOptions, policy: PasscodePolicy, what: String = "passcode") throws -> Passcode {
+        if !given.isGiven { describe(policy).forEach(Console.note) }
         if let passcode = try given.given() {
             try policy.check(passcode.text)
             return passcode

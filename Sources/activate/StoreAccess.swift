@@ -43,6 +43,16 @@ struct WorkFactorOption: ParsableArguments {
     }
 }
 
+/// Moving a plaintext store of an earlier version into the secure store, the user told.
+enum PlaintextMigration {
+    /// `passcode` gives the new store's passcode under the policies (`nil`: a device secret).
+    static func run(_ plaintext: FileConfigurationStore, into location: SecureStoreLocation, policies: ClientPolicies, workFactor: Int,
+                    passcode: (ClientPolicies) throws -> Passcode?) throws -> SecureStore {
+        Console.note("A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path).")
+        return try SecureStore.migrate(plaintext, into: location, clientPolicies: policies, passcode: try passcode(policies), workFactor: workFactor)
+    }
+}
+
 /// Opening the store from the command line: the keyring or device secret first, then the passcode
 /// from --passcode-fd/--passcode-file, else asked on the terminal, up to three times.
 enum StoreAccess {

@@ -63,7 +63,7 @@ public struct StoredConfiguration: Sendable, Hashable {
         guard let object = value.objectValue else { throw damaged("not an object") }
         guard object["format"] == .integer(Self.format) else { throw damaged("unknown format \(object["format"]?.kindDescription ?? "missing")") }
         guard let provider = object["provider"]?.stringValue, let origin = object["origin"]?.stringValue,
-              let stamp = object["storedAt"]?.stringValue, let storedAt = try? Date(stamp, strategy: .iso8601),
+              let stamp = object["storedAt"]?.stringValue, let storedAt = Date(storedTime: stamp),
               let signatureObject = object["signature"]?.objectValue, let status = signatureObject["status"]?.stringValue,
               let documentValue = object["document"]
         else { throw damaged("a field is missing") }
@@ -90,8 +90,7 @@ public struct StoredConfiguration: Sendable, Hashable {
         }
         providerID = provider
         self.origin = origin
-        // Whole seconds, as the record writes its time: a fraction would not survive a write.
-        self.storedAt = Date(timeIntervalSince1970: storedAt.timeIntervalSince1970.rounded(.down))
+        self.storedAt = storedAt
     }
 
     /// Decides whether a stored configuration may be used, as onboarding decided when it stored
@@ -248,5 +247,14 @@ public struct FileConfigurationStore: ConfigurationStore {
             throw FileFailure(.unreadable, directory, "is \(FileFailure.describe(status.type)), not a folder")
         }
         try Files.requirePrivate(directory, status, what: "the configuration folder")
+    }
+}
+
+extension Date {
+    /// A time as the stores write theirs (ISO 8601), in whole seconds: a fraction of a second would
+    /// not survive the next write, so a value read back would differ from the one written.
+    package init?(storedTime text: String) {
+        guard let date = try? Date(text, strategy: .iso8601) else { return nil }
+        self.init(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 }

@@ -88,9 +88,7 @@ public struct SecureStore: Sendable {
         let factor: Int
         if let passcode {
             try policy.check(passcode.text, source: location.path)
-            guard (1...Self.maxWorkFactor).contains(workFactor) else {
-                throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(Self.maxWorkFactor), not \(workFactor)")
-            }
+            try checkWorkFactor(workFactor)
             passphrase = passcode.bytes
             factor = workFactor
             contents.protection = .passcode
@@ -318,9 +316,7 @@ public struct SecureStore: Sendable {
     ///   or is the current passcode, `storeChanged`, `inputTooLarge`, or a file error.
     public mutating func changePasscode(to newPasscode: Passcode, workFactor: Int = defaultWorkFactor, now: Date = Date()) throws {
         try contents.clientPolicies.passcode.check(newPasscode.text, source: location.path)
-        guard (1...Self.maxWorkFactor).contains(workFactor) else {
-            throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(Self.maxWorkFactor), not \(workFactor)")
-        }
+        try Self.checkWorkFactor(workFactor)
         var changed = contents
         changed.protection = .passcode
         changed.passcodeChangedAt = now
@@ -342,6 +338,12 @@ public struct SecureStore: Sendable {
         let cache = KeyringCache(storePath: location.path)
         cache.forget()
         if usesKeyring { cache.remember(newKey, timeout: changed.clientPolicies.passcode.lockTimeout) }
+    }
+
+    static func checkWorkFactor(_ workFactor: Int) throws {
+        guard (1...maxWorkFactor).contains(workFactor) else {
+            throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(maxWorkFactor), not \(workFactor)")
+        }
     }
 
     /// The store's header, when the file on disk is still the one this value read or wrote.

@@ -259,9 +259,8 @@ struct ContentsReader {
         switch object[key] {
         case nil, .null?: return nil
         case .string(let text)?:
-            guard let date = try? Date(text, strategy: .iso8601) else { throw damaged(key, "is not an ISO 8601 time: \(text.prefix(40))") }
-            // Whole seconds, as the store writes its times: a fraction would not survive a write.
-            return Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+            guard let date = Date(storedTime: text) else { throw damaged(key, "is not an ISO 8601 time: \(text.prefix(40))") }
+            return date
         case let other?: throw damaged(key, "is \(other.kindDescription), not an ISO 8601 time")
         }
     }
