@@ -21,6 +21,10 @@ public enum DiscoveryRoute: Sendable, Hashable {
     case ready
     /// `/metrics`: Prometheus text.
     case metrics
+    /// SAP's `settingsExchange` path of an application's client policies,
+    /// `/mobileservices/application/{appID}/storage/v1/runtime/application/{appID}/global/mobileservices/settingsExchange`
+    /// (both ids the same, percent-decoded, valid UTF-8 without control characters).
+    case settings(appID: String)
     /// `/admin/v1/…`: the admin API; its path segments after `/admin/v1/`, percent-decoded, each
     /// valid UTF-8 without control characters.
     case admin([String])
@@ -45,6 +49,7 @@ public enum DiscoveryRoute: Sendable, Hashable {
 
     static let functionPrefix = "/config-api.svc/ApplicationConfigurations/"
     static let adminPrefix = "/admin/v1/"
+    static let settingsPrefix = "/mobileservices/application/"
 
     /// Routes a request target as the server receives it (`/path?query`).
     public init(target: String) {
@@ -76,6 +81,8 @@ public enum DiscoveryRoute: Sendable, Hashable {
             self = .console("")
         } else if path.hasPrefix("/admin/"), !path.dropFirst(7).contains("/") {
             self = .console(String(path.dropFirst(7)))
+        } else if path.hasPrefix(Self.settingsPrefix) {
+            self = Self.settingsAppID(path).map { .settings(appID: $0) } ?? .unknown
         } else if path.hasPrefix(Self.functionPrefix) {
             let function = path.utf8.dropFirst(Self.functionPrefix.utf8.count)
             if function.contains(UInt8(ascii: "/")) {
@@ -96,10 +103,25 @@ public enum DiscoveryRoute: Sendable, Hashable {
         case .health: "health"
         case .ready: "ready"
         case .metrics: "metrics"
+        case .settings: "settings"
         case .admin: "admin"
         case .console: "console"
         case .unknown, .refused: "other"
         }
+    }
+
+    /// The application id of a canonical `settingsExchange` path, or nil when the path is not one:
+    /// `mobileservices/application/{appID}/storage/v1/runtime/application/{appID}/global/mobileservices/settingsExchange`.
+    static func settingsAppID(_ path: String) -> String? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard segments.count == 11 else { return nil }
+        let parts = Array(segments)
+        let fixed: [(Int, Substring)] = [(0, "mobileservices"), (1, "application"), (3, "storage"), (4, "v1"), (5, "runtime"),
+                                         (6, "application"), (8, "global"), (9, "mobileservices"), (10, "settingsExchange")]
+        guard fixed.allSatisfy({ parts[$0.0] == $0.1 }), parts[2] == parts[7],
+              let decoded = PercentEncoding.decoded(parts[2].utf8), let appID = String(validatingUTF8Bytes: decoded),
+              !appID.isEmpty, !appID.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+        return appID
     }
 
     /// The canonical path of a request target (its query dropped, not decoded).

@@ -15,8 +15,9 @@ import Synchronization
 /// (or `OnboardingCode='<code>'`), quotes raw or percent-encoded: 200 with the document, 404 with a
 /// JSON error when nothing matches, 410 for a code that expired, was used up or revoked (the
 /// error's `code` says which), 429 with `Retry-After` past the guessing limits, 400 for a malformed
-/// call, 405 for a method other than GET. Targets are routed on their canonical path (see
-/// ``DiscoveryRoute``). `/health` answers when the process runs, `/ready` when its database can be
+/// call, 405 for a method other than GET. An application's client policies are served at SAP's
+/// `settingsExchange` path (``DiscoveryRoute/settings(appID:)``): 200 with the document, 404 when
+/// the application has none. Targets are routed on their canonical path (see ``DiscoveryRoute``). `/health` answers when the process runs, `/ready` when its database can be
 /// reached, `/metrics` in Prometheus text.
 ///
 /// Each request is logged as method, route (`lookup`, `health`, an admin route template, …),
@@ -195,7 +196,7 @@ public struct DiscoveryServer: Sendable {
             guard service.admin != nil else { return (error(.notFound, "not-found", "the console is off (start with --admin-token-file)"), nil) }
             guard request.method == .get else { return (methodNotAllowed(), nil) }
             return (AdminConsole.response(for: file), nil)
-        case .health, .ready, .metrics, .malformedLookup, .lookup, .admin: break
+        case .health, .ready, .metrics, .settings, .malformedLookup, .lookup, .admin: break
         }
         guard request.method == .get else { return (methodNotAllowed(), nil) }
         switch route {
@@ -207,6 +208,15 @@ public struct DiscoveryServer: Sendable {
             return (Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                              body: .init(byteBuffer: ByteBuffer(bytes: service.metrics.exposition()))), nil)
         case .lookup(let call): return (await lookup(call, client: client, service: service, now: now), nil)
+        case .settings(let appID):
+            do {
+                guard let document = try await service.lookups.settings(appID: appID) else {
+                    return (error(.notFound, "not-found", "no client policies for the application \(appID)"), nil)
+                }
+                return (json(.ok, document), nil)
+            } catch {
+                return (DiscoveryServer.error(.serviceUnavailable, "unavailable", "the discovery service cannot answer right now"), nil)
+            }
         default:
             return (error(.badRequest, "bad-request", "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'"), nil)
         }

@@ -8,7 +8,7 @@ import Foundation
 struct DiscoveryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discovery",
-        abstract: "Manage a discovery service: documents, e-mail domains and one-time onboarding codes.",
+        abstract: "Manage a discovery service: documents, e-mail domains, one-time onboarding codes and client policies.",
         discussion: """
             Speaks the admin API of `activate serve --admin-token-file` with a bearer token from --token-file (a file only you can read; the first line that is not a # comment) or $ACTIVATE_ADMIN_TOKEN. The server comes from --server or $ACTIVATE_DISCOVERY_SERVER: https, or http to a loopback address.
 
@@ -19,11 +19,15 @@ struct DiscoveryCommand: AsyncParsableCommand {
               (the user)  activate onboard --code ABCD-EFGH-JKMN --app-id com.example.app --discovery https://…
               activate discovery codes list --app-id com.example.app --status used
 
+            Client policies (the passcode policy, retry limit, lock timeout, block and wipe periods) are SAP's settingsExchange JSON; the service serves them where SAP's clients ask, and `activate onboard` applies them:
+              activate discovery settings put --app-id com.example.app settings.json
+              activate discovery settings get --app-id com.example.app > settings.json
+
             Codes are shown once, when they are made: keep the CSV or print the sheet (one card per code with its QR). Every call is audited on the server (`activate discovery audit`).
 
             Exit codes: 0 done; 1 a file could not be read or written, or the service could not be reached; 2 the service refused the request (a bad token, an unknown application or document, an invalid document).
             """,
-        subcommands: [Applications.self, Documents.self, Domains.self, Codes.self, Audit.self]
+        subcommands: [Applications.self, Documents.self, Domains.self, Codes.self, Settings.self, Audit.self]
     )
 
     /// Where the service is and the token that opens it.
@@ -108,15 +112,15 @@ struct DiscoveryCommand: AsyncParsableCommand {
 
 extension DiscoveryCommand {
     struct Applications: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "applications", abstract: "List the applications with their documents, domains and active codes.")
+        static let configuration = CommandConfiguration(commandName: "applications", abstract: "List the applications with their documents, domains, active codes and whether they have client policies.")
         @OptionGroup var connection: Connection
 
         func run() async throws {
             try await DiscoveryCommand.run {
                 let answer = try await connection.client().call(.get, "applications")
                 if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(["APPLICATION", "DOCUMENTS", "DOMAINS", "ACTIVE CODES"], DiscoveryCommand.items(answer, "applications").map {
-                    DiscoveryCommand.cells($0, ["appID", "documents", "domains", "activeCodes"])
+                DiscoveryCommand.printTable(["APPLICATION", "DOCUMENTS", "DOMAINS", "ACTIVE CODES", "POLICIES"], DiscoveryCommand.items(answer, "applications").map {
+                    DiscoveryCommand.cells($0, ["appID", "documents", "domains", "activeCodes"]) + [$0["settings"] == .bool(true) ? "yes" : "no"]
                 })
             }
         }
@@ -239,6 +243,89 @@ extension DiscoveryCommand {
                     })
                 }
             }
+        }
+    }
+}
+
+extension DiscoveryCommand {
+    struct Settings: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "settings", abstract: "Set, show and remove an application's client policies (SAP's settingsExchange JSON).",
+            discussion: """
+                The service serves them at SAP's path, /mobileservices/application/ID/storage/v1/runtime/application/ID/global/mobileservices/settingsExchange, where `activate onboard --discovery URL` and SAP's clients read them.
+                """,
+            subcommands: [Put.self, Get.self, Delete.self])
+
+        struct Put: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "put", abstract: "Create or replace the client policies (checked here, then by the service).")
+            @OptionGroup var connection: Connection
+            @OptionGroup var application: DiscoveryCommand.ApplicationOption
+            @Argument(help: ArgumentHelp("The settingsExchange document (JSON), as SAP's mobile services send it.", valueName: "file"),
+                      completion: .file())
+            var file: String
+
+            func run() async throws {
+                try await DiscoveryCommand.run {
+                    let bytes = try FileIO.read(file, limit: ClientPolicies.maxDocumentBytes)
+                    // Checked here first, so that a mistake names the file and key path.
+                    let policies = try ClientPolicies(json: bytes, source: file)
+                    let answer = try await connection.client().call(.put, application.path("settings"), rawBody: bytes)
+                    if connection.json { return DiscoveryCommand.printJSON(answer) }
+                    Console.print("stored the client policies of \(application.appID)")
+                    Console.print(lines: Settings.describe(policies))
+                }
+            }
+        }
+
+        struct Get: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "get", abstract: "Print the client policies as settingsExchange JSON (the input of `settings put` and `onboard --policy`).")
+            @OptionGroup var connection: Connection
+            @OptionGroup var application: DiscoveryCommand.ApplicationOption
+
+            func run() async throws {
+                try await DiscoveryCommand.run {
+                    let answer = try await connection.client().call(.get, application.path("settings"))
+                    if connection.json { return DiscoveryCommand.printJSON(answer) }
+                    guard let settings = answer.objectValue?["settings"] else {
+                        throw ConfigurationError(.serviceUnavailable, source: connection.server, "the answer holds no settings")
+                    }
+                    Console.raw(Array((JSONWriter.pretty(settings) + "\n").utf8))
+                }
+            }
+        }
+
+        struct Delete: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "delete", abstract: "Remove the client policies: onboarding then applies the server's or SAP's defaults.")
+            @OptionGroup var connection: Connection
+            @OptionGroup var application: DiscoveryCommand.ApplicationOption
+
+            func run() async throws {
+                try await DiscoveryCommand.run {
+                    let answer = try await connection.client().call(.delete, application.path("settings"))
+                    if connection.json { return DiscoveryCommand.printJSON(answer) }
+                    Console.print("removed the client policies of \(application.appID)")
+                }
+            }
+        }
+
+        /// The policies, for people: the passcode rules, then blocking and wiping.
+        static func describe(_ policies: ClientPolicies) -> [String] {
+            var lines = policies.passcode.isEnabled
+                ? NewPasscode.describe(policies.passcode)
+                : ["No passcode is required: a device secret protects the store."]
+            let blocking = policies.blockWiping
+            if blocking.isEnabled && (blocking.blockAfterDays > 0 || blocking.wipeAfterDays > 0) {
+                var parts: [String] = []
+                if blocking.blockAfterDays > 0 { parts.append("blocked after \(blocking.blockAfterDays) days without server contact") }
+                if blocking.wipeAfterDays > 0 { parts.append("wiped after \(blocking.wipeAfterDays) days") }
+                lines.append("Block and wipe: " + parts.joined(separator: ", ") + ".")
+            } else {
+                lines.append("Block and wipe: off.")
+            }
+            return lines
         }
     }
 }

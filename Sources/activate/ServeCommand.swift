@@ -171,7 +171,7 @@ struct ServeCommand: AsyncParsableCommand {
         let documents = DocumentStore(database: store), codes = CodeStore(database: store, hasher: hasher)
         if let folder, let configs {
             let summary = try await FolderImport.run(folder, source: "\(configs)/discovery.json", documents: documents, codes: codes)
-            logger.notice("imported \(configs): \(summary.documents) documents, \(summary.domains) domains, \(summary.codes) new codes")
+            logger.notice("imported \(configs): \(summary.documents) documents, \(summary.domains) domains, \(summary.codes) new codes, client policies of \(summary.settings) applications")
         }
         let lookups = StoredLookups(documents: documents, codes: codes, logger: logger)
         try await lookups.load()

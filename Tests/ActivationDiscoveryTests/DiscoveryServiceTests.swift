@@ -294,6 +294,63 @@ extension ServerSuites {
             }
         }
 
+        static func settingsTarget(_ appID: String = appID) -> String {
+            "/mobileservices/application/\(appID)/storage/v1/runtime/application/\(appID)/global/mobileservices/settingsExchange"
+        }
+
+        @Test("client policies: set through the admin API, checked with the key path, served by every instance at settingsExchange, audited",
+              arguments: Backend.allCases)
+        func clientPolicies(backend: Backend) async throws {
+            try await withInstances(backend, count: 2) { service in
+                let admin = try service.admin()
+                let other = Instances.port(of: service.urls[1])
+                #expect(try await rawRequest(port: other, Self.settingsTarget())?.status == 404)
+                let invalid = await #expect(throws: ConfigurationError.self) {
+                    try await admin.call(.put, "applications/\(Self.appID)/settings",
+                                         rawBody: Array(#"{"passwordPolicy":{"passwordPolicyIsDigitsOnly":"true","passwordPolicyUpperRequired":"true"}}"#.utf8))
+                }
+                #expect(invalid?.code == .invalidValue)
+                #expect(invalid?.keyPath == "passwordPolicy.passwordPolicyUpperRequired", "\(invalid?.reason ?? "")")
+                let notObject = await #expect(throws: ConfigurationError.self) {
+                    try await admin.call(.put, "applications/\(Self.appID)/settings", rawBody: Array(#"{"blockWipingPolicy":"on"}"#.utf8))
+                }
+                #expect(notObject?.keyPath == "blockWipingPolicy")
+
+                let sent = #"{"passwordPolicy":{"passwordPolicyMinLength":"10","passwordPolicyRetryLimit":"3"},"usagePolicy":{"dataCollectionEnabled":"false"}}"#
+                let stored = try await admin.call(.put, "applications/\(Self.appID)/settings", rawBody: Array(sent.utf8))
+                #expect(stored.objectValue?["sha256"]?.stringValue?.count == 64)
+                // Served by the instance that did not store it, once its cache has seen the change.
+                var served: RawResponse?
+                for _ in 0..<50 {
+                    served = try await rawRequest(port: other, Self.settingsTarget())
+                    if served?.status == 200 { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let body = try #require(served?.body)
+                #expect(served?.status == 200)
+                #expect(served?.header("Content-Type")?.hasPrefix("application/json") == true)
+                let policies = try ClientPolicies(json: Array(body.utf8), source: "served")
+                #expect(policies.passcode.minLength == 10 && policies.passcode.retryLimit == 3)
+                #expect(body.contains("dataCollectionEnabled"), "keys the service does not read are served as given")
+                let got = try await admin.call(.get, "applications/\(Self.appID)/settings")
+                #expect(got.objectValue?["settings"] == policies.document)
+                let apps = try await admin.call(.get, "applications")
+                #expect(apps.objectValue?["applications"]?.arrayValue?.first?.objectValue?["settings"] == .bool(true))
+
+                #expect(try await rawRequest(port: service.port, Self.settingsTarget("com.example.other"))?.status == 404)
+                _ = try await admin.call(.delete, "applications/\(Self.appID)/settings")
+                let gone = await #expect(throws: ConfigurationError.self) { try await admin.call(.get, "applications/\(Self.appID)/settings") }
+                #expect(gone?.code == .notFound)
+
+                let audit = try await admin.call(.get, "audit")
+                let entries = audit.objectValue?["entries"]?.arrayValue?.compactMap(\.objectValue) ?? []
+                let settingsCalls = entries.filter { $0["action"]?.stringValue?.hasPrefix("settings.") == true }
+                    .map { "\($0["action"]?.stringValue ?? "") \($0["outcome"]?.stringValue ?? "")" }
+                #expect(Set(settingsCalls) == ["settings.put invalid-settings", "settings.put ok", "settings.get ok", "settings.delete ok", "settings.get not-found"],
+                        "\(settingsCalls)")
+            }
+        }
+
         @Test("/ready, /metrics and the console: ready with the database, counters by route, the console under a strict policy")
         func operations() async throws {
             try await withInstances(.sqlite) { service in

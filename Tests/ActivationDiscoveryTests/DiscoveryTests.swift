@@ -222,11 +222,29 @@ struct DirectoryTests {
         #expect(error?.reason.hasPrefix("\(folder.path)/bad.json: auth[0].config.oauth2.authorizationEndpoint: missing") == true, "\(error?.reason ?? "")")
     }
 
+    @Test("client policies named by the index are checked at start and served at SAP's settingsExchange path")
+    func settingsFromFolder() async throws {
+        let folder = try ServedFolder(index: #"{"applications":{"com.example.fieldservice":{"settings":"settings.json"}}}"#)
+        try FileIO.write(Array(#"{"passwordPolicy":{"passwordPolicyMinLength":"12","x":"kept"},"logSettings":{"logLevel":"DEBUG"}}"#.utf8),
+                         to: "\(folder.path)/settings.json", replace: false)
+        let directory = try DiscoveryDirectory(folder: folder.path)
+        let served = try #require(await directory.settings(appID: "com.example.fieldservice"))
+        let policies = try ClientPolicies(json: Array(served.utf8), source: "served")
+        #expect(policies.passcode.minLength == 12)
+        #expect(served.contains(#""logLevel":"DEBUG""#) && served.contains(#""x":"kept""#), "unknown keys are served as given")
+        #expect(await directory.settings(appID: "other") == nil)
+
+        try FileIO.write(Array(#"{"passwordPolicy":{"passwordPolicyMinLength":"twelve"}}"#.utf8), to: "\(folder.path)/settings.json", replace: true)
+        let error = #expect(throws: ConfigurationError.self) { try DiscoveryDirectory(folder: folder.path) }
+        #expect(error?.reason.hasPrefix("\(folder.path)/settings.json: passwordPolicy.passwordPolicyMinLength: not a whole number") == true, "\(error?.reason ?? "")")
+    }
+
     @Test("a malformed index names the key", arguments: [
         (#"{"apps":{}}"#, "applications: expected an object of application ids"),
         (#"{"applications":{"a":{"codes":{"1":{"document":"android-basic.json","expires":"soon"}}}}}"#, "applications.a.codes.1.expires: expected an ISO 8601 time"),
         (#"{"applications":{"a":{"domains":{"x.com":"../etc/passwd"}}}}"#, #"applications.a.domains.x.com: "../etc/passwd" must be a file name"#),
         (#"{"applications":{"a":{"domains":{"x.com":"missing.json"}}}}"#, "missing.json: no such file"),
+        (#"{"applications":{"a":{"settings":{"passwordPolicy":{}}}}}"#, "applications.a.settings: expected the file name of a settingsExchange document"),
         (#"{"applications":{"a":{"codes":{"1234-5678":{"document":"android-basic.json"},"12345678":{"document":"android-basic.json"}}}}}"#,
          "the same code as another entry (codes are read without case, dashes and spaces)"),
     ])

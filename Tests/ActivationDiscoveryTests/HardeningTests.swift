@@ -103,6 +103,22 @@ struct TargetTests {
         #expect(DiscoveryRoute(target: target) == .refused(.malformed))
     }
 
+    @Test("the settingsExchange path routes only with the same application id twice")
+    func settingsRoute() {
+        let path = { (first: String, second: String) in
+            "/mobileservices/application/\(first)/storage/v1/runtime/application/\(second)/global/mobileservices/settingsExchange"
+        }
+        #expect(DiscoveryRoute(target: path("com.example.app", "com.example.app")) == .settings(appID: "com.example.app"))
+        #expect(DiscoveryRoute(target: path("com.example.app", "com.example.app") + "?x=1") == .settings(appID: "com.example.app"))
+        #expect(DiscoveryRoute(target: path("a%20b", "a%20b")) == .settings(appID: "a b"))
+        #expect(DiscoveryRoute(target: "/x/.." + path("a", "a")) == .settings(appID: "a"), "routed on the canonical path")
+        #expect(DiscoveryRoute(target: path("a", "b")) == .unknown)
+        #expect(DiscoveryRoute(target: path("a%01", "a%01")) == .unknown)
+        #expect(DiscoveryRoute(target: path("a", "a").replacingOccurrences(of: "/global/", with: "/currentuser/")) == .unknown)
+        #expect(DiscoveryRoute(target: path("a", "a") + "/more") == .unknown)
+        #expect(DiscoveryRoute(target: path("a", "a")).label == "settings")
+    }
+
     @Test("lookup calls parse with raw or encoded quotes, and refuse the rest")
     func lookupCall() {
         let p = Secret.prefix + "getApplicationConfiguration"

@@ -184,6 +184,37 @@ package struct AdminAPI: Sendable {
             }
             return (200, Self.encode(["domain": domain, "document": document]))
 
+        case ["settings"]:
+            call.template = "/admin/v1/applications/{appID}/settings"
+            try expect("GET", "PUT", "DELETE")
+            switch method {
+            case "GET":
+                call.action = "settings.get"
+                guard let stored = try await documents.settings(appID: appID) else {
+                    throw Refusal(status: 404, code: "not-found", message: "the application \(appID) has no client policies")
+                }
+                return (200, try Self.settingsAnswer(appID: appID, json: stored.json, sha256: stored.sha256, updatedAt: stored.updatedAt))
+            case "DELETE":
+                call.action = "settings.delete"
+                guard try await documents.deleteSettings(appID: appID) else {
+                    throw Refusal(status: 404, code: "not-found", message: "the application \(appID) has no client policies")
+                }
+                return (200, Self.encode(["deleted": appID]))
+            default:
+                call.action = "settings.put"
+                let policies: ClientPolicies
+                do {
+                    policies = try ClientPolicies(json: body, source: "settingsExchange")
+                } catch let error as ConfigurationError {
+                    throw Refusal(status: 400, code: "invalid-settings", message: error.message, keyPath: error.keyPath)
+                }
+                let json = JSONWriter.compact(policies.document)
+                try await documents.putSettings(appID: appID, json: json, now: now)
+                let stored = try await documents.settings(appID: appID)
+                call.subject = stored.map { "sha256 \($0.sha256.prefix(12))" }
+                return (200, try Self.settingsAnswer(appID: appID, json: json, sha256: stored?.sha256, updatedAt: now))
+            }
+
         case ["codes"]:
             call.template = "/admin/v1/applications/{appID}/codes"
             try expect("GET", "POST")
@@ -274,6 +305,16 @@ package struct AdminAPI: Sendable {
         var uses: Int
         var expiresAt: Date
         var qrSVG: String?
+    }
+
+    /// `GET`/`PUT …/settings`: the client policies as stored, with their digest and time.
+    static func settingsAnswer(appID: String, json: String, sha256: String?, updatedAt: Date) throws -> String {
+        var answer: ConfigurationObject = [
+            "appID": .string(appID), "updatedAt": .string(updatedAt.formatted(.iso8601)),
+            "settings": try JSONReader(maxBytes: ClientPolicies.maxDocumentBytes).parse(Array(json.utf8), source: "settings"),
+        ]
+        if let sha256 { answer["sha256"] = .string(sha256) }
+        return JSONWriter.compact(.object(answer))
     }
 
     /// A stored document as listed: what `activate inspect` would say about it.

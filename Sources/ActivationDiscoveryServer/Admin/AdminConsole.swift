@@ -56,7 +56,7 @@ enum AdminConsole {
           <p class="hint">The token stays in this tab only and is sent as a header.</p>
         </section>
         <main id="console" hidden>
-          <section><h2>Applications</h2><table id="apps"><thead><tr><th>Application</th><th>Documents</th><th>Domains</th><th>Active codes</th></tr></thead><tbody></tbody></table></section>
+          <section><h2>Applications</h2><table id="apps"><thead><tr><th>Application</th><th>Documents</th><th>Domains</th><th>Active codes</th><th>Client policies</th></tr></thead><tbody></tbody></table></section>
           <div id="app-panel" hidden>
             <h2 id="app-title"></h2>
             <section><h3>Documents</h3><table id="documents"><thead><tr><th>Name</th><th>Host</th><th>Sign-in</th><th>Warnings</th><th>Updated</th></tr></thead><tbody></tbody></table></section>
@@ -72,6 +72,17 @@ enum AdminConsole {
                 <button id="issue" type="submit">Issue</button>
               </form>
               <div id="issued" hidden><p class="warning">These codes are shown only now: hand them out or print this page.</p><ul id="issued-list"></ul></div>
+            </section>
+            <section>
+              <h3>Client policies</h3>
+              <p class="hint">SAP's settingsExchange JSON (passwordPolicy, blockWipingPolicy, …), served to the app at its settingsExchange path.</p>
+              <form id="settings-form">
+                <label for="settings-json">settingsExchange</label>
+                <textarea id="settings-json" rows="12" spellcheck="false" placeholder='{"passwordPolicy": {"passwordPolicyEnabled": "true", "passwordPolicyMinLength": "8"}}'></textarea>
+                <button id="settings-save" type="submit">Save policies</button>
+              </form>
+              <p id="settings-status" class="hint"></p>
+              <button id="settings-delete" type="button" hidden>Remove policies</button>
             </section>
             <section><h3>Codes</h3>
               <label for="code-status">Show</label>
@@ -137,7 +148,7 @@ enum AdminConsole {
 
         async function loadApps() {
           const answer = await call("GET", "applications");
-          const body = fill("apps", answer.applications, ["appID", "documents", "domains", "activeCodes"]);
+          const body = fill("apps", answer.applications, ["appID", "documents", "domains", "activeCodes", a => a.settings ? "yes" : "no"]);
           body.querySelectorAll("tr").forEach((row, index) => {
             const appID = answer.applications[index].appID;
             const link = document.createElement("button");
@@ -166,7 +177,40 @@ enum AdminConsole {
           }
           const domains = (await call("GET", "applications/" + segment(appID) + "/domains")).domains;
           fill("domains", domains, ["domain", "document"]);
+          await loadSettings();
           await loadCodes();
+        }
+
+        async function loadSettings() {
+          const path = "applications/" + segment(currentApp) + "/settings";
+          const response = await fetch(api + path, { headers: { "Authorization": "Bearer " + token(), "Accept": "application/json" },
+                                                      cache: "no-store", credentials: "omit", redirect: "error" });
+          if (response.status === 404) {
+            $("settings-json").value = "";
+            $("settings-status").textContent = "No client policies: onboarding applies SAP's defaults.";
+            $("settings-delete").hidden = true;
+            return;
+          }
+          const answer = await call("GET", path);
+          $("settings-json").value = JSON.stringify(answer.settings, null, 2);
+          $("settings-status").textContent = "Stored " + answer.updatedAt + " (sha256 " + String(answer.sha256 || "").slice(0, 12) + ").";
+          $("settings-delete").hidden = false;
+        }
+
+        async function saveSettings(event) {
+          event.preventDefault();
+          let settings;
+          try { settings = JSON.parse($("settings-json").value); } catch (e) { throw new Error("settingsExchange: not JSON (" + e.message + ")"); }
+          await call("PUT", "applications/" + segment(currentApp) + "/settings", settings);
+          showError("");
+          await loadSettings();
+          await loadApps();
+        }
+
+        async function deleteSettings() {
+          await call("DELETE", "applications/" + segment(currentApp) + "/settings");
+          await loadSettings();
+          await loadApps();
         }
 
         async function loadCodes() {
@@ -261,6 +305,8 @@ enum AdminConsole {
           $("sign-out").addEventListener("click", signOut);
           $("issue-form").addEventListener("submit", e => issue(e).catch(error => showError(error.message)));
           $("code-status").addEventListener("change", () => loadCodes().catch(e => showError(e.message)));
+          $("settings-form").addEventListener("submit", e => saveSettings(e).catch(error => showError(error.message)));
+          $("settings-delete").addEventListener("click", () => deleteSettings().catch(e => showError(e.message)));
           if (token()) signIn();
         });
 
@@ -275,6 +321,7 @@ enum AdminConsole {
         th { font-weight: 600; background: #f5f5f7; }
         form { display: grid; grid-template-columns: max-content minmax(10rem, 24rem); gap: 0.4rem 0.8rem; align-items: center; }
         form button { grid-column: 2; justify-self: start; }
+        textarea { font: 0.85rem ui-monospace, monospace; width: 100%; }
         button { font: inherit; padding: 0.25rem 0.8rem; cursor: pointer; }
         button.app { background: none; border: none; color: #0a58ca; padding: 0; text-decoration: underline; }
         #error { background: #fde8e8; border: 1px solid #e0a0a0; padding: 0.5rem; }

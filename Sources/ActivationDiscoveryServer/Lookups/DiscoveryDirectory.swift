@@ -8,8 +8,12 @@ import Foundation
 /// ```json
 /// {"applications": {"com.example.app": {
 ///     "domains": {"example.com": "example.json"},
-///     "codes": {"12345678": {"document": "example.json", "expires": "2030-01-01T00:00:00Z"}}}}}
+///     "codes": {"12345678": {"document": "example.json", "expires": "2030-01-01T00:00:00Z"}},
+///     "settings": "settings.json"}}}
 /// ```
+///
+/// `settings` names the application's client policies, SAP's `settingsExchange` JSON, served at
+/// its `settingsExchange` path.
 ///
 /// E-mail lookups match the address's domain, then each parent domain (`eu.example.com`, then
 /// `example.com`). Codes match as people type them (`OnboardingCode`: case, dashes, spaces and
@@ -35,6 +39,8 @@ public struct DiscoveryDirectory: Sendable {
         public var domains: [String: Entry] = [:]
         /// Documents by onboarding code, under ``DiscoveryDirectory/codeKey(_:)``.
         public var codes: [String: Entry] = [:]
+        /// The client policies as served (compact JSON), or nil.
+        public var settings: String?
     }
 
     /// The lookups of each application, by application id (the `AppConfigID` without its version).
@@ -105,6 +111,15 @@ public struct DiscoveryDirectory: Sendable {
                     count += 1
                 }
             }
+            if let settings = app["settings"] {
+                let path = "applications.\(appID).settings"
+                guard let name = settings.stringValue, !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
+                    throw fail(path, "expected the file name of a settingsExchange document in \(folder)")
+                }
+                let file = "\(folder)/\(name)"
+                let policies = try ClientPolicies(json: try FileIO.read(file, limit: ClientPolicies.maxDocumentBytes), source: file)
+                application.settings = JSONWriter.compact(policies.document)
+            }
             applications[appID] = application
         }
         if count > Self.maxEntries {
@@ -152,6 +167,10 @@ extension DiscoveryDirectory: LookupService {
 
     package func find(appID: String, code: String, now: Date) async -> LookupAnswer {
         lookup(appID: appID, code: code, now: now).served
+    }
+
+    package func settings(appID: String) async -> String? {
+        applications[appID]?.settings
     }
 }
 

@@ -36,6 +36,8 @@ package protocol LookupService: Sendable {
     func find(appID: String, email: String) async throws -> LookupAnswer
     /// The document for an onboarding code as typed; using it counts one use where uses are counted.
     func find(appID: String, code: String, now: Date) async throws -> LookupAnswer
+    /// The application's client policies (SAP's `settingsExchange` JSON), or nil when it has none.
+    func settings(appID: String) async throws -> String?
     /// Nil when lookups can be answered; else why not (`/ready` answers 503 with it).
     func unreadiness() async -> String?
 }

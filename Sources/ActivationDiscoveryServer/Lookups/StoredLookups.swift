@@ -5,7 +5,7 @@ import Synchronization
 
 /// Lookups answered from the database (`--database sqlite:…` or `postgres://…`).
 ///
-/// E-mail lookups are read-only and answered from a snapshot of documents and domains in memory;
+/// E-mail lookups and client policies are read-only and answered from a snapshot in memory;
 /// ``refresh(every:)`` polls the database's change counter and reloads the snapshot when another
 /// instance (or the admin API) changed something, so a change is served everywhere within one
 /// poll interval plus one reload. Code lookups go to the database every time: each is one atomic
@@ -68,6 +68,10 @@ package final class StoredLookups: LookupService {
         case .revoked: return .gone(.revoked)
         case .notFound: return .notFound("unknown onboarding code")
         }
+    }
+
+    package func settings(appID: String) async throws -> String? {
+        snapshot.withLock { $0.settings[appID] }
     }
 
     package func unreadiness() async -> String? {

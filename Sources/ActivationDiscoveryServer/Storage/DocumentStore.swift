@@ -3,10 +3,10 @@ import Crypto
 import Foundation
 import SQLKit
 
-/// Applications, their configuration documents and e-mail domains in the database.
+/// Applications, their configuration documents, e-mail domains and client policies in the database.
 ///
 /// Every change bumps the `changes` counter in the same transaction, so that each instance's
-/// cache of documents and domains (``StoredLookups``) sees it at its next poll.
+/// cache of documents, domains and policies (``StoredLookups``) sees it at its next poll.
 package struct DocumentStore: Sendable {
     package let database: any DiscoveryDatabase
 
@@ -57,21 +57,64 @@ package struct DocumentStore: Sendable {
         }
     }
 
-    /// The change counter: it grows with every change of documents or domains.
+    /// Creates or replaces the client policies of `appID` (and the application, if new). `json`
+    /// must already have been read as `ClientPolicies`: this stores, it does not judge.
+    package func putSettings(appID: String, json: String, now: Date = Date()) async throws {
+        let at = Milliseconds.from(now)
+        let digest = Hex.encode(SHA256.hash(data: Array(json.utf8)))
+        try await database.withTransaction { sql in
+            try await sql.raw("INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) ON CONFLICT (app_id) DO NOTHING").run()
+            try await sql.raw("""
+                INSERT INTO settings (app_id, json, sha256, updated_at) VALUES (\(bind: appID), \(bind: json), \(bind: digest), \(bind: at))
+                ON CONFLICT (app_id) DO UPDATE SET json = excluded.json, sha256 = excluded.sha256, updated_at = excluded.updated_at
+                """).run()
+            try await Self.bumpVersion(sql)
+        }
+    }
+
+    /// The client policies of `appID` as stored, if it has any.
+    package func settings(appID: String) async throws -> StoredSettings? {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT json, sha256, updated_at FROM settings WHERE app_id = \(bind: appID)").first().map { row in
+                StoredSettings(json: try row.decode(column: "json", as: String.self), sha256: try row.decode(column: "sha256", as: String.self),
+                               updatedAt: Milliseconds.date(try row.decode(column: "updated_at", as: Int64.self)))
+            }
+        }
+    }
+
+    /// Removes the client policies of `appID`; `false` when it had none.
+    package func deleteSettings(appID: String) async throws -> Bool {
+        try await database.withTransaction { sql in
+            let removed = try await sql.raw("DELETE FROM settings WHERE app_id = \(bind: appID) RETURNING app_id").first() != nil
+            if removed { try await Self.bumpVersion(sql) }
+            return removed
+        }
+    }
+
+    /// An application's client policies as stored.
+    package struct StoredSettings: Sendable, Hashable {
+        package var json: String
+        package var sha256: String
+        package var updatedAt: Date
+    }
+
+    /// The change counter: it grows with every change of documents, domains or client policies.
     package func version() async throws -> Int64 {
         try await database.withConnection { sql in
             try await Self.version(sql)
         }
     }
 
-    /// What e-mail and code lookups need: every document's JSON and every domain's document, by
-    /// application; read in one transaction with the change counter they belong to.
+    /// What lookups and policy requests need: every document's JSON, every domain's document and
+    /// every application's client policies, by application; read in one transaction with the change counter they belong to.
     package struct Snapshot: Sendable {
         package var version: Int64 = -1
         /// Document JSON by application, then by document name.
         package var documents: [String: [String: String]] = [:]
         /// Document JSON by application, then by lower-case domain.
         package var domains: [String: [String: String]] = [:]
+        /// Client policies (settingsExchange JSON) by application.
+        package var settings: [String: String] = [:]
     }
 
     package func snapshot() async throws -> Snapshot {
@@ -86,6 +129,9 @@ package struct DocumentStore: Sendable {
                 let appID = try row.decode(column: "app_id", as: String.self)
                 snapshot.domains[appID, default: [:]][try row.decode(column: "domain", as: String.self)] =
                     snapshot.documents[appID]?[try row.decode(column: "document", as: String.self)]
+            }
+            for row in try await sql.raw("SELECT app_id, json FROM settings").all() {
+                snapshot.settings[try row.decode(column: "app_id", as: String.self)] = try row.decode(column: "json", as: String.self)
             }
             return snapshot
         }
@@ -105,6 +151,8 @@ package struct DocumentStore: Sendable {
         package var documents: Int
         package var domains: Int
         package var activeCodes: Int
+        /// Whether the application has client policies.
+        package var settings: Bool
     }
 
     /// Every application, by id, with its counts; active codes are those that can still be used.
@@ -115,11 +163,13 @@ package struct DocumentStore: Sendable {
                 SELECT a.app_id,
                   (SELECT COUNT(*) FROM documents d WHERE d.app_id = a.app_id) AS documents,
                   (SELECT COUNT(*) FROM domains m WHERE m.app_id = a.app_id) AS domains,
-                  (SELECT COUNT(*) FROM codes c WHERE c.app_id = a.app_id AND \(CodeStore.Status.active.condition(at: at))) AS active_codes
+                  (SELECT COUNT(*) FROM codes c WHERE c.app_id = a.app_id AND \(CodeStore.Status.active.condition(at: at))) AS active_codes,
+                  (SELECT COUNT(*) FROM settings s WHERE s.app_id = a.app_id) AS settings
                 FROM applications a ORDER BY a.app_id
                 """).all().map { row in
                 ApplicationSummary(appID: try row.decode(column: "app_id", as: String.self), documents: try row.decode(column: "documents", as: Int.self),
-                                   domains: try row.decode(column: "domains", as: Int.self), activeCodes: try row.decode(column: "active_codes", as: Int.self))
+                                   domains: try row.decode(column: "domains", as: Int.self), activeCodes: try row.decode(column: "active_codes", as: Int.self),
+                                   settings: try row.decode(column: "settings", as: Int.self) > 0)
             }
         }
     }

@@ -11,11 +11,11 @@ package enum FolderImport {
 
     /// What an import did.
     package struct Summary: Sendable, Equatable {
-        package var documents = 0, domains = 0, codes = 0
+        package var documents = 0, domains = 0, codes = 0, settings = 0
     }
 
-    /// Copies `directory` into the stores: documents are replaced, domains remapped, codes added
-    /// when their hash is new (so a restart keeps what was used of them).
+    /// Copies `directory` into the stores: documents and client policies are replaced, domains
+    /// remapped, codes added when their hash is new (so a restart keeps what was used of them).
     ///
     /// - Throws: `ConfigurationError` (`invalidValue`) naming the code in `source` that is no
     ///   Base32 or digit code: the database keeps only codes it can hash canonically.
@@ -45,6 +45,10 @@ package enum FolderImport {
                                               uses: importedCodeUses, expires: expires, now: now) {
                     summary.codes += 1
                 }
+            }
+            if let settings = application.settings {
+                try await documents.putSettings(appID: appID, json: settings, now: now)
+                summary.settings += 1
             }
         }
         return summary

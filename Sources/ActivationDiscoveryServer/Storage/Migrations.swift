@@ -58,6 +58,15 @@ package enum DiscoverySchema {
             }
             return statements
         },
+        Migration(version: 3, name: "client policies") { _ in
+            [
+                // An application's settingsExchange document, as checked and served.
+                """
+                CREATE TABLE settings (app_id TEXT PRIMARY KEY REFERENCES applications (app_id), json TEXT NOT NULL,
+                  sha256 TEXT NOT NULL, updated_at BIGINT NOT NULL)
+                """,
+            ]
+        },
     ]
 
     /// Brings `database` to the newest schema in one transaction (several instances may start at
