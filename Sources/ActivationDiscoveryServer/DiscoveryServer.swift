@@ -69,6 +69,9 @@ public struct DiscoveryServer: Sendable {
             self.admin = admin
             self.admin?.guessing = guessing
             self.admin?.metrics = metrics
+            // A change is served by this instance as soon as the admin API acknowledges it; a
+            // failed reload leaves it to the next poll.
+            self.admin?.afterChange = { try? await lookups.reload() }
             self.background = background
         }
     }

@@ -126,7 +126,7 @@ struct DiscoveryServiceCLITests {
         #expect(badURL.status == 2 && badURL.stderr.contains("expected sqlite:PATH, postgres://user@host/db or none"), "\(badURL.stderr)")
     }
 
-    @Test("the console in headless Chromium: a wrong token refused; sign in, issue a code shown once with its QR, a <script> label as text, revoke; the lookup then answers 410; no request leaves the origin")
+    @Test("the console in headless Chromium: a wrong token refused; sign in, issue a code shown once with its QR, a <script> label as text, revoke; the lookup then answers 410; client policies refused with their key path, then stored and served; no request leaves the origin")
     func console() async throws {
         let python = SourceTree.path(".build/interop-venv/bin/python")
         #expect(FileManager.default.isExecutableFile(atPath: python) && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
@@ -140,6 +140,7 @@ struct DiscoveryServiceCLITests {
         let summary = try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any]
         #expect(summary?["lookupStatus"] as? Int == 410)
         #expect(summary?["foreignRequests"] as? Int == 0)
+        #expect(summary?["settingsServed"] as? Bool == true)
         let code = try #require(summary?["code"] as? String)
         let revoked = try await onboard(server, code: code, store: "console/configuration.json")
         #expect(revoked.stderr.contains("was revoked"), "\(revoked.stderr)")

@@ -4,7 +4,9 @@ Usage: console_test.py BASE_URL TOKEN APP_ID DOCUMENT
 
 Signs in with a wrong token (refused), then the right one; issues a code labelled
 <script>alert(1)</script> and checks it is shown once, with its QR, and the label as text; reloads
-(the code is gone from the page); revokes it; checks the lookup then answers 410 revoked and that
+(the code is gone from the page); revokes it; checks the lookup then answers 410 revoked. Then sets
+the application's client policies: a contradictory policy is refused with its key path, a valid one
+(with a hostile unknown value) is stored and served at SAP's settingsExchange path. Last, checks that
 the page asked nothing of another origin and broke no Content-Security-Policy rule.
 Prints a JSON summary on stdout; exits 1 with the reason on the first failed check.
 """
@@ -110,6 +112,32 @@ def main():
             answer = json.loads(error.read())
             check(error.code == 410 and answer["error"]["code"] == "revoked", "the lookup answers 410 revoked: %s %r" % (error.code, answer))
             summary["lookupStatus"] = error.code
+
+        # Client policies: none yet; a contradictory policy names its key; a valid one is served.
+        status = wait.until(lambda d: d.find_element(By.ID, "settings-status").text or None)
+        check("No client policies" in status, "the console says there are no client policies yet: %r" % status)
+        editor = driver.find_element(By.ID, "settings-json")
+        editor.clear()
+        editor.send_keys('{"passwordPolicy": {"passwordPolicyIsDigitsOnly": "true", "passwordPolicyUpperRequired": "true"}}')
+        driver.find_element(By.ID, "settings-save").click()
+        wait.until(lambda d: "passwordPolicyUpperRequired" in d.find_element(By.ID, "error").text)
+        check(driver.find_element(By.ID, "error").text.startswith("passwordPolicy.passwordPolicyUpperRequired: "),
+              "a refused policy names its key path: %r" % driver.find_element(By.ID, "error").text)
+        policies = {"passwordPolicy": {"passwordPolicyMinLength": "12", "passwordPolicyRetryLimit": "5"},
+                    "logSettings": {"logLevel": LABEL}}
+        editor.clear()
+        editor.send_keys(json.dumps(policies))
+        driver.find_element(By.ID, "settings-save").click()
+        wait.until(lambda d: d.find_element(By.ID, "settings-status").text.startswith("Stored "))
+        check(not driver.find_element(By.ID, "error").is_displayed(), "a valid policy clears the error")
+        check(LABEL in driver.find_element(By.ID, "settings-json").get_attribute("value"), "the stored policies are shown as text")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "script")) == 1, "no script element was added by a policy value")
+        served_url = "%s/mobileservices/application/%s/storage/v1/runtime/application/%s/global/mobileservices/settingsExchange" % (
+            base, urllib.parse.quote(app_id), urllib.parse.quote(app_id))
+        with urllib.request.urlopen(served_url, timeout=10) as response:
+            served = json.loads(response.read())
+        check(served == policies, "the policies are served as stored: %r" % served)
+        summary["settingsServed"] = True
 
         # Nothing was asked of another origin, and no policy rule was broken.
         urls = []

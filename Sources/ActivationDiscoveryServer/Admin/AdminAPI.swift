@@ -20,6 +20,10 @@ package struct AdminAPI: Sendable {
     package var guessing: GuessingLimits?
     /// Counts the codes issued (set by the server).
     package var metrics: ServiceMetrics?
+    /// Runs after each call that changed something, before it is answered: the serving instance
+    /// reloads what it serves, so that a change is served here as soon as it is acknowledged
+    /// (other instances see it at their next poll).
+    package var afterChange: (@Sendable () async -> Void)?
 
     package init(tokens: AdminTokens, documents: DocumentStore, codes: CodeStore, audit: AuditLog, recognizer: PayloadRecognizer,
                  codeStyle: OnboardingCode.Style = .standard, qrSVG: (@Sendable (String) -> String?)? = nil) {
@@ -82,6 +86,7 @@ package struct AdminAPI: Sendable {
         let answer: Answer, outcome: String
         do {
             let (status, json) = try await route(method: method, segments: segments, query: query, body: body, now: now, call: &call)
+            if method != "GET" { await afterChange?() }
             (answer, outcome) = (Answer(status: status, json: json, template: call.template), "ok")
         } catch let refusal as Refusal {
             answer = Answer(status: refusal.status, json: Self.errorJSON(refusal.code, refusal.message, keyPath: refusal.keyPath), template: call.template)

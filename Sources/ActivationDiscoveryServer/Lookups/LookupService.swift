@@ -40,10 +40,13 @@ package protocol LookupService: Sendable {
     func settings(appID: String) async throws -> String?
     /// Nil when lookups can be answered; else why not (`/ready` answers 503 with it).
     func unreadiness() async -> String?
+    /// Reads what is served again after a change through the admin API.
+    func reload() async throws
 }
 
 extension LookupService {
     package func unreadiness() async -> String? { nil }
+    package func reload() async throws {}
 }
 
 /// The e-mail domain walk every lookup source shares.

@@ -23,6 +23,10 @@ package final class StoredLookups: LookupService {
         self.logger = logger
     }
 
+    package func reload() async throws {
+        try await load()
+    }
+
     /// Reads the snapshot now.
     package func load() async throws {
         let fresh = try await documents.snapshot()
