@@ -21,7 +21,7 @@ struct OnboardCommand: AsyncParsableCommand {
 
             The summary ("You will be connected to: …") is shown and, on a terminal, confirmed (--yes skips the question). An existing configuration is replaced only with --force.
 
-            The configuration goes into the secure store: an age file (mode 0600) at $XDG_CONFIG_HOME/activate/store.age (or ~/.config/activate/store.age), or --store PATH, encrypted under a passcode that must meet the passcode policy (--policy FILE, SAP's settingsExchange JSON; else SAP's defaults: at least 8 characters, 10 tries). The policy is shown, then the passcode is asked twice on the terminal, or read from --passcode-fd N or --passcode-file FILE (never from the command line). --no-passcode protects the store with a device secret instead, where the policy allows it. The credentials the configuration signs in with (basic: user name and password; an API key) are asked on the terminal too, or read from --credentials-file FILE or --credentials-fd N as {"user": "…", "password": "…"} or {"apiKey": "…"}. A plaintext configuration of an earlier version is moved into the secure store.
+            The configuration goes into the secure store: an age file (mode 0600) at $XDG_CONFIG_HOME/activate/store.age (or ~/.config/activate/store.age), or --store PATH, encrypted under a passcode that must meet the passcode policy of the client policies. These come from --policy FILE (SAP's settingsExchange JSON); else from the discovery service (--discovery), then from the configuration's server (with the credentials below), both at SAP's settingsExchange path; when neither has them, or with --offline, SAP's defaults apply (at least 8 characters, 10 tries), and each reason is told. The policy is shown, then the passcode is asked twice on the terminal, or read from --passcode-fd N or --passcode-file FILE (never from the command line). --no-passcode protects the store with a device secret instead, where the policy allows it. The credentials the configuration signs in with (basic: user name and password; an API key) are asked on the terminal too, or read from --credentials-file FILE or --credentials-fd N as {"user": "…", "password": "…"} or {"apiKey": "…"}. A plaintext configuration of an earlier version is moved into the secure store.
 
             --discovery must be https; an explicitly given http URL is accepted only for a loopback address (a local test server).
 
@@ -55,6 +55,7 @@ struct OnboardCommand: AsyncParsableCommand {
     @OptionGroup(title: "The secure store") var passcode: PasscodeOptions
     @Flag(name: .customLong("no-passcode"), help: "Protect the store with a device secret instead of a passcode (only where the policy allows it).")
     var noPasscode = false
+    @Flag(help: "Ask no server for client policies: --policy FILE or SAP's defaults apply.") var offline = false
     @OptionGroup(title: "The secure store") var credentials: CredentialOptions
     @Flag(help: "Do not ask for confirmation.") var yes = false
     @Flag(help: "Replace a configuration that is already stored.") var force = false
@@ -85,10 +86,7 @@ struct OnboardCommand: AsyncParsableCommand {
         do {
             recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
             policies = try policyOptions.policies()
-            if noPasscode && !policies.passcode.allowsNoPasscode {
-                throw ConfigurationError(.passcodeRequired, source: policyOptions.policyFile,
-                                         "--no-passcode: the passcode policy requires a passcode (passwordPolicyDefaultPasswordAllowed is not \"true\")")
-            }
+            try refuseNoPasscode(under: policies, from: nil)
             if !force { try refuseIfOnboarded(location, policies: policies) }
         } catch let error as ConfigurationError {
             Console.report(error)
@@ -129,8 +127,19 @@ struct OnboardCommand: AsyncParsableCommand {
                                          signature: found.signature, signatureProof: found.signatureProof)
         let store: SecureStore
         do {
-            let contents = SecureStoreContents(configuration: record, credentials: try credentials.obtain(for: found.document),
-                                               clientPolicies: policies, lastServerContact: Date())
+            let given = try credentials.obtain(for: found.document)
+            var policies = policies, source: String?
+            if !policyOptions.isGiven && !offline {
+                let sources = ServerPolicies.sources(discovery: discovery, document: found.document)
+                if let fetched = try await ServerPolicies.fetch(from: sources, appID: found.document.appID, credentials: given) {
+                    (policies, source) = fetched
+                } else {
+                    Console.note("SAP's default client policies apply (--policy FILE gives others).")
+                }
+            }
+            try refuseNoPasscode(under: policies, from: source)
+            let contents = SecureStoreContents(configuration: record, credentials: given, clientPolicies: policies, clientPoliciesSource: source,
+                                               lastServerContact: Date())
             let secret = try newPasscode(policies)
             let plaintext = location.plaintextStore()
             // The existence check above was early feedback; this one is atomic with the write,
@@ -146,6 +155,13 @@ struct OnboardCommand: AsyncParsableCommand {
         }
         if json, let output = store.contents.report(report) { Console.raw(JSONOutput.encode(output) + "\n") }
         Console.note("stored in \(location.path), encrypted under \(store.contents.protection == .passcode ? "your passcode" : "a device secret only (the policy allows no passcode)")")
+    }
+
+    /// Refuses --no-passcode where the policies (from `source`, a server's URL, else --policy) require a passcode.
+    func refuseNoPasscode(under policies: ClientPolicies, from source: String?) throws {
+        guard noPasscode && !policies.passcode.allowsNoPasscode else { return }
+        throw ConfigurationError(.passcodeRequired, source: source ?? policyOptions.policyFile,
+                                 "--no-passcode: the passcode policy requires a passcode (passwordPolicyDefaultPasswordAllowed is not \"true\")")
     }
 
     /// Refuses to onboard over an existing store (early feedback; the write checks again). A

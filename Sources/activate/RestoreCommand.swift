@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationDiscovery
 import ActivationSecureStore
 import ArgumentParser
 import Foundation
@@ -6,11 +7,13 @@ import Foundation
 struct RestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
-        abstract: "Open the secure store and show the stored configuration (no network).",
+        abstract: "Open the secure store and show the stored configuration (no network unless --refresh).",
         discussion: """
             The store opens with the key kept in the kernel keyring since the last unlock (for the policy's lock timeout; `activate lock` forgets it), with its device secret when the policy allowed a store without a passcode (said plainly), or with the passcode: asked on the terminal, or read from --passcode-fd N or --passcode-file FILE. After each wrong passcode the tries left are shown; at the policy's retry limit the store is deleted. An expired passcode must be changed first (`activate passcode change`); after the policy's days without contact with the server the store is blocked, then deleted.
 
             The stored configuration is then checked again, as onboarding checked it: every URL against the security policy (https, no IP address, --allow-host), and a recorded signature is verified again from the signed code kept in the store (with --public-key, the key must be one of those given). Stored secrets (passwords, API keys) are shown only with --show-secrets.
+
+            --refresh asks the server the client policies came from at onboarding (the discovery service, or the configuration's server with the stored credentials) for the current ones, stores them and records the contact. That contact is what the block-and-wipe policy counts from: a blocked store opens again once a refresh succeeds.
 
             A plaintext configuration of an earlier version is moved into a new secure store first (a new passcode is asked, under --policy FILE or SAP's defaults).
 
@@ -20,6 +23,7 @@ struct RestoreCommand: AsyncParsableCommand {
 
     @Flag(help: "Print the stored configuration as JSON (README, \"restore --json\").") var json = false
     @Flag(name: .customLong("show-secrets"), help: "Show the stored password and API key.") var showSecrets = false
+    @Flag(help: "Ask the server for the current client policies and record the contact.") var refresh = false
     @OptionGroup(title: "The secure store") var storeOptions: StoreOptions
     @OptionGroup(title: "The secure store") var passcode: PasscodeOptions
     @OptionGroup(title: "The secure store") var policyOptions: ClientPolicyOptions
@@ -33,10 +37,11 @@ struct RestoreCommand: AsyncParsableCommand {
         let report: ActivationReport
         do {
             let migrated = try migratePlaintextStore(location)
-            guard let opened = try migrated ?? StoreAccess.open(location, passcode: passcode) else {
+            guard var opened = try migrated ?? StoreAccess.open(location, passcode: passcode, allowBlocked: refresh) else {
                 Console.report("nothing is onboarded (no store at \(location.path)); run `activate onboard`")
                 throw ExitCode(ExitStatus.notOnboarded)
             }
+            if refresh { try await refreshPolicies(&opened) }
             store = opened
             if store.unlockedWith == .deviceSecret {
                 Console.note("this store is protected by a device secret only, not a passcode: the passcode policy allows that")
@@ -70,6 +75,33 @@ struct RestoreCommand: AsyncParsableCommand {
             }
         }
         Console.print(lines: lines)
+    }
+
+    /// Asks the server the policies came from for the current ones; on success stores them and
+    /// records the contact. A failure leaves the stored policies in force, and a blocked store blocked.
+    func refreshPolicies(_ store: inout SecureStore) async throws {
+        let path = store.location.path
+        guard let recorded = store.contents.clientPoliciesSource else {
+            throw ConfigurationError(.notFound, source: path,
+                                     "--refresh: the client policies did not come from a server (onboarding used --policy, --offline or SAP's defaults); run `activate onboard --force` to ask one")
+        }
+        let document = store.contents.configuration?.document
+        let source = ServerPolicies.source(recorded: recorded, document: document)
+        let fetched = try await ServerPolicies.fetch(from: [source], appID: document?.appID, credentials: store.contents.credentials)
+        guard let (policies, _) = fetched else {
+            if store.isBlocked() {
+                throw ConfigurationError(.storeBlocked, source: path, "the server could not be asked, so the store stays blocked; try again when it can be reached")
+            }
+            Console.note("The stored client policies stay in force.")
+            return
+        }
+        let changed = policies != store.contents.clientPolicies
+        store.contents.clientPolicies = policies
+        try store.recordServerContact()
+        Console.note(changed ? "The new client policies are stored; contact recorded." : "The client policies are unchanged; contact recorded.")
+        if store.contents.protection == .deviceSecret && !policies.passcode.allowsNoPasscode {
+            Console.note("The passcode policy now requires a passcode: set one with `activate passcode change`.")
+        }
     }
 
     /// Moves a plaintext configuration of an earlier version into a new secure store, telling

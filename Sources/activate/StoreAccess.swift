@@ -19,6 +19,9 @@ struct ClientPolicyOptions: ParsableArguments {
             completion: .file())
     var policyFile: String?
 
+    /// Whether --policy was given.
+    var isGiven: Bool { policyFile != nil }
+
     @OptionGroup var workFactorOption: WorkFactorOption
     var workFactor: Int { workFactorOption.workFactor }
 
@@ -59,8 +62,8 @@ enum StoreAccess {
     /// The opened store, or `nil` when there is none. Wrong passcodes on the terminal are reported
     /// (with the tries left) and asked again; everything else is thrown.
     static func open(_ location: SecureStoreLocation, passcode options: PasscodeOptions, useKeyring: Bool = true,
-                     allowExpiredPasscode: Bool = false) throws -> SecureStore? {
-        let openOptions = SecureStore.OpenOptions(useKeyring: useKeyring, allowExpiredPasscode: allowExpiredPasscode)
+                     allowExpiredPasscode: Bool = false, allowBlocked: Bool = false) throws -> SecureStore? {
+        let openOptions = SecureStore.OpenOptions(useKeyring: useKeyring, allowExpiredPasscode: allowExpiredPasscode, allowBlocked: allowBlocked)
         if options.isGiven {
             return try SecureStore.open(at: location, passcode: try options.given(), options: openOptions)
         }

@@ -102,6 +102,47 @@ struct DiscoveryServiceCLITests {
         }
     }
 
+    @Test("client policies: settings put checks the file (key path named), get prints what onboarding reads, delete; onboard --code applies them")
+    func clientPolicies() async throws {
+        let server = try serve()
+        defer { _ = server.stop() }
+        #expect(try await discovery(server, ["documents", "put", "--app-id", Self.appID, "--name", "basic.json", "\(configs)/android-basic.json"]).status == 0)
+        let bad = directory.file("bad-settings.json")
+        try Data(#"{"passwordPolicy": {"passwordPolicyIsDigitsOnly": "true", "passwordPolicyMinUniqueChars": "11"}}"#.utf8).write(to: URL(fileURLWithPath: bad))
+        let refused = try await discovery(server, ["settings", "put", "--app-id", Self.appID, bad])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("\(bad): passwordPolicy.passwordPolicyMinUniqueChars: asks for 11 different characters"), "\(refused.stderr)")
+
+        // The CLI's test passcode has 15 characters: a policy of 16 refuses it, one of 12 takes it.
+        let settings = directory.file("settings.json")
+        try Data(#"{"passwordPolicy": {"passwordPolicyMinLength": "16"}, "logSettings": {"logLevel": "DEBUG"}}"#.utf8).write(to: URL(fileURLWithPath: settings))
+        let put = try await discovery(server, ["settings", "put", "--app-id", Self.appID, settings])
+        #expect(put.status == 0, "\(put.stderr)")
+        #expect(put.text.hasPrefix("stored the client policies of \(Self.appID)\nPasscode policy: at least 16 characters."), "\(put.text)")
+        let apps = try await discovery(server, ["applications"])
+        #expect(apps.text.contains("POLICIES") && apps.text.split(separator: "\n").last?.hasSuffix("yes") == true, "\(apps.text)")
+        let codes = try await discovery(server, ["codes", "create", "--app-id", Self.appID, "--document", "basic.json", "--count", "2", "--uses", "2"])
+        let code = try #require(codes.text.split(separator: "\n").compactMap { line in line.split(separator: " ").first { $0.count == 14 } }.first)
+        let tooShort = try await onboard(server, code: String(code), store: "short/store.age")
+        #expect(tooShort.status == 2 && tooShort.stderr.contains("at least 16 characters"), "\(tooShort.stderr)")
+        #expect(tooShort.stderr.contains("Client policies from \(server.url)/mobileservices/application/\(Self.appID)/"), "\(tooShort.stderr)")
+
+        try Data(#"{"passwordPolicy": {"passwordPolicyMinLength": "12"}}"#.utf8).write(to: URL(fileURLWithPath: settings))
+        #expect(try await discovery(server, ["settings", "put", "--app-id", Self.appID, settings]).status == 0)
+        let got = try await discovery(server, ["settings", "get", "--app-id", Self.appID])
+        #expect(got.status == 0)
+        #expect(try JSONSerialization.jsonObject(with: Data(got.stdout)) as? [String: [String: String]] == ["passwordPolicy": ["passwordPolicyMinLength": "12"]])
+        let onboarded = try await onboard(server, code: String(code), store: "ok/store.age")
+        #expect(onboarded.status == 0, "\(onboarded.stderr)")
+
+        #expect(try await discovery(server, ["settings", "delete", "--app-id", Self.appID]).text == "removed the client policies of \(Self.appID)\n")
+        let none = try await discovery(server, ["settings", "get", "--app-id", Self.appID])
+        #expect(none.status == 2 && none.stderr.contains("has no client policies"), "\(none.stderr)")
+        let audit = try await discovery(server, ["audit"])
+        #expect(audit.text.contains("settings.put") && audit.text.contains("settings.delete") && audit.text.contains("invalid-settings") == false,
+                "the file was refused here, before the service was asked: \(audit.text)")
+    }
+
     @Test("bad tokens, servers and folders: clear errors and exit codes")
     func refusals() async throws {
         let server = try serve()

@@ -221,6 +221,33 @@ struct SecureStoreTests {
         #expect(!FileManager.default.fileExists(atPath: folder.location.path))
     }
 
+    @Test("a blocked store opens for a server contact only when asked, and a recorded contact unblocks it")
+    func blockedUntilContact() throws {
+        let folder = try StoreFolder()
+        var store = try make(folder, try policies([:], blockWiping: ["blockWipeEnabled": "true", "blockDisconnectedPeriod": "7", "wipeDisconnectedPeriod": "30"]))
+        let contact = Date().addingTimeInterval(-8 * 86_400)
+        try store.recordServerContact(at: contact)
+        expectError(.storeBlocked) { try open(folder, Self.passcode) }
+        var blocked = try #require(try SecureStore.open(at: folder.location, passcode: Self.passcode, options: .init(useKeyring: false, allowBlocked: true)))
+        #expect(blocked.isBlocked())
+        try blocked.recordServerContact()
+        #expect(!blocked.isBlocked())
+        #expect(try open(folder, Self.passcode) != nil)
+        // The wipe period holds even for an opener that allows blocking.
+        try blocked.recordServerContact(at: Date().addingTimeInterval(-31 * 86_400))
+        expectError(.storeWiped) { try SecureStore.open(at: folder.location, passcode: Self.passcode, options: .init(useKeyring: false, allowBlocked: true)) }
+    }
+
+    @Test("new client policies saved into the store govern the next unlock: the state beside it follows them")
+    func policiesChangeOnSave() throws {
+        let folder = try StoreFolder()
+        var store = try make(folder, try policies(["passwordPolicyRetryLimit": "5"]))
+        store.contents.clientPolicies = try policies(["passwordPolicyRetryLimit": "2"])
+        try store.save()
+        expectError(.wrongPasscode, containing: "1 try left: one more wrong passcode deletes the store") { try open(folder, Passcode("Wrong-passcode")) }
+        expectError(.storeWiped) { try open(folder, Passcode("Wrong-passcode")) }
+    }
+
     @Test("every byte flipped and every length cut is refused, counts no try, and leaves the file as it was")
     func damage() throws {
         let folder = try StoreFolder()

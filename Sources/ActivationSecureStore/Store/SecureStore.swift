@@ -159,13 +159,18 @@ public struct SecureStore: Sendable {
         public var useKeyring = true
         /// Open even when the passcode has expired (to change it).
         public var allowExpiredPasscode = false
+        /// Open even when the block-and-wipe policy blocks the store, so that the caller can
+        /// contact the server and ``recordServerContact(at:)``; until then ``SecureStore/isBlocked(now:)`` is true
+        /// and the contents must not be used. The wipe period still applies.
+        public var allowBlocked = false
         /// The time the policies are judged at.
         public var now = Date()
 
         /// The defaults: the keyring is used, an expired passcode is refused.
-        public init(useKeyring: Bool = true, allowExpiredPasscode: Bool = false, now: Date = Date()) {
+        public init(useKeyring: Bool = true, allowExpiredPasscode: Bool = false, allowBlocked: Bool = false, now: Date = Date()) {
             self.useKeyring = useKeyring
             self.allowExpiredPasscode = allowExpiredPasscode
+            self.allowBlocked = allowBlocked
             self.now = now
         }
     }
@@ -270,6 +275,7 @@ public struct SecureStore: Sendable {
         if let lastContact = contents.lastServerContact {
             switch contents.clientPolicies.blockWiping.verdict(lastContact: lastContact, now: options.now) {
             case .open: break
+            case .block where options.allowBlocked: break
             case .block(let days):
                 throw ConfigurationError(.storeBlocked, source: location.path,
                                          "no contact with the server for \(days) days: the block-and-wipe policy blocks the store after \(contents.clientPolicies.blockWiping.blockAfterDays)")
@@ -287,7 +293,8 @@ public struct SecureStore: Sendable {
 
     // MARK: Changing
 
-    /// Writes ``contents`` back to the store (a new payload under the same key; the passcode is unchanged).
+    /// Writes ``contents`` back to the store (a new payload under the same key; the passcode is
+    /// unchanged). The state beside it follows the client policies in ``contents``.
     ///
     /// - Throws: `ConfigurationError`: `storeChanged` when another process wrote or deleted the
     ///   store since this value read it (open it again), `inputTooLarge` when the contents would
@@ -298,7 +305,20 @@ public struct SecureStore: Sendable {
             let file = header.bytes + (try AgeFormat.encryptPayload(try Self.sealable(contents, location), fileKey: fileKey))
             try FileIO.write(file, to: location.path, replace: true, mode: 0o600)
             fileDigest = Array(SHA256.hash(data: file))
+            // The retry limit and lock timeout are read before the store opens: new policies must be there too.
+            let current = try Self.readState(location)
+            var synced = StoreState(policies: contents.clientPolicies, protection: contents.protection, headers: [header])
+            synced.failedAttempts = current?.failedAttempts ?? 0
+            if current != synced { try Self.writeState(synced, at: location) }
         }
+    }
+
+    /// Whether the block-and-wipe policy blocks the store at `now` (opened with
+    /// `OpenOptions.allowBlocked`): the server must be contacted first.
+    public func isBlocked(now: Date = Date()) -> Bool {
+        guard let lastContact = contents.lastServerContact,
+              case .block = contents.clientPolicies.blockWiping.verdict(lastContact: lastContact, now: now) else { return false }
+        return true
     }
 
     /// Records a successful contact with the server now (for the block-and-wipe policy) and saves.

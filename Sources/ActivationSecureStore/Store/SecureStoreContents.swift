@@ -102,7 +102,8 @@ public struct StoredCredentials: Sendable, Hashable, CustomStringConvertible {
 /// {"format": "activate-secure-store", "version": 1, "protection": "passcode",
 ///  "passcodeChangedAt": "2026-11-26T10:00:00Z", "lastServerContact": "2026-11-26T10:00:00Z",
 ///  "configuration": {…the stored configuration…}, "credentials": {"user": "…", "password": "…"},
-///  "clientPolicies": {…settingsExchange…}, "values": {"my.key": …}}
+///  "clientPolicies": {…settingsExchange…}, "clientPoliciesFrom": "https://mobile.example.com",
+///  "values": {"my.key": …}}
 /// ```
 ///
 /// Only `format` and `version` are required; a missing policy is SAP's default.
@@ -113,6 +114,9 @@ public struct SecureStoreContents: Sendable, Hashable {
     public var credentials: StoredCredentials
     /// The client policies in force.
     public var clientPolicies: ClientPolicies
+    /// The base URL of the server the client policies came from, asked again to refresh them;
+    /// nil when they came from a file or are SAP's defaults.
+    public var clientPoliciesSource: String?
     /// How the file key is protected.
     public var protection: StoreProtection
     /// When the passcode was set; `nil` when unknown (a store written by `age -p`), which starts
@@ -125,11 +129,12 @@ public struct SecureStoreContents: Sendable, Hashable {
 
     /// Contents; everything but the protection is optional.
     public init(configuration: StoredConfiguration? = nil, credentials: StoredCredentials = StoredCredentials(),
-                clientPolicies: ClientPolicies = .default, protection: StoreProtection = .passcode,
+                clientPolicies: ClientPolicies = .default, clientPoliciesSource: String? = nil, protection: StoreProtection = .passcode,
                 passcodeChangedAt: Date? = nil, lastServerContact: Date? = nil, values: ConfigurationObject = [:]) {
         self.configuration = configuration
         self.credentials = credentials
         self.clientPolicies = clientPolicies
+        self.clientPoliciesSource = clientPoliciesSource
         self.protection = protection
         self.passcodeChangedAt = passcodeChangedAt
         self.lastServerContact = lastServerContact
@@ -151,6 +156,7 @@ public struct SecureStoreContents: Sendable, Hashable {
         if let configuration { object["configuration"] = configuration.value }
         if !credentials.isEmpty { object["credentials"] = credentials.value }
         object["clientPolicies"] = clientPolicies.document
+        if let clientPoliciesSource { object["clientPoliciesFrom"] = .string(clientPoliciesSource) }
         object["values"] = .object(values)
         return .object(object)
     }
@@ -209,6 +215,11 @@ public struct SecureStoreContents: Sendable, Hashable {
             }
         } else {
             clientPolicies = .default
+        }
+        switch object["clientPoliciesFrom"] {
+        case nil, .null?: clientPoliciesSource = nil
+        case .string(let url)?: clientPoliciesSource = url
+        case let other?: throw read.damaged("clientPoliciesFrom", "is \(other.kindDescription), not a URL")
         }
         values = try object["values"].map { try read.object($0, "values") } ?? [:]
     }

@@ -1,0 +1,112 @@
+import ActivationConfiguration
+import AsyncHTTPClient
+import FileAccess
+import Foundation
+import NIOCore
+
+/// Fetches an application's client policies, SAP's `settingsExchange` document, from a mobile
+/// services server or a discovery service, at the path SAP's clients read them from:
+/// `/mobileservices/application/{appID}/storage/v1/runtime/application/{appID}/global/mobileservices/settingsExchange`.
+///
+/// The server must be https; plain http is accepted only for a loopback host and only when
+/// ``allowInsecureLoopback`` is set. Redirects are not followed, so the credentials go to the
+/// server named and nowhere else. Errors name the URL, never the credentials.
+public struct SettingsExchangeClient: Sendable {
+    /// How the request signs in: as the configuration's authentication asks.
+    public enum Credentials: Sendable, Hashable {
+        /// HTTP basic authentication (`basic.default`).
+        case basic(user: String, password: String)
+        /// SAP's API key header, `APIKey` (`apikeyonly`).
+        case apiKey(String)
+    }
+
+    /// The server's base URL, e.g. `https://mobile.example.com`.
+    public var serverURL: String
+    /// The application whose policies are asked for.
+    public var applicationID: String
+    /// Sent with the request; nil: none.
+    public var credentials: Credentials?
+    /// The whole request, connection included, must finish within this.
+    public var timeout: Duration
+    /// Accept plain http when the server's host is a loopback address.
+    public var allowInsecureLoopback: Bool
+
+    /// A client for `applicationID`'s policies on `serverURL`; https only unless `allowInsecureLoopback`.
+    public init(serverURL: String, applicationID: String, credentials: Credentials? = nil, timeout: Duration = .seconds(10),
+                allowInsecureLoopback: Bool = false) {
+        self.serverURL = serverURL
+        self.applicationID = applicationID
+        self.credentials = credentials
+        self.timeout = timeout
+        self.allowInsecureLoopback = allowInsecureLoopback
+    }
+
+    /// The path of `applicationID`'s `settingsExchange` document, the id percent-encoded.
+    public static func path(applicationID: String) -> String {
+        let id = DiscoveryAdminClient.path([applicationID])
+        return "/mobileservices/application/\(id)/storage/v1/runtime/application/\(id)/global/mobileservices/settingsExchange"
+    }
+
+    /// The request URL.
+    ///
+    /// - Throws: ``ConfigurationError`` for a server URL that is not https (http only to an allowed
+    ///   loopback address), or that has a user name, query or fragment.
+    public func url() throws -> String {
+        let server: CanonicalURL
+        do {
+            server = try DiscoveryServiceProvider.checkedServiceURL(serverURL, allowInsecureLoopback: allowInsecureLoopback)
+        } catch let error as ConfigurationError {
+            throw ConfigurationError(error.code, source: CanonicalURL.shown(serverURL), error.message)
+        }
+        let base = server.path.hasSuffix("/") ? String(server.description.dropLast()) : server.description
+        return base + Self.path(applicationID: applicationID)
+    }
+
+    /// Asks the server for the policies.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the URL: `serviceUnavailable` when the server
+    ///   cannot be reached, answers 5xx, a redirect or something else unexpected; `notFound` for
+    ///   404 (it keeps no policies for the application); `invalidKey` for 401 or 403 (the
+    ///   credentials were refused or missing); `inputTooLarge` past
+    ///   ``ClientPolicies/maxDocumentBytes``; the policy reader's errors, with the key path, for a
+    ///   document that is no valid `settingsExchange`.
+    public func fetch() async throws -> ClientPolicies {
+        let url = try url()
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "Accept", value: "application/json")
+        switch credentials {
+        case .basic(let user, let password)?:
+            request.headers.add(name: "Authorization", value: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+        case .apiKey(let key)?:
+            request.headers.add(name: "APIKey", value: key)
+        case nil:
+            break
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+        let answer: Result<(UInt, ByteBuffer), ConfigurationError>
+        do {
+            let response = try await client.execute(request, timeout: .init(timeout))
+            answer = .success((response.status.code, try await response.body.collect(upTo: ClientPolicies.maxDocumentBytes)))
+        } catch is NIOTooManyBytesError {
+            answer = .failure(ConfigurationError(.inputTooLarge, source: url, "the answer exceeds the \(ByteCount(ClientPolicies.maxDocumentBytes)) limit"))
+        } catch {
+            answer = .failure(ConfigurationError(.serviceUnavailable, source: url, "the server could not be reached (\(DiscoveryServiceProvider.describe(error)))"))
+        }
+        try? await client.shutdown()
+        let (status, body) = try answer.get()
+        switch status {
+        case 200:
+            return try ClientPolicies(json: Array(buffer: body), source: url)
+        case 404:
+            throw ConfigurationError(.notFound, source: url, "the server keeps no client policies for \(applicationID)")
+        case 401, 403:
+            throw ConfigurationError(.invalidKey, source: url,
+                                     credentials == nil ? "the server asks for credentials (HTTP \(status))" : "the server refused the credentials (HTTP \(status))")
+        case 300..<400:
+            throw ConfigurationError(.serviceUnavailable, source: url, "the server answered with a redirect (HTTP \(status)), which is not followed")
+        default:
+            throw ConfigurationError(.serviceUnavailable, source: url, "the server answered HTTP \(status)")
+        }
+    }
+}
