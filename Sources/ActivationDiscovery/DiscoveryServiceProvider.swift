@@ -180,6 +180,7 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         }
         let text = String(describing: error)
         if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
+        if text.contains("UnknownHost") { return "its host name does not resolve" }
         return text.count > 120 ? String(text.prefix(120)) + "…" : text
     }
 }

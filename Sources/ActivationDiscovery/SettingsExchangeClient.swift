@@ -49,7 +49,7 @@ public struct SettingsExchangeClient: Sendable {
 
     /// The request URL.
     ///
-    /// - Throws: ``ConfigurationError`` for a server URL that is not https (http only to an allowed
+    /// - Throws: `ConfigurationError` for a server URL that is not https (http only to an allowed
     ///   loopback address), or that has a user name, query or fragment.
     public func url() throws -> String {
         let server: CanonicalURL
@@ -64,11 +64,11 @@ public struct SettingsExchangeClient: Sendable {
 
     /// Asks the server for the policies.
     ///
-    /// - Throws: ``ConfigurationError`` naming the URL: `serviceUnavailable` when the server
+    /// - Throws: `ConfigurationError` naming the URL: `serviceUnavailable` when the server
     ///   cannot be reached, answers 5xx, a redirect or something else unexpected; `notFound` for
     ///   404 (it keeps no policies for the application); `invalidKey` for 401 or 403 (the
     ///   credentials were refused or missing); `inputTooLarge` past
-    ///   ``ClientPolicies/maxDocumentBytes``; the policy reader's errors, with the key path, for a
+    ///   `ClientPolicies.maxDocumentBytes`; the policy reader's errors, with the key path, for a
     ///   document that is no valid `settingsExchange`.
     public func fetch() async throws -> ClientPolicies {
         let url = try url()
@@ -77,13 +77,17 @@ public struct SettingsExchangeClient: Sendable {
         request.headers.add(name: "Accept", value: "application/json")
         switch credentials {
         case .basic(let user, let password)?:
-            request.headers.add(name: "Authorization", value: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+            request.headers.add(name: "Authorization", value: "Basic " + Base64.encode(Array("\(user):\(password)".utf8)))
         case .apiKey(let key)?:
             request.headers.add(name: "APIKey", value: key)
         case nil:
             break
         }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // One request of a command: a server that cannot be reached is said at once, not retried
+        // until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let answer: Result<(UInt, ByteBuffer), ConfigurationError>
         do {
             let response = try await client.execute(request, timeout: .init(timeout))

@@ -17,7 +17,7 @@ enum Hint {
         case .storeWiped:
             "run `activate onboard` to start again"
         case .storeBlocked:
-            "ask your administrator, or onboard again (`activate onboard --force`)"
+            "run `activate restore --refresh` where the server can be reached, or ask your administrator"
         case .unknownKey:
             "give the trust list (--trust-list) or the public key (--public-key) that verifies it"
         case .passcodeRefused:

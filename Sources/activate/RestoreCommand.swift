@@ -17,7 +17,7 @@ struct RestoreCommand: AsyncParsableCommand {
 
             A plaintext configuration of an earlier version is moved into a new secure store first (a new passcode is asked, under --policy FILE or SAP's defaults).
 
-            Exit codes: 0 shown; 3 nothing is onboarded; 2 a wrong, missing or expired passcode, or the stored configuration no longer passes the policy; 6 the store was deleted (too many wrong passcodes, too long without the server) or is blocked; 1 the store cannot be read, is not private, or is damaged (the message suggests `activate reset`).
+            Exit codes: 0 shown; 3 nothing is onboarded; 2 a wrong, missing or expired passcode, the stored configuration no longer passes the policy, or --refresh has no server to ask; 6 the store was deleted (too many wrong passcodes, too long without the server) or is blocked; 1 the store cannot be read, is not private, or is damaged (the message suggests `activate reset`).
             """
     )
 
@@ -74,6 +74,9 @@ struct RestoreCommand: AsyncParsableCommand {
                 lines.append("Credentials: \(credentials) (--show-secrets shows them)")
             }
         }
+        let contents = store.contents
+        let contact = contents.lastServerContact.map { "; last server contact \($0.formatted(.iso8601))" } ?? ""
+        lines.append("Policies:   " + (contents.clientPoliciesSource.map { "from \($0)" } ?? "from a file or SAP's defaults") + contact)
         Console.print(lines: lines)
     }
 

@@ -126,6 +126,21 @@ final class TemporaryDirectory: Sendable {
     }
 }
 
+extension Process {
+    /// Runs a server whose first stdout line is `listening on ADDRESS`, and returns ADDRESS; a
+    /// server that says anything else is stopped and named in the error.
+    func startListening(output: Pipe, name: String) throws -> String {
+        standardOutput = output
+        try run()
+        let first = output.readFirstLine()
+        guard first.hasPrefix("listening on ") else {
+            terminate()
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(name) did not start: \(first)"])
+        }
+        return String(first.dropFirst("listening on ".count))
+    }
+}
+
 extension Pipe {
     /// Reads up to the first newline (or the end): the line a freshly started server prints.
     func readFirstLine() -> String {

@@ -18,16 +18,9 @@ final class ServeProcess {
         // The folder as files unless the test names a database (the default would be a file in the working folder).
         let database = arguments.contains("--database") ? [] : ["--database", "none"]
         process.arguments = ["serve", "--configs", configs, "--port", "0"] + database + arguments
-        process.standardOutput = output
         process.standardError = errors
-        try process.run()
         // The first stdout line is "listening on http://127.0.0.1:PORT".
-        let first = output.readFirstLine()
-        guard first.hasPrefix("listening on ") else {
-            process.terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(first)"])
-        }
-        url = String(first.dropFirst("listening on ".count))
+        url = try process.startListening(output: output, name: "serve")
     }
 
     /// Stops the server with SIGTERM and returns its exit status and log.

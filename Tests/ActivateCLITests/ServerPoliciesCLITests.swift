@@ -18,14 +18,7 @@ final class SettingsServer {
         self.log = log
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [SourceTree.path("Tests/Servers/settings_server.py"), appID, policies, auth, log]
-        process.standardOutput = output
-        try process.run()
-        let first = output.readFirstLine()
-        guard first.hasPrefix("listening on ") else {
-            process.terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "settings_server.py did not start: \(first)"])
-        }
-        url = "http://localhost:\(first.dropFirst("listening on ".count))"
+        url = "http://localhost:\(try process.startListening(output: output, name: "settings_server.py"))"
     }
 
     /// The requests so far: which credentials each carried, and the status it got.

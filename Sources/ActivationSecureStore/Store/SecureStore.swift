@@ -160,7 +160,7 @@ public struct SecureStore: Sendable {
         /// Open even when the passcode has expired (to change it).
         public var allowExpiredPasscode = false
         /// Open even when the block-and-wipe policy blocks the store, so that the caller can
-        /// contact the server and ``recordServerContact(at:)``; until then ``SecureStore/isBlocked(now:)`` is true
+        /// contact the server and ``SecureStore/recordServerContact(at:)``; until then ``SecureStore/isBlocked(now:)`` is true
         /// and the contents must not be used. The wipe period still applies.
         public var allowBlocked = false
         /// The time the policies are judged at.
