@@ -9,7 +9,8 @@
 # seeds each corpus (.build-fuzz/corpus/TARGET) from the test fixtures and Fuzz/seeds/, and runs
 # each target with a 1 s per-input timeout and a 500 MB memory limit; leak detection is on.
 # Any crash, leak, timeout or out-of-memory input is saved under .build-fuzz/findings/TARGET/
-# and fails the run. Prints one line per target: executions, speed, corpus size, findings.
+# and fails the run, as does an earlier finding that still fails (one that runs cleanly now moves
+# to findings/TARGET/fixed/). Prints one line per target: executions, speed, corpus size, findings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,13 +54,22 @@ for target in "${targets[@]}"; do
   corpus=.build-fuzz/corpus/$target findings=.build-fuzz/findings/$target log=.build-fuzz/logs/$target.log
   mkdir -p "$corpus" "$findings" .build-fuzz/logs
   [ -n "$(ls -A "$corpus")" ] || seed "$target" "$corpus"
+  environment=(FUZZ_TARGET="$target" ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:quarantine_size_mb=64
+               LSAN_OPTIONS=suppressions=Fuzz/lsan-suppressions.txt)
+  # An earlier finding that this build runs cleanly was fixed: kept in fixed/, not counted again.
+  for earlier in "$findings"/*; do
+    [ -f "$earlier" ] || continue
+    if env "${environment[@]}" "$binary" -timeout=1 -rss_limit_mb=500 -malloc_limit_mb=500 "$earlier" >/dev/null 2>&1; then
+      mkdir -p "$findings/fixed" && mv "$earlier" "$findings/fixed/"
+    fi
+  done
   status=0
-  FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:quarantine_size_mb=64 LSAN_OPTIONS=suppressions=Fuzz/lsan-suppressions.txt "$binary" "$corpus" \
+  env "${environment[@]}" "$binary" "$corpus" \
     -max_total_time="$seconds" -runs="$runs" -timeout=1 -rss_limit_mb=500 -malloc_limit_mb=500 \
     -artifact_prefix="$findings/" -print_final_stats=1 -close_fd_mask=1 >"$log" 2>&1 || status=$?
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-  found=$(find "$findings" -type f | wc -l)
+  found=$(find "$findings" -maxdepth 1 -type f | wc -l)
   printf '%-18s %12s %10s %8s  %s\n' "$target" "${executions:-?}" "${speed:-?}" "$(ls "$corpus" | wc -l)" \
     "$( [ "$status" -eq 0 ] && [ "$found" -eq 0 ] && echo none || echo "FOUND (exit $status): $findings, log $log")"
   if [ "$status" -ne 0 ] || [ "$found" -ne 0 ]; then failed=1; grep -m5 -E 'ERROR|SUMMARY|Fatal' "$log" >&2 || true; fi
