@@ -25,13 +25,18 @@ struct KeyringCache: Sendable {
     @discardableResult
     func remember(_ key: SymmetricKey, timeout: Int) -> Bool {
         guard timeout > 0 else { return false }
+        // Made in this process's own keyring, which dies with the process, and linked into the
+        // user keyring only once it has its permissions and timeout: a process killed in between
+        // leaves no key without a timeout behind. (Updating a key's payload would clear its timeout.)
         let serial = key.withUnsafeBytes { bytes in
-            add_key("user", description, bytes.baseAddress, bytes.count, KEY_SPEC_USER_KEYRING)
+            add_key("user", description, bytes.baseAddress, bytes.count, KEY_SPEC_PROCESS_KEYRING)
         }
         guard serial > 0 else { return false }
+        defer { _ = keyctl_unlink(serial, KEY_SPEC_PROCESS_KEYRING) }
         // Possessor: everything; this user without possession: only to see that it exists.
-        _ = keyctl_setperm(serial, UInt32(KEY_POS_ALL) | UInt32(KEY_USR_VIEW))
-        guard keyctl_set_timeout(serial, UInt32(clamping: timeout)) == 0 else {
+        guard keyctl_setperm(serial, UInt32(KEY_POS_ALL) | UInt32(KEY_USR_VIEW)) == 0,
+              keyctl_set_timeout(serial, UInt32(clamping: timeout)) == 0,
+              keyctl_link(serial, KEY_SPEC_USER_KEYRING) == 0 else {
             _ = keyctl_invalidate(serial)
             return false
         }
