@@ -372,4 +372,16 @@ struct SecureStoreTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder.location.path)
         expectError(.fileUnreadable, containing: "readable by other users") { try open(folder, Self.passcode) }
     }
+
+    @Test("a store folder that is a symbolic link is refused, and the error says what to give instead")
+    func linkedFolder() throws {
+        let folder = try StoreFolder()
+        _ = try make(folder)
+        let link = folder.path + "-link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder.path)
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        expectError(.fileUnwritable, containing: "the store's folder is a symbolic link; only a real folder is used") {
+            try SecureStore.open(at: SecureStoreLocation(path: "\(link)/store.age"), passcode: Self.passcode, options: .init(useKeyring: false))
+        }
+    }
 }

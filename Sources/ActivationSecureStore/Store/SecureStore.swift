@@ -482,8 +482,13 @@ public struct SecureStore: Sendable {
     /// Refuses a folder that others can write: whoever can, can swap the store, its state or its secret.
     static func checkFolder(_ location: SecureStoreLocation) throws {
         try FileIO.converting { () throws(FileFailure) in
-            guard let status = try Files.status(location.folder), status.type == .directory else {
-                throw FileFailure(.unwritable, location.folder, "the store's folder is not a folder")
+            let status = try Files.status(location.folder)
+            guard let status, status.type == .directory else {
+                // A link could be turned to another folder between two commands; the folder it
+                // points to is the place to give.
+                throw FileFailure(.unwritable, location.folder, status?.type == .symbolicLink
+                                  ? "the store's folder is a symbolic link; only a real folder is used (give --store a path in the folder it points to)"
+                                  : "the store's folder is not a folder")
             }
             try Files.requirePrivate(location.folder, status, what: "the store's folder")
         }
