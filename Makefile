@@ -21,11 +21,11 @@ test: setup-test
 	$(MAKE) docs
 	$(MAKE) fuzz-smoke
 
-# DocC archives of the five libraries (.build/plugins/Swift-DocC/outputs/), failing on any DocC
+# DocC archives of the six libraries (.build/plugins/Swift-DocC/outputs/), failing on any DocC
 # warning, then the doc-comment coverage of their public API, which must be 100 %.
 docs: setup
 	ACTIVATE_DOCS=1 $(SWIFT) package --disable-sandbox generate-documentation --warnings-as-errors \
-		--target ActivationConfiguration --target ActivationImaging --target ActivationSecureStore --target ActivationDiscovery --target ActivationDiscoveryServer
+		--target ActivationConfiguration --target ActivationImaging --target ActivationSecureStore --target ActivationDiscoveryProtocol --target ActivationDiscovery --target ActivationDiscoveryServer
 	scripts/doc-coverage.py
 
 samples:

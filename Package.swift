@@ -9,6 +9,8 @@ import PackageDescription
 //                              and the barcode configuration provider.
 //   ActivationSecureStore      the secure store: an age file under the passcode, client policies
 //                              applied (retry limit, lock timeout, expiry, block/wipe), keyring cache.
+//   ActivationDiscoveryProtocol  the discovery service's protocol: routes, error codes, resources.
+//                              Foundation only; server, client, CLI and fuzz targets share it.
 //   ActivationDiscovery        the discovery-service provider (HTTP client).
 //   ActivationDiscoveryServer  a discovery service (`activate serve`).
 //   activate                   the command-line tool; thin, all logic lives in the libraries.
@@ -24,6 +26,7 @@ let package = Package(
         .library(name: "ActivationConfiguration", targets: ["ActivationConfiguration"]),
         .library(name: "ActivationImaging", targets: ["ActivationImaging"]),
         .library(name: "ActivationSecureStore", targets: ["ActivationSecureStore"]),
+        .library(name: "ActivationDiscoveryProtocol", targets: ["ActivationDiscoveryProtocol"]),
         .library(name: "ActivationDiscovery", targets: ["ActivationDiscovery"]),
         .library(name: "ActivationDiscoveryServer", targets: ["ActivationDiscoveryServer"]),
         .executable(name: "activate", targets: ["activate"]),
@@ -102,18 +105,25 @@ let package = Package(
             name: "ZXingHelper",
             linkerSettings: [.linkedLibrary("ZXing")]
         ),
+        // What server and client agree on; no network or database stack, so fuzz targets take it too.
+        .target(name: "ActivationDiscoveryProtocol"),
         .target(
             name: "ActivationDiscovery",
             dependencies: [
                 "ActivationConfiguration",
+                "ActivationDiscoveryProtocol",
                 "FileAccess",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
+                // Connection errors are told apart by their types.
+                .product(name: "NIOCore", package: "swift-nio", condition: client),
+                .product(name: "NIOPosix", package: "swift-nio", condition: client),
             ]
         ),
         .target(
             name: "ActivationDiscoveryServer",
             dependencies: [
                 "ActivationConfiguration",
+                "ActivationDiscoveryProtocol",
                 "FileAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: server),
@@ -137,6 +147,7 @@ let package = Package(
                 "ActivationConfiguration",
                 "ActivationImaging",
                 "ActivationDiscovery",
+                "ActivationDiscoveryProtocol",
                 "ActivationDiscoveryServer",
                 "ActivationSecureStore",
                 "ZXingHelper",
@@ -190,7 +201,7 @@ let package = Package(
         .testTarget(
             name: "ActivationDiscoveryTests",
             dependencies: [
-                "ActivationDiscovery", "ActivationDiscoveryServer", "ActivationConfiguration",
+                "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer", "ActivationConfiguration",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
             ]
         ),
@@ -207,9 +218,9 @@ let package = Package(
 // `-sanitize=fuzzer,address` in a build folder of their own.
 if ProcessInfo.processInfo.environment["ACTIVATE_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
-        // DiscoveryRoute.swift is a link to the server's route parser, which needs only the standard
-        // library: the fuzz build leaves out the server's network and database stack.
-        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationSecureStore", "CDeflate",
+        // The route parser comes from the protocol module: the fuzz build leaves out the server's
+        // network and database stack.
+        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationSecureStore", "ActivationDiscoveryProtocol", "CDeflate",
                                                .product(name: "Crypto", package: "swift-crypto")], path: "Fuzz",
         exclude: ["seeds", "lsan-suppressions.txt"],
         // No Swift `main`: libFuzzer's drives the target.

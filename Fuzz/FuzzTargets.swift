@@ -10,6 +10,7 @@
 @testable import ActivationConfiguration
 @testable import ActivationImaging
 @testable import ActivationSecureStore
+import ActivationDiscoveryProtocol
 import CDeflate
 import Crypto
 import Foundation
@@ -97,6 +98,10 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "discovery-request": { bytes in
         // The request target as `serve` receives it: canonical path, then the lookup call.
         _ = DiscoveryRoute(target: bytes)
+        // An error answer as a client reads it.
+        if let body = DiscoveryErrorBody(json: bytes), DiscoveryErrorBody(json: Array(body.json.utf8)) != body {
+            fatalError("an error body changed on a round through its JSON")
+        }
     },
     // AC1 codes up to the signature: the fuzzer's bytes as the COSE frame (behind a valid prefix
     // and Base45), and as the text itself.

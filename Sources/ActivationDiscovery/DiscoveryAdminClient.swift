@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationDiscoveryProtocol
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -68,29 +69,32 @@ package struct DiscoveryAdminClient: Sendable {
             request.body = .bytes(ByteBuffer(bytes: bytes))
         }
         let shown = "\(base)/admin/v1/\(path)"
-        let answer: ConfigurationValue
-        let status: UInt
+        let status: UInt, bytes: [UInt8]
         do {
             let response = try await HTTPClient.shared.execute(request, timeout: .init(timeout))
             status = response.status.code
-            let bytes = try await response.body.collect(upTo: maxResponseBytes)
-            answer = try JSONReader(maxBytes: maxResponseBytes).parse(Array(buffer: bytes), source: shown)
-        } catch let error as ConfigurationError {
-            throw ConfigurationError(.serviceUnavailable, source: shown, "the answer is not JSON (\(error.message))")
+            bytes = Array(buffer: try await response.body.collect(upTo: maxResponseBytes))
         } catch {
             throw ConfigurationError(.serviceUnavailable, source: shown, "the discovery service could not be reached (\(DiscoveryServiceProvider.describe(error)))")
         }
-        guard status >= 300 else { return answer }
-        let error = answer.objectValue?["error"]?.objectValue
-        let message = error?["message"]?.stringValue ?? "HTTP \(status)"
-        let keyPath = error?["keyPath"]?.stringValue
-        let code: ConfigurationError.Code = switch status {
-        case 401: .invalidKey
-        case 404: .notFound
-        case 429: .rateLimited
-        case 400..<500: .invalidValue
-        default: .serviceUnavailable
+        guard status >= 300 else {
+            do {
+                return try JSONReader(maxBytes: maxResponseBytes).parse(bytes, source: shown)
+            } catch let error as ConfigurationError {
+                throw ConfigurationError(.serviceUnavailable, source: shown, "the answer is not JSON (\(error.message))")
+            }
         }
-        throw ConfigurationError(code, source: shown, keyPath: keyPath, status == 401 ? "the token was refused" : message)
+        // The protocol's error code decides; an answer without one (a proxy's page) is judged by its status.
+        guard let error = DiscoveryErrorBody(json: bytes)?.error else {
+            throw ConfigurationError(status < 500 ? .invalidValue : .serviceUnavailable, source: shown, "HTTP \(status)")
+        }
+        let code: ConfigurationError.Code = switch error.code {
+        case .unauthorized: .invalidKey
+        case .notFound: .notFound
+        case .rateLimited: .rateLimited
+        case .unavailable, .notReady, .busy: .serviceUnavailable
+        case .expired, .used, .revoked, .badRequest, .invalidDocument, .invalidSettings, .methodNotAllowed, .tooLarge, .tooLong: .invalidValue
+        }
+        throw ConfigurationError(code, source: shown, keyPath: error.keyPath, error.code == .unauthorized ? "the token was refused" : error.message)
     }
 }

@@ -1,8 +1,10 @@
 import ActivationConfiguration
+import ActivationDiscoveryProtocol
 import AsyncHTTPClient
 import FileAccess
 import Foundation
 import NIOCore
+import NIOPosix
 
 /// Looks the configuration up in a discovery service, by e-mail address (the service answers for
 /// the address's domain) or by onboarding code (reference §7).
@@ -95,12 +97,10 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
             throw ConfigurationError(.notFound, source: shown, "the discovery service has no configuration for \(what)")
         case 410:
             // The service says why: expired, used or revoked (an unknown or missing reason: expired).
-            let reason = (try? JSONReader(maxBytes: maxResponseBytes).parse(Array(buffer: body), source: shown))?
-                .objectValue?["error"]?.objectValue?["code"]?.stringValue
-            switch reason {
-            case "used": throw ConfigurationError(.codeUsed, source: shown, "\(what) was already used; ask your administrator for a new one")
-            case "revoked": throw ConfigurationError(.codeRevoked, source: shown, "\(what) was revoked; ask your administrator for a new one")
-            default: throw ConfigurationError(.expired, source: shown, "\(what) has expired; ask your administrator for a new one")
+            switch DiscoveryErrorBody(json: Array(buffer: body)).flatMap({ GoneReason(errorCode: $0.error.code) }) {
+            case .used?: throw ConfigurationError(.codeUsed, source: shown, "\(what) was already used; ask your administrator for a new one")
+            case .revoked?: throw ConfigurationError(.codeRevoked, source: shown, "\(what) was revoked; ask your administrator for a new one")
+            case .expired?, nil: throw ConfigurationError(.expired, source: shown, "\(what) has expired; ask your administrator for a new one")
             }
         case 429:
             let wait = response.headers.first(name: "Retry-After").flatMap(Int.init).map { " in \($0) s" } ?? " later"
@@ -170,17 +170,23 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         return String(url[..<open]) + "(…)"
     }
 
+    /// What went wrong with a request, for people, from the error's type: never by matching its text.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .deadlineExceeded, .readTimeout, .connectTimeout: return "timed out"
-            case .remoteConnectionClosed: return "the connection was closed"
-            default: break
-            }
+        switch error {
+        case let error as HTTPClientError where [.deadlineExceeded, .readTimeout, .connectTimeout].contains(error):
+            return "timed out"
+        case let error as HTTPClientError where error == .remoteConnectionClosed:
+            return "the connection was closed"
+        case let error as NIOConnectionError:
+            if let failure = error.connectionErrors.first { return describe(failure.error) }
+            return error.dnsAError != nil || error.dnsAAAAError != nil ? "its host name does not resolve" : "no address to connect to"
+        case let error as IOError where error.errnoCode == ECONNREFUSED:
+            return "connection refused"
+        case is SocketAddressError:
+            return "its host name does not resolve"
+        default:
+            let text = String(describing: error)
+            return text.count > 120 ? String(text.prefix(120)) + "…" : text
         }
-        let text = String(describing: error)
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        if text.contains("UnknownHost") { return "its host name does not resolve" }
-        return text.count > 120 ? String(text.prefix(120)) + "…" : text
     }
 }

@@ -1,3 +1,4 @@
+import ActivationDiscoveryProtocol
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -146,7 +147,7 @@ final class RefusingHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
     private var refused = false
 
-    static let answer = #"{"error":{"code":"busy","message":"too many connections; try again later"}}"#
+    static let answer = DiscoveryErrorBody(.busy, "too many connections; try again later").json
     static let response = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
         + "Content-Length: \(answer.utf8.count)\r\nConnection: close\r\nRetry-After: 1\r\n\r\n\(answer)"
 

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationDiscoveryProtocol
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -16,8 +17,8 @@ import Synchronization
 /// JSON error when nothing matches, 410 for a code that expired, was used up or revoked (the
 /// error's `code` says which), 429 with `Retry-After` past the guessing limits, 400 for a malformed
 /// call, 405 for a method other than GET. An application's client policies are served at SAP's
-/// `settingsExchange` path (``DiscoveryRoute/settings(appID:)``): 200 with the document, 404 when
-/// the application has none. Targets are routed on their canonical path (see ``DiscoveryRoute``). `/health` answers when the process runs, `/ready` when its database can be
+/// `settingsExchange` path (`DiscoveryRoute.settings(appID:)` of ActivationDiscoveryProtocol): 200 with the document, 404 when
+/// the application has none. Targets are routed on their canonical path (see `DiscoveryRoute` in ActivationDiscoveryProtocol). `/health` answers when the process runs, `/ready` when its database can be
 /// reached, `/metrics` in Prometheus text.
 ///
 /// Each request is logged as method, route (`lookup`, `health`, an admin route template, …),
@@ -170,7 +171,7 @@ public struct DiscoveryServer: Sendable {
     /// route's label (admin calls).
     static func answer(_ request: Request, route: DiscoveryRoute, client: () -> String, service: Service, now: Date = Date()) async -> (Response, String?) {
         if case .admin(let segments) = route {
-            guard let admin = service.admin else { return (error(.notFound, "not-found", "the admin API is off (start with --admin-token-file)"), nil) }
+            guard let admin = service.admin else { return (error(.notFound, .notFound, "the admin API is off (start with --admin-token-file)"), nil) }
             let body: ByteBuffer
             do {
                 body = try await request.body.collect(upTo: AdminAPI.maxBodyBytes)
@@ -192,11 +193,11 @@ public struct DiscoveryServer: Sendable {
             return (tooLarge("lookups carry no body"), nil)
         }
         switch route {
-        case .refused(.tooLong): return (error(.uriTooLong, "too-long", "the request target exceeds \(maxTargetLength) bytes"), nil)
-        case .refused(.malformed): return (error(.badRequest, "bad-request", "the request target is not a well-formed path"), nil)
-        case .unknown: return (error(.notFound, "not-found", "no such resource"), nil)
+        case .refused(.tooLong): return (error(.uriTooLong, .tooLong, "the request target exceeds \(maxTargetLength) bytes"), nil)
+        case .refused(.malformed): return (error(.badRequest, .badRequest, "the request target is not a well-formed path"), nil)
+        case .unknown: return (error(.notFound, .notFound, "no such resource"), nil)
         case .console(let file):
-            guard service.admin != nil else { return (error(.notFound, "not-found", "the console is off (start with --admin-token-file)"), nil) }
+            guard service.admin != nil else { return (error(.notFound, .notFound, "the console is off (start with --admin-token-file)"), nil) }
             guard request.method == .get else { return (methodNotAllowed(), nil) }
             return (AdminConsole.response(for: file), nil)
         case .health, .ready, .metrics, .settings, .malformedLookup, .lookup, .admin: break
@@ -205,7 +206,7 @@ public struct DiscoveryServer: Sendable {
         switch route {
         case .health: return (json(.ok, #"{"status":"ok"}"#), nil)
         case .ready:
-            if let why = await service.lookups.unreadiness() { return (error(.serviceUnavailable, "not-ready", why), nil) }
+            if let why = await service.lookups.unreadiness() { return (error(.serviceUnavailable, .notReady, why), nil) }
             return (json(.ok, #"{"status":"ready"}"#), nil)
         case .metrics:
             return (Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -214,14 +215,14 @@ public struct DiscoveryServer: Sendable {
         case .settings(let appID):
             do {
                 guard let document = try await service.lookups.settings(appID: appID) else {
-                    return (error(.notFound, "not-found", "no client policies for the application \(appID)"), nil)
+                    return (error(.notFound, .notFound, "no client policies for the application \(appID)"), nil)
                 }
                 return (json(.ok, document), nil)
             } catch {
-                return (DiscoveryServer.error(.serviceUnavailable, "unavailable", "the discovery service cannot answer right now"), nil)
+                return (DiscoveryServer.error(.serviceUnavailable, .unavailable, "the discovery service cannot answer right now"), nil)
             }
         default:
-            return (error(.badRequest, "bad-request", "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'"), nil)
+            return (error(.badRequest, .badRequest, "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'"), nil)
         }
     }
 
@@ -234,7 +235,7 @@ public struct DiscoveryServer: Sendable {
             case .code(let code):
                 let client = clientAddress()
                 if let retryAfter = try await service.guessing?.admit(client: client, appID: call.appID, now: now) {
-                    var response = error(.tooManyRequests, "rate-limited", "too many failed lookups; retry in \(retryAfter) s")
+                    var response = error(.tooManyRequests, .rateLimited, "too many failed lookups; retry in \(retryAfter) s")
                     response.headers[.retryAfter] = String(retryAfter)
                     return response
                 }
@@ -249,27 +250,27 @@ public struct DiscoveryServer: Sendable {
                 return response(for: answer)
             }
         } catch {
-            return DiscoveryServer.error(.serviceUnavailable, "unavailable", "the discovery service cannot answer right now")
+            return DiscoveryServer.error(.serviceUnavailable, .unavailable, "the discovery service cannot answer right now")
         }
     }
 
     static func response(for answer: LookupAnswer) -> Response {
         switch answer {
         case .document(let document): json(.ok, document)
-        case .notFound(let why): error(.notFound, "not-found", why)
-        case .gone(let reason): error(.gone, reason.rawValue, reason.message)
+        case .notFound(let why): error(.notFound, .notFound, why)
+        case .gone(let reason): error(.gone, reason.errorCode, reason.message)
         }
     }
 
     /// 413, and the connection closed rather than the rest of the body drained.
     static func tooLarge(_ message: String) -> Response {
-        var response = error(.contentTooLarge, "too-large", message)
+        var response = error(.contentTooLarge, .tooLarge, message)
         response.headers[.connection] = "close"
         return response
     }
 
     static func methodNotAllowed() -> Response {
-        var response = error(.methodNotAllowed, "method-not-allowed", "only GET is answered")
+        var response = error(.methodNotAllowed, .methodNotAllowed, "only GET is answered")
         response.headers[.allow] = "GET"
         return response
     }
@@ -278,7 +279,7 @@ public struct DiscoveryServer: Sendable {
         Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
-    static func error(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> Response {
+    static func error(_ status: HTTPResponse.Status, _ code: DiscoveryErrorCode, _ message: String) -> Response {
         json(status, AdminAPI.errorJSON(code, message))
     }
 }

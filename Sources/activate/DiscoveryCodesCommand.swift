@@ -1,5 +1,6 @@
 import ActivationConfiguration
 import ActivationDiscovery
+import ActivationDiscoveryProtocol
 import ActivationImaging
 import ArgumentParser
 import FileAccess
@@ -127,16 +128,12 @@ extension DiscoveryCommand.Codes {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List an application's codes (never the codes themselves), newest first.")
         @OptionGroup var connection: DiscoveryCommand.Connection
         @OptionGroup var application: DiscoveryCommand.ApplicationOption
-        @Option(help: ArgumentHelp("Only codes that are active, used, expired or revoked.", valueName: "status")) var status: String?
-
-        func validate() throws {
-            if let status, !["active", "used", "expired", "revoked"].contains(status) { throw ValidationError("--status must be active, used, expired or revoked.") }
-        }
+        @Option(help: ArgumentHelp("Only codes of this status.", valueName: "status")) var status: CodeStatus?
 
         func run() async throws {
             try await DiscoveryCommand.run {
                 let answer = try await connection.client().call(.get, application.path("codes"),
-                                                                 query: status.map { [("status", $0)] } ?? [])
+                                                                 query: status.map { [("status", $0.rawValue)] } ?? [])
                 if connection.json { return DiscoveryCommand.printJSON(answer) }
                 DiscoveryCommand.printTable(["ID", "STATUS", "USES LEFT", "DOCUMENT", "LABEL", "EXPIRES"], DiscoveryCommand.items(answer, "codes").map {
                     DiscoveryCommand.cells($0, ["id", "status", "usesLeft", "document", "label", "expiresAt"])
@@ -166,3 +163,5 @@ extension DiscoveryCommand.Codes {
         }
     }
 }
+
+extension CodeStatus: ExpressibleByArgument {}

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+@testable import ActivationDiscoveryProtocol
 @testable import ActivationDiscoveryServer
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationDiscoveryProtocol
 import Foundation
 
 /// The admin API of `discovery-service.md` ("Admin API"): JSON over `/admin/v1`, opened by a bearer
@@ -56,7 +57,7 @@ package struct AdminAPI: Sendable {
 
     /// An answer that stops the call, with the `error.code` and message sent and audited.
     struct Refusal: Error {
-        var status: Int, code: String, message: String
+        var status: Int, code: DiscoveryErrorCode, message: String
         var keyPath: String? = nil
     }
 
@@ -75,11 +76,11 @@ package struct AdminAPI: Sendable {
         guard let actor = tokens.actor(authorization: authorization) else {
             // A wrong token is a guess like a wrong code: it takes from the client's budget.
             if let retryAfter = try? await guessing?.admit(client: client, appID: nil, now: now) {
-                return Answer(status: 429, json: Self.errorJSON("rate-limited", "too many failed attempts; retry in \(retryAfter) s"),
+                return Answer(status: 429, json: Self.errorJSON(.rateLimited, "too many failed attempts; retry in \(retryAfter) s"),
                               template: "/admin/v1/…", retryAfter: retryAfter)
             }
             try? await audit.record(AuditLog.Entry(at: now, actor: "unauthenticated", action: "sign-in", outcome: "unauthorized"))
-            return Answer(status: 401, json: Self.errorJSON("unauthorized", "a valid bearer token is needed (Authorization: Bearer <token>)"),
+            return Answer(status: 401, json: Self.errorJSON(.unauthorized, "a valid bearer token is needed (Authorization: Bearer <token>)"),
                           template: "/admin/v1/…")
         }
         var call = Call()
@@ -90,9 +91,9 @@ package struct AdminAPI: Sendable {
             (answer, outcome) = (Answer(status: status, json: json, template: call.template), "ok")
         } catch let refusal as Refusal {
             answer = Answer(status: refusal.status, json: Self.errorJSON(refusal.code, refusal.message, keyPath: refusal.keyPath), template: call.template)
-            outcome = refusal.code
+            outcome = refusal.code.rawValue
         } catch {
-            answer = Answer(status: 503, json: Self.errorJSON("unavailable", "the database could not complete the request"), template: call.template)
+            answer = Answer(status: 503, json: Self.errorJSON(.unavailable, "the database could not complete the request"), template: call.template)
             outcome = "unavailable"
         }
         try? await audit.record(AuditLog.Entry(at: now, actor: actor, action: call.action, appID: call.appID, subject: call.subject, outcome: outcome))
@@ -102,7 +103,7 @@ package struct AdminAPI: Sendable {
     private func route(method: String, segments: [String], query: [String: String], body: [UInt8], now: Date,
                        call: inout Call) async throws -> (Int, String) {
         func expect(_ allowed: String...) throws {
-            guard allowed.contains(method) else { throw Refusal(status: 405, code: "method-not-allowed", message: "use \(allowed.joined(separator: " or "))") }
+            guard allowed.contains(method) else { throw Refusal(status: 405, code: .methodNotAllowed, message: "use \(allowed.joined(separator: " or "))") }
         }
         switch segments {
         case ["applications"]:
@@ -124,7 +125,7 @@ package struct AdminAPI: Sendable {
             return try await application(appID, method: method, rest: Array(path[2...]), query: query, body: body, now: now, call: &call, expect: expect)
 
         default:
-            throw Refusal(status: 404, code: "not-found", message: "no such admin resource")
+            throw Refusal(status: 404, code: .notFound, message: "no such admin resource")
         }
     }
 
@@ -150,11 +151,11 @@ package struct AdminAPI: Sendable {
             let document: ConfigurationDocument
             do {
                 guard let parsed = try recognizer.recognize(bytes: body, source: name).document else {
-                    throw Refusal(status: 400, code: "invalid-document", message: "\(name): not an onboarding configuration")
+                    throw Refusal(status: 400, code: .invalidDocument, message: "\(name): not an onboarding configuration")
                 }
                 document = parsed
             } catch let error as ConfigurationError {
-                throw Refusal(status: 400, code: "invalid-document", message: error.reason, keyPath: error.keyPath)
+                throw Refusal(status: 400, code: .invalidDocument, message: error.reason, keyPath: error.keyPath)
             }
             let json = document.canonicalJSON(includeSecrets: true)
             try await documents.put(appID: appID, name: name, json: json, now: now)
@@ -175,17 +176,17 @@ package struct AdminAPI: Sendable {
             if method == "DELETE" {
                 call.action = "domains.delete"
                 guard try await documents.deleteDomain(appID: appID, domain: domain) else {
-                    throw Refusal(status: 404, code: "not-found", message: "the domain \(domain) is not mapped")
+                    throw Refusal(status: 404, code: .notFound, message: "the domain \(domain) is not mapped")
                 }
                 return (200, Self.encode(["deleted": domain]))
             }
             call.action = "domains.put"
             let request = try Self.object(body)
             guard let document = request["document"]?.stringValue else {
-                throw Refusal(status: 400, code: "bad-request", message: "expected {\"document\": \"<name>\"}", keyPath: "document")
+                throw Refusal(status: 400, code: .badRequest, message: "expected {\"document\": \"<name>\"}", keyPath: "document")
             }
             guard try await documents.putDomain(appID: appID, domain: domain, document: document) else {
-                throw Refusal(status: 404, code: "not-found", message: "the application \(appID) has no document \(document)")
+                throw Refusal(status: 404, code: .notFound, message: "the application \(appID) has no document \(document)")
             }
             return (200, Self.encode(["domain": domain, "document": document]))
 
@@ -196,13 +197,13 @@ package struct AdminAPI: Sendable {
             case "GET":
                 call.action = "settings.get"
                 guard let stored = try await documents.settings(appID: appID) else {
-                    throw Refusal(status: 404, code: "not-found", message: "the application \(appID) has no client policies")
+                    throw Refusal(status: 404, code: .notFound, message: "the application \(appID) has no client policies")
                 }
                 return (200, try Self.settingsAnswer(appID: appID, json: stored.json, sha256: stored.sha256, updatedAt: stored.updatedAt))
             case "DELETE":
                 call.action = "settings.delete"
                 guard try await documents.deleteSettings(appID: appID) else {
-                    throw Refusal(status: 404, code: "not-found", message: "the application \(appID) has no client policies")
+                    throw Refusal(status: 404, code: .notFound, message: "the application \(appID) has no client policies")
                 }
                 return (200, Self.encode(["deleted": appID]))
             default:
@@ -211,7 +212,7 @@ package struct AdminAPI: Sendable {
                 do {
                     policies = try ClientPolicies(json: body, source: "settingsExchange")
                 } catch let error as ConfigurationError {
-                    throw Refusal(status: 400, code: "invalid-settings", message: error.message, keyPath: error.keyPath)
+                    throw Refusal(status: 400, code: .invalidSettings, message: error.message, keyPath: error.keyPath)
                 }
                 let json = JSONWriter.compact(policies.document)
                 try await documents.putSettings(appID: appID, json: json, now: now)
@@ -228,7 +229,7 @@ package struct AdminAPI: Sendable {
                 var status: CodeStore.Status?
                 if let text = query["status"] {
                     guard let parsed = CodeStore.Status(rawValue: text) else {
-                        throw Refusal(status: 400, code: "bad-request", message: "status must be active, used, expired or revoked")
+                        throw Refusal(status: 400, code: .badRequest, message: "status must be active, used, expired or revoked")
                     }
                     status = parsed
                 }
@@ -238,7 +239,7 @@ package struct AdminAPI: Sendable {
             let order = try IssueOrder(Self.object(body))
             call.subject = order.document
             guard try await documents.json(appID: appID, name: order.document) != nil else {
-                throw Refusal(status: 404, code: "not-found", message: "the application \(appID) has no document \(order.document)")
+                throw Refusal(status: 404, code: .notFound, message: "the application \(appID) has no document \(order.document)")
             }
             let expires = now.addingTimeInterval(TimeInterval(order.expiresIn))
             let issued = try await codes.issue(count: order.count, style: codeStyle, appID: appID, document: order.document, label: order.label,
@@ -253,15 +254,15 @@ package struct AdminAPI: Sendable {
             call.template = "/admin/v1/applications/{appID}/codes/{id}"
             call.action = "codes.revoke"
             try expect("DELETE")
-            guard let id = Int64(path[1]), id > 0 else { throw Refusal(status: 400, code: "bad-request", message: "a code id is a positive number") }
+            guard let id = Int64(path[1]), id > 0 else { throw Refusal(status: 400, code: .badRequest, message: "a code id is a positive number") }
             call.subject = String(id)
             guard try await codes.revoke(id: id, appID: appID, now: now) else {
-                throw Refusal(status: 404, code: "not-found", message: "no active code \(id) in \(appID)")
+                throw Refusal(status: 404, code: .notFound, message: "no active code \(id) in \(appID)")
             }
             return (200, Self.encode(["revoked": id]))
 
         default:
-            throw Refusal(status: 404, code: "not-found", message: "no such admin resource")
+            throw Refusal(status: 404, code: .notFound, message: "no such admin resource")
         }
     }
 
@@ -277,12 +278,12 @@ package struct AdminAPI: Sendable {
             func integer(_ key: String, _ range: ClosedRange<Int>) throws -> Int? {
                 guard let value = request[key] else { return nil }
                 guard case .integer(let number) = value, range.contains(number) else {
-                    throw Refusal(status: 400, code: "bad-request", message: "expected a whole number \(range.lowerBound)-\(range.upperBound)", keyPath: key)
+                    throw Refusal(status: 400, code: .badRequest, message: "expected a whole number \(range.lowerBound)-\(range.upperBound)", keyPath: key)
                 }
                 return number
             }
             guard let document = request["document"]?.stringValue else {
-                throw Refusal(status: 400, code: "bad-request", message: "expected the name of a document", keyPath: "document")
+                throw Refusal(status: 400, code: .badRequest, message: "expected the name of a document", keyPath: "document")
             }
             self.document = try AdminAPI.checkName(document, what: "document name")
             expiresIn = try integer("expiresIn", 60...AdminAPI.maxLifetime) ?? expiresIn
@@ -290,13 +291,13 @@ package struct AdminAPI: Sendable {
             count = try integer("count", 1...AdminAPI.maxCodesPerRequest) ?? count
             if let value = request["label"] {
                 guard let label = value.stringValue, label.count <= 200, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                    throw Refusal(status: 400, code: "bad-request", message: "a label is text of at most 200 characters without control characters", keyPath: "label")
+                    throw Refusal(status: 400, code: .badRequest, message: "a label is text of at most 200 characters without control characters", keyPath: "label")
                 }
                 self.label = label.isEmpty ? nil : label
             }
             let known: Set = ["document", "expiresIn", "uses", "label", "count"]
             if let unknown = request.keys.first(where: { !known.contains($0) }) {
-                throw Refusal(status: 400, code: "bad-request", message: "unknown key; expected document, expiresIn, uses, label, count", keyPath: unknown)
+                throw Refusal(status: 400, code: .badRequest, message: "unknown key; expected document, expiresIn, uses, label, count", keyPath: unknown)
             }
         }
     }
@@ -361,7 +362,7 @@ package struct AdminAPI: Sendable {
     static func checkName(_ text: String, what: String) throws -> String {
         guard (1...200).contains(text.utf8.count), !text.hasPrefix("."),
               text.utf8.allSatisfy({ $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || "._-".utf8.contains($0)) }) else {
-            throw Refusal(status: 400, code: "bad-request", message: "a \(what) is 1-200 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.'")
+            throw Refusal(status: 400, code: .badRequest, message: "a \(what) is 1-200 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.'")
         }
         return text
     }
@@ -373,14 +374,14 @@ package struct AdminAPI: Sendable {
         guard domain.utf8.count <= 253, labels.count >= 2,
               labels.allSatisfy({ (1...63).contains($0.utf8.count) && !$0.hasPrefix("-") && !$0.hasSuffix("-")
                                   && $0.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D } }) else {
-            throw Refusal(status: 400, code: "bad-request", message: "not a domain name such as example.com (use the punycode form of international names)")
+            throw Refusal(status: 400, code: .badRequest, message: "not a domain name such as example.com (use the punycode form of international names)")
         }
         return domain
     }
 
     static func parseDate(_ text: String) throws -> Date {
         guard let date = try? Date(text, strategy: .iso8601) else {
-            throw Refusal(status: 400, code: "bad-request", message: "since: expected an ISO 8601 time such as 2026-01-01T00:00:00Z")
+            throw Refusal(status: 400, code: .badRequest, message: "since: expected an ISO 8601 time such as 2026-01-01T00:00:00Z")
         }
         return date
     }
@@ -391,9 +392,9 @@ package struct AdminAPI: Sendable {
         do {
             value = try JSONReader(maxBytes: maxBodyBytes).parse(body, source: "body")
         } catch let error as ConfigurationError {
-            throw Refusal(status: 400, code: "bad-request", message: error.reason)
+            throw Refusal(status: 400, code: .badRequest, message: error.reason)
         }
-        guard let object = value.objectValue else { throw Refusal(status: 400, code: "bad-request", message: "expected a JSON object") }
+        guard let object = value.objectValue else { throw Refusal(status: 400, code: .badRequest, message: "expected a JSON object") }
         return object
     }
 
@@ -405,9 +406,7 @@ package struct AdminAPI: Sendable {
     }
 
     /// `{"error": {"code": …, "message": …, "keyPath": …}}`, the shape of every error of the service.
-    static func errorJSON(_ code: String, _ message: String, keyPath: String? = nil) -> String {
-        var error: ConfigurationObject = ["code": .string(code), "message": .string(message)]
-        if let keyPath { error["keyPath"] = .string(keyPath) }
-        return JSONWriter.compact(.object(["error": .object(error)]))
+    static func errorJSON(_ code: DiscoveryErrorCode, _ message: String, keyPath: String? = nil) -> String {
+        DiscoveryErrorBody(code, message, keyPath: keyPath).json
     }
 }

@@ -1,3 +1,4 @@
+import ActivationDiscoveryProtocol
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -21,7 +22,7 @@ enum AdminConsole {
         case "", "index.html": file = ("text/html; charset=utf-8", page)
         case "console.js": file = ("text/javascript; charset=utf-8", script)
         case "console.css": file = ("text/css; charset=utf-8", style)
-        default: return DiscoveryServer.error(.notFound, "not-found", "no such console file")
+        default: return DiscoveryServer.error(.notFound, .notFound, "no such console file")
         }
         return Response(status: .ok, headers: [
             .contentType: file.type,

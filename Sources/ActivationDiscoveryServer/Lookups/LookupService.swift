@@ -1,3 +1,4 @@
+import ActivationDiscoveryProtocol
 import Foundation
 
 /// What a lookup comes to, as the server answers it.
@@ -15,19 +16,6 @@ package enum LookupAnswer: Sendable, Equatable {
     }
 }
 
-/// Why an onboarding code that existed is answered with 410: the `error.code` of the answer.
-package enum GoneReason: String, Sendable, CaseIterable {
-    case expired, used, revoked
-
-    /// The sentence sent with the 410.
-    var message: String {
-        switch self {
-        case .expired: "this onboarding code has expired"
-        case .used: "this onboarding code was already used"
-        case .revoked: "this onboarding code was revoked"
-        }
-    }
-}
 
 /// Where the server's lookups are answered from: the static folder (``DiscoveryDirectory``) or the
 /// database (``StoredLookups``).

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationDiscoveryProtocol
 import Foundation
 import SQLKit
 
@@ -115,32 +116,8 @@ package struct CodeStore: Sendable {
         package var revokedAt: Date?
     }
 
-    /// Where a code stands; a revoked code is revoked whatever else holds, a used-up one used.
-    package enum Status: String, Codable, Sendable, CaseIterable {
-        case active, used, expired, revoked
-
-        /// The status of a row with `uses_left`, `expires_at` and `revoked_at`, at `at`
-        /// (milliseconds): in Swift what ``condition(at:)`` says in SQL.
-        init(_ row: any SQLRow, at: Int64) throws {
-            if try row.decode(column: "revoked_at", as: Int64?.self) != nil {
-                self = .revoked
-            } else if try row.decode(column: "uses_left", as: Int.self) <= 0 {
-                self = .used
-            } else {
-                self = try row.decode(column: "expires_at", as: Int64.self) <= at ? .expired : .active
-            }
-        }
-
-        /// The condition on `codes` that selects this status at `at` (milliseconds).
-        func condition(at: Int64) -> SQLQueryString {
-            switch self {
-            case .revoked: "revoked_at IS NOT NULL"
-            case .used: "revoked_at IS NULL AND uses_left <= 0"
-            case .expired: "revoked_at IS NULL AND uses_left > 0 AND expires_at <= \(bind: at)"
-            case .active: "revoked_at IS NULL AND uses_left > 0 AND expires_at > \(bind: at)"
-            }
-        }
-    }
+    /// Where a code stands (the protocol's `CodeStatus`).
+    package typealias Status = CodeStatus
 
     /// The most codes one listing returns (newest first).
     package static let maxListed = 10_000
@@ -184,4 +161,29 @@ package enum CodeStoreError: Error {
     case noRowReturned
     /// Fresh codes kept colliding with stored ones: the code space (8 digits?) is nearly used up.
     case codeSpaceExhausted
+}
+
+/// A code's status in the database's terms.
+extension CodeStatus {
+    /// The status of a row with `uses_left`, `expires_at` and `revoked_at`, at `at`
+    /// (milliseconds): in Swift what ``condition(at:)`` says in SQL.
+    init(_ row: any SQLRow, at: Int64) throws {
+        if try row.decode(column: "revoked_at", as: Int64?.self) != nil {
+            self = .revoked
+        } else if try row.decode(column: "uses_left", as: Int.self) <= 0 {
+            self = .used
+        } else {
+            self = try row.decode(column: "expires_at", as: Int64.self) <= at ? .expired : .active
+        }
+    }
+
+    /// The condition on `codes` that selects this status at `at` (milliseconds).
+    func condition(at: Int64) -> SQLQueryString {
+        switch self {
+        case .revoked: "revoked_at IS NOT NULL"
+        case .used: "revoked_at IS NULL AND uses_left <= 0"
+        case .expired: "revoked_at IS NULL AND uses_left > 0 AND expires_at <= \(bind: at)"
+        case .active: "revoked_at IS NULL AND uses_left > 0 AND expires_at > \(bind: at)"
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationDiscoveryProtocol
 import Crypto
 import Foundation
 import SQLKit

@@ -8,8 +8,7 @@
 /// Total and bounded: any input, valid UTF-8 or not, gives a route in time linear in its length
 /// (targets over ``maxTargetLength`` bytes are refused before they are read), so
 /// fuzzers may call `init(target:)` on arbitrary bytes. It needs nothing but the standard library, so
-/// the fuzz target compiles this file itself (`Fuzz/DiscoveryRoute.swift` is a link to it) and its
-/// build leaves out the server's network and database stack.
+/// the fuzz target imports this module without the server's network and database stack.
 public enum DiscoveryRoute: Sendable, Hashable {
     /// `/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(…)` with arguments that parse.
     case lookup(LookupCall)
@@ -215,6 +214,13 @@ public struct LookupCall: Sendable, Hashable {
     public var version: String
     /// The e-mail address or onboarding code to look up, never empty.
     public var lookup: Lookup
+
+    /// A call as a client makes it.
+    public init(appID: String, version: String, lookup: Lookup) {
+        self.appID = appID
+        self.version = version
+        self.lookup = lookup
+    }
 }
 
 extension LookupCall {

@@ -1,1 +1,0 @@
-../Sources/ActivationDiscoveryServer/DiscoveryRoute.swift
