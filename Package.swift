@@ -139,7 +139,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),
-            ]
+            ],
+            // The service's OpenAPI description, served at /openapi.yaml from the binary itself.
+            resources: [.embedInCode("Resources/openapi.yaml")]
         ),
         .executableTarget(
             name: "activate",

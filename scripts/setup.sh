@@ -36,16 +36,18 @@ command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not
 
 # The interop tests cross-check AC1 codes with an independent Python implementation
 # (Tests/Interop), which needs cbor2, base45 and cryptography from PyPI; the console test drives
-# Chromium with Selenium (Tests/Browser).
+# Chromium with Selenium (Tests/Browser); schemathesis checks the discovery service against its
+# OpenAPI description (Tests/OpenAPI).
 if [ "${1:-}" = "--test" ]; then
   cd "$(dirname "$0")/.."
   venv=.build/interop-venv
-  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography, selenium, pyrage, pexpect' 2>/dev/null; then
-    echo "setup: creating $venv for the AC1 interop and console tests (pip install -r Tests/Interop/requirements.txt -r Tests/Browser/requirements.txt)" >&2
+  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography, selenium, pyrage, pexpect, schemathesis' 2>/dev/null; then
+    echo "setup: creating $venv for the AC1 interop and console tests (pip install -r Tests/{Interop,Browser,OpenAPI}/requirements.txt)" >&2
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt -r Tests/Browser/requirements.txt || {
-      echo "setup: pip could not install Tests/Interop/requirements.txt and Tests/Browser/requirements.txt (is PyPI reachable?)" >&2
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt -r Tests/Browser/requirements.txt \
+      -r Tests/OpenAPI/requirements.txt || {
+      echo "setup: pip could not install Tests/{Interop,Browser,OpenAPI}/requirements.txt (is PyPI reachable?)" >&2
       exit 1
     }
   fi

@@ -19,7 +19,7 @@ import Synchronization
 /// call, 405 for a method other than GET. An application's client policies are served at SAP's
 /// `settingsExchange` path (`DiscoveryRoute.settings(appID:)` of ActivationDiscoveryProtocol): 200 with the document, 404 when
 /// the application has none. Targets are routed on their canonical path (see `DiscoveryRoute` in ActivationDiscoveryProtocol). `/health` answers when the process runs, `/ready` when its database can be
-/// reached, `/metrics` in Prometheus text.
+/// reached, `/metrics` in Prometheus text, `/openapi.yaml` the OpenAPI description of all of it.
 ///
 /// Each request is logged as method, route (`lookup`, `health`, an admin route template, …),
 /// status and time, with a request id: never its path, query, e-mail address, code or token.
@@ -200,7 +200,7 @@ public struct DiscoveryServer: Sendable {
             guard service.admin != nil else { return (error(.notFound, .notFound, "the console is off (start with --admin-token-file)"), nil) }
             guard request.method == .get else { return (methodNotAllowed(), nil) }
             return (AdminConsole.response(for: file), nil)
-        case .health, .ready, .metrics, .settings, .malformedLookup, .lookup, .admin: break
+        case .health, .ready, .metrics, .openAPI, .settings, .malformedLookup, .lookup, .admin: break
         }
         guard request.method == .get else { return (methodNotAllowed(), nil) }
         switch route {
@@ -212,6 +212,9 @@ public struct DiscoveryServer: Sendable {
             return (Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                              body: .init(byteBuffer: ByteBuffer(bytes: service.metrics.exposition()))), nil)
         case .lookup(let call): return (await lookup(call, client: client, service: service, now: now), nil)
+        case .openAPI:
+            return (Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                             body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml))), nil)
         case .settings(let appID):
             do {
                 guard let document = try await service.lookups.settings(appID: appID) else {

@@ -12,6 +12,17 @@ final class ServeProcess {
     let url: String
     private let output = Pipe()
     private let errors = Pipe()
+    /// The log, read as it is written: a server whose stderr pipe filled up would block on its
+    /// next log line and answer nothing more.
+    private let log = LogBuffer()
+    private let reading = DispatchGroup()
+
+    final class LogBuffer: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
+        var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+    }
 
     init(configs: String, arguments: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: ActivateCLI.executable)
@@ -21,13 +32,18 @@ final class ServeProcess {
         process.standardError = errors
         // The first stdout line is "listening on http://127.0.0.1:PORT".
         url = try process.startListening(output: output, name: "serve")
+        let (errors, log) = (errors, log)
+        DispatchQueue.global().async(group: reading) {
+            while case let chunk = errors.fileHandleForReading.availableData, !chunk.isEmpty { log.append(chunk) }
+        }
     }
 
     /// Stops the server with SIGTERM and returns its exit status and log.
     func stop() -> (status: Int32, log: String) {
         process.terminate()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        reading.wait()
+        return (process.terminationStatus, log.text)
     }
 }
 

@@ -20,6 +20,8 @@ public enum DiscoveryRoute: Sendable, Hashable {
     case ready
     /// `/metrics`: Prometheus text.
     case metrics
+    /// `/openapi.yaml`: the service's OpenAPI description.
+    case openAPI
     /// SAP's `settingsExchange` path of an application's client policies,
     /// `/mobileservices/application/{appID}/storage/v1/runtime/application/{appID}/global/mobileservices/settingsExchange`
     /// (both ids the same, percent-decoded, valid UTF-8 without control characters).
@@ -49,6 +51,8 @@ public enum DiscoveryRoute: Sendable, Hashable {
     static let functionPrefix = "/config-api.svc/ApplicationConfigurations/"
     static let adminPrefix = "/admin/v1/"
     static let settingsPrefix = "/mobileservices/application/"
+    /// Where the service serves its OpenAPI description.
+    public static let openAPIPath = "/openapi.yaml"
 
     /// Routes a request target as the server receives it (`/path?query`).
     public init(target: String) {
@@ -70,6 +74,8 @@ public enum DiscoveryRoute: Sendable, Hashable {
             self = .ready
         } else if path == "/metrics" {
             self = .metrics
+        } else if path == Self.openAPIPath {
+            self = .openAPI
         } else if path.hasPrefix(Self.adminPrefix) {
             let raw = path.dropFirst(Self.adminPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
             let segments = raw.compactMap { PercentEncoding.decoded($0.utf8).flatMap { String(validatingUTF8Bytes: $0) } }
@@ -94,14 +100,15 @@ public enum DiscoveryRoute: Sendable, Hashable {
         }
     }
 
-    /// The fixed label logged for this route: `lookup`, `health`, `ready`, `metrics`, `admin`,
-    /// `console` or `other`. Never request text.
+    /// The fixed label logged for this route: `lookup`, `health`, `ready`, `metrics`, `openapi`,
+    /// `settings`, `admin`, `console` or `other`. Never request text.
     public var label: String {
         switch self {
         case .lookup, .malformedLookup: "lookup"
         case .health: "health"
         case .ready: "ready"
         case .metrics: "metrics"
+        case .openAPI: "openapi"
         case .settings: "settings"
         case .admin: "admin"
         case .console: "console"

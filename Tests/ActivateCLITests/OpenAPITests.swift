@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// The discovery service against its own OpenAPI description: `activate serve` on a database with
+/// the admin API, and schemathesis (PyPI) generating requests for every operation of the document
+/// it serves, statefully and with the admin token.
+@Suite("The discovery service conforms to its OpenAPI description (schemathesis)", .serialized)
+struct OpenAPITests {
+    let directory: TemporaryDirectory
+    let configs: String
+    let tokens: String
+    static let appID = "com.example.fieldservice"
+    static let token = "openapi-test-token-0123456789"
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        configs = directory.file("configs")
+        try FileManager.default.createDirectory(atPath: configs, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(SourceTree.documents)/android-basic.json", toPath: "\(configs)/basic.json")
+        try Data(#"{"applications": {"\#(Self.appID)": {"domains": {"example.com": "basic.json"}}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: "\(configs)/discovery.json"))
+        tokens = directory.file("admin-tokens")
+        #expect(FileManager.default.createFile(atPath: tokens, contents: Data("\(Self.token)\n".utf8), attributes: [.posixPermissions: 0o600]))
+    }
+
+    func discovery(_ server: ServeProcess, _ arguments: [String]) async throws -> ActivateCLI.Result {
+        try await ActivateCLI.run(["discovery"] + arguments + ["--server", server.url, "--token-file", tokens])
+    }
+
+    /// The codes of the application by id: status and uses left.
+    func codes(_ server: ServeProcess) async throws -> [Int: (status: String, usesLeft: Int)] {
+        let listed = try await discovery(server, ["codes", "list", "--app-id", Self.appID, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(listed.stdout)) as? [String: Any]
+        var codes: [Int: (String, Int)] = [:]
+        for code in object?["codes"] as? [[String: Any]] ?? [] {
+            if let id = code["id"] as? Int, let status = code["status"] as? String, let uses = code["usesLeft"] as? Int { codes[id] = (status, uses) }
+        }
+        return codes
+    }
+
+    @Test("the document is served as committed; schemathesis finds no 5xx and no answer outside the document, and changes codes only through the calls meant to")
+    func schemathesis() async throws {
+        let schemathesis = SourceTree.path(".build/interop-venv/bin/schemathesis")
+        #expect(FileManager.default.isExecutableFile(atPath: schemathesis), "scripts/setup.sh --test installs schemathesis")
+        let server = try ServeProcess(configs: configs, arguments: ["--database", "sqlite:\(directory.file("discovery.sqlite"))",
+                                                                    "--secret-file", directory.file("secret"), "--admin-token-file", tokens,
+                                                                    "--client-limit", "off", "--app-limit", "off"])
+        defer { _ = server.stop() }
+        let served = try await Tool.run("/usr/bin/curl", ["-sS", "\(server.url)/openapi.yaml"])
+        #expect(served.stdout == Array(try Data(contentsOf: URL(fileURLWithPath: SourceTree.path("Sources/ActivationDiscoveryServer/Resources/openapi.yaml")))))
+
+        // Codes that exist before the run: schemathesis cannot know them, so only a revocation
+        // (an audited admin call) may change them.
+        let issued = try await discovery(server, ["codes", "create", "--app-id", Self.appID, "--document", "basic.json", "--count", "5",
+                                                  "--uses", "3", "--json"])
+        #expect(issued.status == 0, "\(issued.stderr)")
+        let before = try await codes(server)
+        #expect(before.count == 5 && before.values.allSatisfy { $0.status == "active" && $0.usesLeft == 3 })
+
+        let run = try await Tool.run(schemathesis, [
+            "run", "\(server.url)/openapi.yaml", "--url", server.url, "--header", "Authorization: Bearer \(Self.token)",
+            "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance",
+            "--phases", "examples,coverage,fuzzing,stateful", "--max-examples", "40", "--workers", "1", "--request-timeout", "30",
+        ], in: directory.path)
+        let output = run.text
+        #expect(run.status == 0, "\(output.suffix(6000))")
+        let summary = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let operations = summary.first { $0.hasPrefix("Tested:") } ?? "?"
+        let cases = summary.first { $0.contains(" generated, ") } ?? "?"
+        #expect(operations == "Tested: 19", "every operation of the document: \(operations)")
+        #expect(cases.hasSuffix("passed") && !cases.contains("fail"), "\(cases)")
+        print("schemathesis: operations \(operations), cases \(cases)")
+
+        // The codes that existed: still active with every use left, or revoked by an audited call.
+        let after = try await codes(server)
+        let audit = try await discovery(server, ["audit", "--json"])
+        let entries = (try JSONSerialization.jsonObject(with: Data(audit.stdout)) as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        let revoked = Set(entries.filter { $0["action"] as? String == "codes.revoke" && $0["outcome"] as? String == "ok" }.compactMap { $0["subject"] as? String })
+        for (id, state) in before {
+            let now = try #require(after[id], "code \(id) is gone")
+            #expect(now.usesLeft == state.usesLeft, "code \(id) was used")
+            #expect(now.status == "active" || (now.status == "revoked" && revoked.contains(String(id))), "code \(id) is \(now.status)")
+        }
+    }
+}
