@@ -206,7 +206,11 @@ public struct DiscoveryServer: Sendable {
         switch route {
         case .health: return (json(.ok, #"{"status":"ok"}"#), nil)
         case .ready:
-            if let why = await service.lookups.unreadiness() { return (error(.serviceUnavailable, .notReady, why), nil) }
+            if let why = await service.lookups.unreadiness() {
+                var response = error(.serviceUnavailable, .notReady, why)
+                response.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
+                return (response, nil)
+            }
             return (json(.ok, #"{"status":"ready"}"#), nil)
         case .metrics:
             return (Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -222,11 +226,17 @@ public struct DiscoveryServer: Sendable {
                 }
                 return (json(.ok, document), nil)
             } catch {
-                return (DiscoveryServer.error(.serviceUnavailable, .unavailable, "the discovery service cannot answer right now"), nil)
+                return (unavailable(), nil)
             }
         default:
             return (error(.badRequest, .badRequest, "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'"), nil)
         }
+    }
+
+    /// What a code lookup came to: refused by the guessing limits, or answered.
+    enum CodeOutcome: Sendable {
+        case limited(retryAfter: Int)
+        case answered(LookupAnswer)
     }
 
     /// A lookup: by e-mail, read-only; by code, within the guessing limits.
@@ -237,24 +247,41 @@ public struct DiscoveryServer: Sendable {
                 return response(for: try await service.lookups.find(appID: call.appID, email: email))
             case .code(let code):
                 let client = clientAddress()
-                if let retryAfter = try await service.guessing?.admit(client: client, appID: call.appID, now: now) {
+                // Limits, use and settlement all need the database: together they get an answer in
+                // bounded time, or 503.
+                let outcome = try await DatabaseWait.finishing(within: DatabaseWait.answer) { () async throws -> CodeOutcome in
+                    if let retryAfter = try await service.guessing?.admit(client: client, appID: call.appID, now: now) { return .limited(retryAfter: retryAfter) }
+                    let answer = try await service.lookups.find(appID: call.appID, code: code, now: now)
+                    try await service.guessing?.settle(client: client, appID: call.appID, failed: answer.failed, now: now)
+                    return .answered(answer)
+                }
+                let answer: LookupAnswer
+                switch outcome {
+                case .limited(let retryAfter):
                     var response = error(.tooManyRequests, .rateLimited, "too many failed lookups; retry in \(retryAfter) s")
                     response.headers[.retryAfter] = String(retryAfter)
                     return response
+                case .answered(let found):
+                    answer = found
                 }
-                let answer = try await service.lookups.find(appID: call.appID, code: code, now: now)
-                try await service.guessing?.settle(client: client, appID: call.appID, failed: answer.failed, now: now)
-                let outcome = switch answer {
+                let counted = switch answer {
                 case .document: "used"
                 case .notFound: "not-found"
                 case .gone(let reason): reason == .used ? "used-up" : reason.rawValue
                 }
-                service.metrics.codeLookup(outcome)
+                service.metrics.codeLookup(counted)
                 return response(for: answer)
             }
         } catch {
-            return DiscoveryServer.error(.serviceUnavailable, .unavailable, "the discovery service cannot answer right now")
+            return unavailable()
         }
+    }
+
+    /// 503 with `Retry-After`: the database is away; the client tries again shortly.
+    static func unavailable() -> Response {
+        var response = error(.serviceUnavailable, .unavailable, "the discovery service cannot answer right now; try again shortly")
+        response.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
+        return response
     }
 
     static func response(for answer: LookupAnswer) -> Response {

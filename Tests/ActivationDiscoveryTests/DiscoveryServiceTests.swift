@@ -5,6 +5,7 @@ import Foundation
 import AsyncHTTPClient
 import Logging
 import NIOCore
+import Synchronization
 import Testing
 
 extension ServerSuites {
@@ -29,6 +30,8 @@ extension ServerSuites {
         struct Instances {
             let urls: [String]
             let databases: [any DiscoveryDatabase]
+            /// The cluster of a PostgreSQL backend.
+            var postgres: PostgresServer? = nil
             var url: String { urls[0] }
             var port: Int { Self.port(of: url) }
 
@@ -75,7 +78,7 @@ extension ServerSuites {
                 urls.append("http://127.0.0.1:\(try #require(await iterator.next()))")
             }
             do {
-                try await body(Instances(urls: urls, databases: databases))
+                try await body(Instances(urls: urls, databases: databases, postgres: postgres))
             } catch {
                 tasks.forEach { $0.cancel() }
                 for database in databases { try? await database.close() }
@@ -348,6 +351,143 @@ extension ServerSuites {
                     .map { "\($0["action"]?.stringValue ?? "") \($0["outcome"]?.stringValue ?? "")" }
                 #expect(Set(settingsCalls) == ["settings.put invalid-settings", "settings.put ok", "settings.get ok", "settings.delete ok", "settings.get not-found"],
                         "\(settingsCalls)")
+            }
+        }
+
+        /// One answer seen during the outage test.
+        struct Seen: Sendable {
+            var kind: String, status: Int, at: Duration, took: Duration
+            var code: Int? = nil, retryAfter: String? = nil
+        }
+
+        /// What the outage test's tasks share: the answers, the next code to use, when the database went and came back.
+        final class OutageLog: Sendable {
+            let seen = Mutex<[Seen]>([])
+            let nextCode = Mutex(0)
+            let outage = Mutex<(down: Duration?, up: Duration?)>((nil, nil))
+        }
+
+        @Test("PostgreSQL away for 10 s under load: 503 with Retry-After within 2 s, /ready 503 within 1 s, e-mail lookups answered, no code used twice, back within 5 s")
+        func outage() async throws {
+            try await withInstances(.postgres) { service in
+                // Enough codes for the whole run at the workers' pace (about 130 a second).
+                let admin = try service.admin()
+                let codes = try await (Self.issue(admin, count: 1000) + Self.issue(admin, count: 1000)).map(\.code)
+                let postgres = try #require(service.postgres)
+                let port = service.port
+                // The pool opens its connections first (each signs in with SCRAM, which a debug
+                // build computes slowly on an event loop): the run measures a service in use.
+                for _ in 0..<3 {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for index in 0..<12 { group.addTask { _ = try await rawRequest(port: port, Self.codeTarget("WARM-UP0-\(index)")) } }
+                        try await group.waitForAll()
+                    }
+                }
+                let clock = ContinuousClock(), start = clock.now
+                let log = OutageLog()
+                let end = Duration.seconds(20)
+                @Sendable func ask(_ kind: String, _ target: String, code: Int? = nil) async throws -> Int {
+                    // Timed on the thread that sends it: waiting for a Dispatch thread is the test's, not the server's.
+                    let (response, sent, took) = try await offThread {
+                        let sent = clock.now
+                        let connection = try RawConnection(port: port)
+                        connection.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                        return (connection.response(), sent, clock.now - sent)
+                    }
+                    let answer = Seen(kind: kind, status: response?.status ?? 0, at: sent - start, took: took, code: code,
+                                      retryAfter: response?.header("Retry-After"))
+                    log.seen.withLock { $0.append(answer) }
+                    return answer.status
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try await Task.sleep(until: start + .seconds(3), clock: clock)
+                        try await offThread { try postgres.pause() }
+                        log.outage.withLock { $0.down = clock.now - start }
+                        try await Task.sleep(for: .seconds(10))
+                        try await offThread { try postgres.resume() }
+                        log.outage.withLock { $0.up = clock.now - start }
+                    }
+                    for _ in 0..<4 {
+                        group.addTask {
+                            // Each worker takes a code and asks until it is answered for good.
+                            while clock.now - start < end {
+                                let index = log.nextCode.withLock { value in defer { value += 1 }; return value }
+                                guard index < codes.count else { return }
+                                while clock.now - start < end {
+                                    let status = try await ask("code", Self.codeTarget(codes[index]), code: index)
+                                    if status != 503 { break }
+                                    try await Task.sleep(for: .milliseconds(200))
+                                }
+                                try await Task.sleep(for: .milliseconds(30))
+                            }
+                        }
+                    }
+                    group.addTask {
+                        while clock.now - start < end {
+                            _ = try await ask("email", "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(Self.appID):1.0',EmailAddress='someone@example.com')")
+                            try await Task.sleep(for: .milliseconds(50))
+                        }
+                    }
+                    group.addTask {
+                        while clock.now - start < end {
+                            _ = try await ask("ready", "/ready")
+                            try await Task.sleep(for: .milliseconds(250))
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let answers = log.seen.withLock { $0 }
+                let (down, up) = log.outage.withLock { $0 }
+                let (pausedAt, resumedAt) = (try #require(down), try #require(up))
+                let during = answers.filter { $0.at >= pausedAt && $0.at + $0.took <= resumedAt }
+                #expect(Set(answers.map(\.status)).isSubset(of: [200, 404, 410, 429, 503]), "\(Set(answers.map(\.status)))")
+                #expect(during.contains { $0.kind == "code" && $0.status == 503 }, "the outage was seen")
+                for answer in answers where answer.status == 503 { #expect(answer.retryAfter != nil, "503 without Retry-After: \(answer.kind)") }
+                // Over the whole run, the server's shutdown and start included.
+                let slowest = answers.filter { $0.kind == "code" }.map(\.took).max() ?? .zero
+                #expect(slowest < .seconds(2), "a code lookup waited \(slowest)")
+                let slowestReady = answers.filter { $0.kind == "ready" }.map(\.took).max() ?? .zero
+                #expect(slowestReady < .seconds(1), "/ready took \(slowestReady)")
+                #expect(during.filter { $0.kind == "ready" }.allSatisfy { $0.status == 503 })
+                #expect(during.filter { $0.kind == "email" }.allSatisfy { $0.status == 200 }, "e-mail lookups answer from the snapshot")
+                var served: [Int: Int] = [:]
+                for answer in answers where answer.kind == "code" && answer.status == 200 { served[answer.code ?? -1, default: 0] += 1 }
+                #expect(served.values.allSatisfy { $0 == 1 }, "a code was served twice")
+                let back = answers.filter { $0.kind == "code" && $0.status == 200 && $0.at >= resumedAt }.map(\.at).min()
+                let recovery = try #require(back) - resumedAt
+                #expect(recovery < .seconds(5), "recovered \(recovery) after the database came back")
+                var counts: [String: Int] = [:]
+                for answer in answers { counts["\(answer.kind) \(answer.status)", default: 0] += 1 }
+                print("outage: away \(pausedAt)…\(resumedAt); answers \(counts.sorted { $0.key < $1.key }); slowest code lookup \(slowest), /ready \(slowestReady); recovery \(recovery); codes served once: \(served.count)")
+            }
+        }
+
+        @Test("a SQLite file another process holds locked: code lookups answer 503 with Retry-After within 2 s, e-mail lookups go on, then all is as before")
+        func lockedSQLite() async throws {
+            try await withInstances(.sqlite) { service in
+                let codes = try await Self.issue(try service.admin(), count: 2).map(\.code)
+                // Another process's writer holds the file's write lock for 4 s.
+                let other = try await SQLiteDiscoveryDatabase.open(path: "\(folder)/discovery.sqlite")
+                let holder = Task {
+                    try await other.withTransaction { sql in
+                        try await sql.raw("UPDATE changes SET version = version WHERE id = 1").run()
+                        try await Task.sleep(for: .seconds(4))
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                let clock = ContinuousClock(), sent = clock.now
+                let locked = try await rawRequest(port: service.port, Self.codeTarget(codes[0]))
+                let took = clock.now - sent
+                #expect(locked?.status == 503 && locked?.header("Retry-After") != nil, "\(locked?.status ?? 0) \(locked?.body ?? "")")
+                #expect(took < .seconds(2), "waited \(took) on the lock")
+                let email = try await rawRequest(port: service.port,
+                                                 "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(Self.appID):1.0',EmailAddress='someone@example.com')")
+                #expect(email?.status == 200)
+                try await holder.value
+                try await other.close()
+                #expect(try await rawRequest(port: service.port, Self.codeTarget(codes[0]))?.status == 200, "the code was not used by the refused lookup")
+                #expect(try await rawRequest(port: service.port, Self.codeTarget(codes[0]))?.status == 410)
             }
         }
 

@@ -33,9 +33,20 @@ struct PostgresServer {
         }
         let server = PostgresServer(folder: folder, port: try freePort(), binaries: binaries)
         try server.run("initdb", "-D", "\(folder)/data", "-U", user, "--auth=scram-sha-256", "--pwfile=\(folder)/pwfile", "--no-sync")
-        try server.run("pg_ctl", "-D", "\(folder)/data", "-l", "\(folder)/log", "-w", "-t", "60", "start",
-                       "-o", "-p \(server.port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off")
+        try server.resume()
         return server
+    }
+
+    /// Stops the server (`pg_ctl stop -m fast`: connections are closed, nothing is lost), keeping
+    /// the cluster for ``resume()``: a database outage.
+    func pause() throws {
+        try run("pg_ctl", "-D", "\(folder)/data", "-m", "fast", "-w", "stop")
+    }
+
+    /// Starts the cluster's server again on its port.
+    func resume() throws {
+        try run("pg_ctl", "-D", "\(folder)/data", "-l", "\(folder)/log", "-w", "-t", "60", "start",
+                "-o", "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off")
     }
 
     /// Stops the cluster and removes its folder.

@@ -93,7 +93,8 @@ package struct AdminAPI: Sendable {
             answer = Answer(status: refusal.status, json: Self.errorJSON(refusal.code, refusal.message, keyPath: refusal.keyPath), template: call.template)
             outcome = refusal.code.rawValue
         } catch {
-            answer = Answer(status: 503, json: Self.errorJSON(.unavailable, "the database could not complete the request"), template: call.template)
+            answer = Answer(status: 503, json: Self.errorJSON(.unavailable, "the database could not complete the request; try again shortly"),
+                            template: call.template, retryAfter: DatabaseWait.retryAfterSeconds)
             outcome = "unavailable"
         }
         try? await audit.record(AuditLog.Entry(at: now, actor: actor, action: call.action, appID: call.appID, subject: call.subject, outcome: outcome))

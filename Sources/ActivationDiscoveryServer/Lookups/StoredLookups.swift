@@ -79,8 +79,9 @@ package final class StoredLookups: LookupService {
     }
 
     package func unreadiness() async -> String? {
+        let documents = documents
         do {
-            _ = try await documents.version()
+            _ = try await DatabaseWait.finishing(within: DatabaseWait.readiness) { try await documents.version() }
             return nil
         } catch {
             return "the database cannot be reached"

@@ -21,7 +21,13 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
     private init(client: PostgresClient, shown: String) {
         self.client = client
         self.shown = shown
-        runner = Task { await client.run() }  // the pool lives as long as this task
+        // The pool lives as long as this task, which starts at once: a query before run() has
+        // begun would be queued with a warning.
+        if #available(macOS 26, *) {
+            runner = Task.immediate { await client.run() }
+        } else {
+            runner = Task { await client.run() }
+        }
     }
 
     /// Connects to the database of `url`, checking the address and the credentials once before
@@ -51,13 +57,15 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
         return PostgresDiscoveryDatabase(client: PostgresClient(configuration: configuration, backgroundLogger: logger), shown: target.shown)
     }
 
+    /// The pool waits for a connection as long as the server is away: the wait is bounded here.
     package func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
-        try await client.withConnection { connection in try await body(connection.sql()) }
+        let client = client
+        return try await DatabaseWait.leasing({ use in try await client.withConnection { connection in try await use(connection.sql()) } }, body)
     }
 
     package func withTransaction<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         // PostgresClient.withTransaction would wrap every error in PostgresTransactionError.
-        try await client.withConnection { connection in try await runInTransaction(connection.sql(), body) }
+        try await withConnection { database in try await runInTransaction(database, body) }
     }
 
     package func close() async throws {

@@ -8,7 +8,8 @@ import SQLiteKit
 /// processes on one machine may share.
 ///
 /// Measured choices (sqlite-nio 1.13, SQLite 3.54): `PRAGMA busy_timeout` replaces sqlite-nio's
-/// busy handler, which retries at once and forever (a CPU spin while another process writes);
+/// busy handler, which retries at once and forever (a CPU spin while another process writes); at
+/// 1.5 s, a file another process keeps locked is answered 503 rather than waited on;
 /// transactions begin `IMMEDIATE`, because a deferred one that reads and then writes fails at
 /// once in WAL when another connection committed meanwhile; a connection is lent to one task at a
 /// time, because statements of a second task on the same connection would join the first one's
@@ -28,7 +29,7 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
     ///
     /// - Throws: `ConfigurationError` (`fileUnwritable`) naming the file when it cannot be opened
     ///   as a database.
-    package static func open(path: String, connections: Int = 4, busyTimeout: Duration = .seconds(5),
+    package static func open(path: String, connections: Int = 4, busyTimeout: Duration = .milliseconds(1500),
                              logger: Logger = Logger(label: "activate.sqlite")) async throws -> SQLiteDiscoveryDatabase {
         let threadPool = NIOThreadPool(numberOfThreads: connections * 2)
         threadPool.start()
@@ -39,7 +40,7 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
                                                                  on: MultiThreadedEventLoopGroup.singleton.any())
                 opened.append(connection)
                 let database = connection.sql()
-                try await database.raw("PRAGMA busy_timeout = \(literal: Int(busyTimeout.components.seconds * 1000))").run()
+                try await database.raw("PRAGMA busy_timeout = \(literal: Int(busyTimeout / .milliseconds(1)))").run()
                 let mode = try await database.raw("PRAGMA journal_mode = WAL").first()?.decode(column: "journal_mode", as: String.self)
                 guard mode == "wal" else { throw ConfigurationError(.fileUnwritable, source: path, "the database cannot use write-ahead logging") }
                 try await database.raw("PRAGMA synchronous = NORMAL").run()  // durable at each checkpoint, consistent always, in WAL
