@@ -1,8 +1,9 @@
 import SQLKit
 import Synchronization
 
-/// The database did not lend a connection in time: it is down, restarting or saturated. Nothing
-/// was done; the request is answered 503 with `Retry-After`, never left waiting for the database.
+/// The database did not answer in time: it is down, restarting or saturated. The request is
+/// answered 503 with `Retry-After`, never left waiting for the database. When no connection was
+/// lent nothing was done; work cut off after that may still commit (a code's use then reads as used).
 package struct DatabaseUnavailable: Error, Sendable {}
 
 /// How long the service waits on its database before answering 503.
@@ -53,29 +54,49 @@ package enum DatabaseWait {
     /// `limit`. The body is then cancelled but not waited for: a query stuck on a database that is
     /// going away ends in its own time, while the caller has its answer.
     package static func finishing<R: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> R) async throws -> R {
-        let once = ResumeOnce<R>()
+        let race = Race<R>()
         return try await withCheckedThrowingContinuation { continuation in
-            once.arm(continuation)
-            let work = Task {
-                do { once.resume(with: .success(try await body())) } catch { once.resume(with: .failure(error)) }
+            race.arm(continuation)
+            let timer = Task {
+                try await Task.sleep(for: limit)
+                if race.resume(with: .failure(DatabaseUnavailable())) { race.cancelWork() }
             }
-            Task {
-                try? await Task.sleep(for: limit)
-                if once.resume(with: .failure(DatabaseUnavailable())) { work.cancel() }
-            }
+            race.setWork(Task {
+                defer { timer.cancel() }  // not needed once the work has answered
+                do { race.resume(with: .success(try await body())) } catch { race.resume(with: .failure(error)) }
+            })
         }
     }
 
-    /// A continuation resumed by whichever comes first.
-    final class ResumeOnce<R: Sendable>: Sendable {
-        private let continuation = Mutex<CheckedContinuation<R, any Error>?>(nil)
-        func arm(_ continuation: CheckedContinuation<R, any Error>) { self.continuation.withLock { $0 = continuation } }
+    /// A continuation resumed by whichever comes first, the work or the timer, and the work to
+    /// cancel when the timer wins.
+    final class Race<R: Sendable>: Sendable {
+        private struct State {
+            var continuation: CheckedContinuation<R, any Error>?
+            var work: Task<Void, Never>?
+            var cancelled = false
+        }
+        private let state = Mutex(State())
+
+        func arm(_ continuation: CheckedContinuation<R, any Error>) { state.withLock { $0.continuation = continuation } }
+
         /// Resumes the continuation unless it was resumed already; `true` when this call did.
         @discardableResult
         func resume(with result: Result<R, any Error>) -> Bool {
-            guard let continuation = continuation.withLock({ value in defer { value = nil }; return value }) else { return false }
+            guard let continuation = state.withLock({ state in defer { state.continuation = nil }; return state.continuation }) else { return false }
             continuation.resume(with: result)
             return true
+        }
+
+        func setWork(_ work: Task<Void, Never>) {
+            if state.withLock({ state in state.work = work; return state.cancelled }) { work.cancel() }
+        }
+
+        func cancelWork() {
+            state.withLock { state in
+                state.cancelled = true
+                return state.work
+            }?.cancel()
         }
     }
 
