@@ -20,8 +20,7 @@ package struct DiscoveryAdminClient: Sendable {
     /// - Throws: `ConfigurationError` for a URL that is not https (http only to a loopback address),
     ///   or that has a user name, query or fragment.
     package init(serviceURL: String, token: String) throws {
-        let service = try DiscoveryServiceProvider.checkedServiceURL(serviceURL, allowInsecureLoopback: true)
-        base = service.path.hasSuffix("/") ? String(service.description.dropLast()) : service.description
+        base = try DiscoveryServiceProvider.checkedServiceBase(serviceURL, allowInsecureLoopback: true)
         self.token = token
     }
 

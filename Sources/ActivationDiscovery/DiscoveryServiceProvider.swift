@@ -112,9 +112,8 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
 
     /// The request URL for the given input (e-mail preferred) and how to name the lookup in messages.
     func lookupURL(_ input: ProviderInput) throws -> (url: String, what: String) {
-        let service = try Self.checkedServiceURL(serviceURL, allowInsecureLoopback: allowInsecureLoopback)
+        let base = try Self.checkedServiceBase(serviceURL, allowInsecureLoopback: allowInsecureLoopback)
         let appConfigID = "\(applicationID):\(applicationVersion)"
-        let base = service.path.hasSuffix("/") ? String(service.description.dropLast()) : service.description
         if let email = input[.emailAddress]?.trimmingCharacters(in: .whitespaces), !email.isEmpty {
             let parts = email.split(separator: "@", omittingEmptySubsequences: false)
             guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix(".") else {
@@ -155,6 +154,13 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
             }
         }
         return service
+    }
+
+    /// ``checkedServiceURL(_:allowInsecureLoopback:)`` as the base that request paths are
+    /// appended to: without a trailing `/`.
+    static func checkedServiceBase(_ url: String, allowInsecureLoopback: Bool) throws -> String {
+        let service = try checkedServiceURL(url, allowInsecureLoopback: allowInsecureLoopback)
+        return service.path.hasSuffix("/") ? String(service.description.dropLast()) : service.description
     }
 
     /// Percent-encodes everything but unreserved characters and `@` (the quotes of the template stay raw).

@@ -52,14 +52,12 @@ public struct SettingsExchangeClient: Sendable {
     /// - Throws: `ConfigurationError` for a server URL that is not https (http only to an allowed
     ///   loopback address), or that has a user name, query or fragment.
     public func url() throws -> String {
-        let server: CanonicalURL
         do {
-            server = try DiscoveryServiceProvider.checkedServiceURL(serverURL, allowInsecureLoopback: allowInsecureLoopback)
+            return try DiscoveryServiceProvider.checkedServiceBase(serverURL, allowInsecureLoopback: allowInsecureLoopback)
+                + Self.path(applicationID: applicationID)
         } catch let error as ConfigurationError {
             throw ConfigurationError(error.code, source: CanonicalURL.shown(serverURL), error.message)
         }
-        let base = server.path.hasSuffix("/") ? String(server.description.dropLast()) : server.description
-        return base + Self.path(applicationID: applicationID)
     }
 
     /// Asks the server for the policies.

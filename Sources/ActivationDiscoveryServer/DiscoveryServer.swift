@@ -206,11 +206,7 @@ public struct DiscoveryServer: Sendable {
         switch route {
         case .health: return (json(.ok, #"{"status":"ok"}"#), nil)
         case .ready:
-            if let why = await service.lookups.unreadiness() {
-                var response = error(.serviceUnavailable, .notReady, why)
-                response.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
-                return (response, nil)
-            }
+            if let why = await service.lookups.unreadiness() { return (unavailable(.notReady, why), nil) }
             return (json(.ok, #"{"status":"ready"}"#), nil)
         case .metrics:
             return (Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
@@ -278,8 +274,9 @@ public struct DiscoveryServer: Sendable {
     }
 
     /// 503 with `Retry-After`: the database is away; the client tries again shortly.
-    static func unavailable() -> Response {
-        var response = error(.serviceUnavailable, .unavailable, "the discovery service cannot answer right now; try again shortly")
+    static func unavailable(_ code: DiscoveryErrorCode = .unavailable,
+                            _ message: String = "the discovery service cannot answer right now; try again shortly") -> Response {
+        var response = error(.serviceUnavailable, code, message)
         response.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
         return response
     }
