@@ -57,6 +57,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The discovery service's server, refresh and upkeep run as one service group (as Hummingbird's own).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `/metrics` of the discovery service.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
@@ -139,6 +141,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
             ],
             // The service's OpenAPI description, served at /openapi.yaml from the binary itself.
             resources: [.embedInCode("Resources/openapi.yaml")]

@@ -20,9 +20,9 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
     /// The ``identifier`` of every discovery-service provider.
     public static let defaultIdentifier = "com.sap.configuration.provider.discoveryservice"
     /// The default ``emailPath``: the legacy lookup by e-mail address.
-    public static let emailPathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',EmailAddress='{emailAddress}')"
+    public static let emailPathTemplate = LookupCall.emailPathTemplate
     /// The default ``codePath``: the legacy lookup by onboarding code.
-    public static let codePathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',OnboardingCode='{onboardingCode}')"
+    public static let codePathTemplate = LookupCall.codePathTemplate
 
     public let identifier = DiscoveryServiceProvider.defaultIdentifier
     /// The service's base URL, e.g. `https://discovery.example.com`.

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationDiscoveryProtocol
 import AsyncHTTPClient
 import FileAccess
 import Foundation
@@ -43,8 +44,7 @@ public struct SettingsExchangeClient: Sendable {
 
     /// The path of `applicationID`'s `settingsExchange` document, the id percent-encoded.
     public static func path(applicationID: String) -> String {
-        let id = DiscoveryAdminClient.path([applicationID])
-        return "/mobileservices/application/\(id)/storage/v1/runtime/application/\(id)/global/mobileservices/settingsExchange"
+        DiscoveryRoute.settingsPath(appID: applicationID)
     }
 
     /// The request URL.

@@ -6,7 +6,7 @@ import HTTPTypes
 import HummingbirdCore
 import Logging
 import NIOCore
-import Synchronization
+import ServiceLifecycle
 
 /// A discovery service: answers the legacy lookup function by e-mail domain or onboarding code,
 /// from a static ``DiscoveryDirectory`` or (through `activate serve --database`) from a database
@@ -46,34 +46,35 @@ public struct DiscoveryServer: Sendable {
     /// have none. Admin calls may carry up to 64 KiB.
     public static let maxBodyBytes = 1024
 
-    /// Everything behind the routes: where lookups are answered from, and the optional parts.
+    /// Everything behind the routes: where lookups are answered from, and the optional parts
+    /// (``DiscoveryService`` assembles it).
     package struct Service: Sendable {
         package var lookups: any LookupService
         /// Failed code lookups allowed; nil: unlimited.
         package var guessing: GuessingLimits?
         /// Proxies whose `X-Forwarded-For` names the client (`--trust-proxy`).
         package var trustedProxies: [IPNetwork] = []
-        /// The admin API and console; nil: off (404).
-        package var admin: AdminAPI?
+        /// The admin API's routes (and so the console); nil: off (404).
+        var admin: RouterResponder<Context>?
         package let metrics = ServiceMetrics()
-        /// Runs beside the server until it stops (the document cache's refresh).
+        /// Runs beside the server until it stops (the snapshot's refresh).
         package var background: (@Sendable () async -> Void)?
-        /// Runs once the server has stopped (closing the database).
+        /// Runs once the server and the background work have stopped (closing the database).
         package var onStop: (@Sendable () async -> Void)?
 
         package init(lookups: any LookupService, guessing: GuessingLimits? = nil, trustedProxies: [IPNetwork] = [], admin: AdminAPI? = nil,
                      background: (@Sendable () async -> Void)? = nil, onStop: (@Sendable () async -> Void)? = nil) {
-            self.onStop = onStop
             self.lookups = lookups
             self.guessing = guessing
             self.trustedProxies = trustedProxies
-            self.admin = admin
-            self.admin?.guessing = guessing
-            self.admin?.metrics = metrics
+            self.background = background
+            self.onStop = onStop
+            var admin = admin
+            admin?.metrics = metrics
             // A change is served by this instance as soon as the admin API acknowledges it; a
             // failed reload leaves it to the next poll.
-            self.admin?.afterChange = { try? await lookups.reload() }
-            self.background = background
+            self.admin = admin?.router(guessing: guessing, trustedProxies: trustedProxies, afterChange: { try? await lookups.reload() })
+                .buildResponder()
         }
     }
 
@@ -102,7 +103,8 @@ public struct DiscoveryServer: Sendable {
         let limits = self.limits, logger = self.logger
         let connections = ConnectionCount(limit: cap)
         let app = Application(
-            responder: Responder(service: service, logger: logger),
+            responder: Chained(middleware: RequestLog(metrics: service.metrics, logger: logger),
+                               next: Responder(service: service, admin: service.admin)),
             server: HTTPServerBuilder { responder in
                 GuardedHTTP1Channel(responder: responder, limits: limits, connections: connections, logger: logger)
             },
@@ -112,216 +114,24 @@ public struct DiscoveryServer: Sendable {
                 availableConnectionsDelegate: MaximumAvailableConnections(cap + Limits.refusalSlots, logger: logger)),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
+        // A signal stops the services in reverse order: the server first (requests under way
+        // finish), then the background work; the database is closed after all of them.
+        let background: [@Sendable () async -> Void] = [service.background, service.guessing.map { guessing in { @Sendable in await guessing.maintain() } }].compactMap { $0 }
+        let services = background.map { work in
+            ServiceGroupConfiguration.ServiceConfiguration(service: ClosureService { await cancelWhenGracefulShutdown { await work() } },
+                                                           successTerminationBehavior: .ignore)
+        } + [ServiceGroupConfiguration.ServiceConfiguration(service: app)]
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // The database is closed even when the run was cancelled: in a task of its own, which
+        // does not inherit the cancellation.
+        let stop = { [onStop = service.onStop] in await Task { await onStop?() }.value }
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                if let background = service.background { group.addTask { await background() } }
-                if let guessing = service.guessing { group.addTask { await guessing.maintain() } }
-                try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-                group.cancelAll()
-            }
+            try await group.run()
         } catch {
-            await service.onStop?()
+            await stop()
             throw error
         }
-        await service.onStop?()
+        await stop()
     }
 
-    /// A request's context: Hummingbird's, plus the peer's address.
-    struct Context: RequestContext {
-        var coreContext: CoreRequestContextStorage
-        let peer: SocketAddress?
-
-        init(source: ApplicationRequestContextSource) {
-            coreContext = .init(source: source)
-            peer = source.channel.remoteAddress
-        }
-    }
-
-    /// Answers every request and logs it.
-    struct Responder: HTTPResponder {
-        let service: Service
-        let logger: Logger
-
-        func respond(to request: Request, context: Context) async throws -> Response {
-            let start = ContinuousClock.now
-            let id = RequestID.next()
-            let route = DiscoveryRoute(target: request.head.path ?? "")
-            // Whom the guessing limits count against: worked out only for the requests they limit.
-            let client = { ClientAddress.of(peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor], trusted: service.trustedProxies) }
-            var (response, template) = await DiscoveryServer.answer(request, route: route, client: client, service: service)
-            if request.method == .head { response.body = .init() }  // a HEAD answer has no body
-            response.headers[.xRequestID] = id
-            let elapsed = ContinuousClock.now - start
-            service.metrics.request(route: template ?? route.label, status: response.status.code, duration: elapsed)
-            logger.info("\(DiscoveryServer.loggedMethod(request.method)) \(template ?? route.label) \(response.status.code) \(String(format: "%.2f", elapsed.inMilliseconds)) ms",
-                        metadata: ["request_id": .string(id)])
-            return response
-        }
-    }
-
-    /// The method as logged: a standard one, or `OTHER` (a method is client text too).
-    static func loggedMethod(_ method: HTTPRequest.Method) -> String {
-        switch method {
-        case .get, .head, .post, .put, .delete, .options, .patch, .trace, .connect: method.rawValue
-        default: "OTHER"
-        }
-    }
-
-    /// The response to one request, and the route template to log when it is more telling than the
-    /// route's label (admin calls).
-    static func answer(_ request: Request, route: DiscoveryRoute, client: () -> String, service: Service, now: Date = Date()) async -> (Response, String?) {
-        if case .admin(let segments) = route {
-            guard let admin = service.admin else { return (error(.notFound, .notFound, "the admin API is off (start with --admin-token-file)"), nil) }
-            let body: ByteBuffer
-            do {
-                body = try await request.body.collect(upTo: AdminAPI.maxBodyBytes)
-            } catch {
-                return (tooLarge("admin requests carry at most \(AdminAPI.maxBodyBytes / 1024) KiB"), nil)
-            }
-            var query: [String: String] = [:]
-            for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
-            let answer = await admin.respond(method: request.method.rawValue, segments: segments, query: query,
-                                             authorization: request.headers[.authorization], body: Array(buffer: body), client: client(), now: now)
-            var response = json(HTTPResponse.Status(code: answer.status), answer.json)
-            if let retryAfter = answer.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
-            response.headers[.cacheControl] = "no-store"
-            return (response, answer.template)
-        }
-        // Lookups carry no body: a large or unbounded one is refused, and the connection closed
-        // rather than drained.
-        if request.headers[.transferEncoding] != nil || request.headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true {
-            return (tooLarge("lookups carry no body"), nil)
-        }
-        switch route {
-        case .refused(.tooLong): return (error(.uriTooLong, .tooLong, "the request target exceeds \(maxTargetLength) bytes"), nil)
-        case .refused(.malformed): return (error(.badRequest, .badRequest, "the request target is not a well-formed path"), nil)
-        case .unknown: return (error(.notFound, .notFound, "no such resource"), nil)
-        case .console(let file):
-            guard service.admin != nil else { return (error(.notFound, .notFound, "the console is off (start with --admin-token-file)"), nil) }
-            guard request.method == .get else { return (methodNotAllowed(), nil) }
-            return (AdminConsole.response(for: file), nil)
-        case .health, .ready, .metrics, .openAPI, .settings, .malformedLookup, .lookup, .admin: break
-        }
-        guard request.method == .get else { return (methodNotAllowed(), nil) }
-        switch route {
-        case .health: return (json(.ok, #"{"status":"ok"}"#), nil)
-        case .ready:
-            if let why = await service.lookups.unreadiness() { return (unavailable(.notReady, why), nil) }
-            return (json(.ok, #"{"status":"ready"}"#), nil)
-        case .metrics:
-            return (Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                             body: .init(byteBuffer: ByteBuffer(bytes: service.metrics.exposition()))), nil)
-        case .lookup(let call): return (await lookup(call, client: client, service: service, now: now), nil)
-        case .openAPI:
-            return (Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-                             body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml))), nil)
-        case .settings(let appID):
-            do {
-                guard let document = try await service.lookups.settings(appID: appID) else {
-                    return (error(.notFound, .notFound, "no client policies for the application \(appID)"), nil)
-                }
-                return (json(.ok, document), nil)
-            } catch {
-                return (unavailable(), nil)
-            }
-        default:
-            return (error(.badRequest, .badRequest, "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'"), nil)
-        }
-    }
-
-    /// What a code lookup came to: refused by the guessing limits, or answered.
-    enum CodeOutcome: Sendable {
-        case limited(retryAfter: Int)
-        case answered(LookupAnswer)
-    }
-
-    /// A lookup: by e-mail, read-only; by code, within the guessing limits.
-    static func lookup(_ call: LookupCall, client clientAddress: () -> String, service: Service, now: Date) async -> Response {
-        do {
-            switch call.lookup {
-            case .email(let email):
-                return response(for: try await service.lookups.find(appID: call.appID, email: email))
-            case .code(let code):
-                let client = clientAddress()
-                // Limits, use and settlement all need the database: together they get an answer in
-                // bounded time, or 503.
-                let outcome = try await DatabaseWait.finishing(within: DatabaseWait.answer) { () async throws -> CodeOutcome in
-                    if let retryAfter = try await service.guessing?.admit(client: client, appID: call.appID, now: now) { return .limited(retryAfter: retryAfter) }
-                    let answer = try await service.lookups.find(appID: call.appID, code: code, now: now)
-                    try await service.guessing?.settle(client: client, appID: call.appID, failed: answer.failed, now: now)
-                    return .answered(answer)
-                }
-                let answer: LookupAnswer
-                switch outcome {
-                case .limited(let retryAfter):
-                    var response = error(.tooManyRequests, .rateLimited, "too many failed lookups; retry in \(retryAfter) s")
-                    response.headers[.retryAfter] = String(retryAfter)
-                    return response
-                case .answered(let found):
-                    answer = found
-                }
-                let counted = switch answer {
-                case .document: "used"
-                case .notFound: "not-found"
-                case .gone(let reason): reason == .used ? "used-up" : reason.rawValue
-                }
-                service.metrics.codeLookup(counted)
-                return response(for: answer)
-            }
-        } catch {
-            return unavailable()
-        }
-    }
-
-    /// 503 with `Retry-After`: the database is away; the client tries again shortly.
-    static func unavailable(_ code: DiscoveryErrorCode = .unavailable,
-                            _ message: String = "the discovery service cannot answer right now; try again shortly") -> Response {
-        var response = error(.serviceUnavailable, code, message)
-        response.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
-        return response
-    }
-
-    static func response(for answer: LookupAnswer) -> Response {
-        switch answer {
-        case .document(let document): json(.ok, document)
-        case .notFound(let why): error(.notFound, .notFound, why)
-        case .gone(let reason): error(.gone, reason.errorCode, reason.message)
-        }
-    }
-
-    /// 413, and the connection closed rather than the rest of the body drained.
-    static func tooLarge(_ message: String) -> Response {
-        var response = error(.contentTooLarge, .tooLarge, message)
-        response.headers[.connection] = "close"
-        return response
-    }
-
-    static func methodNotAllowed() -> Response {
-        var response = error(.methodNotAllowed, .methodNotAllowed, "only GET is answered")
-        response.headers[.allow] = "GET"
-        return response
-    }
-
-    static func json(_ status: HTTPResponse.Status, _ body: String) -> Response {
-        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
-    }
-
-    static func error(_ status: HTTPResponse.Status, _ code: DiscoveryErrorCode, _ message: String) -> Response {
-        json(status, AdminAPI.errorJSON(code, message))
-    }
-}
-
-extension HTTPField.Name {
-    static let xForwardedFor = Self("X-Forwarded-For")!
-    static let xRequestID = Self("X-Request-ID")!
-}
-
-/// Request ids: this instance's random prefix and a counter, so ids of several instances differ.
-enum RequestID {
-    private static let prefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-    private static let counter = Mutex<UInt64>(0)
-
-    static func next() -> String {
-        "\(prefix)-\(counter.withLock { $0 += 1; return $0 })"
-    }
 }

@@ -39,8 +39,8 @@ extension DiscoveryCommand.Codes {
         @Flag(help: "Replace existing --csv and --sheet files.") var force = false
 
         func validate() throws {
-            if !(1...1000).contains(count) { throw ValidationError("--count must be 1-1000.") }
-            if !(1...1_000_000).contains(uses) { throw ValidationError("--uses must be 1-1000000.") }
+            if !CodeOrder.counts.contains(count) { throw ValidationError("--count must be \(CodeOrder.counts.lowerBound)-\(CodeOrder.counts.upperBound).") }
+            if !CodeOrder.usesRange.contains(uses) { throw ValidationError("--uses must be \(CodeOrder.usesRange.lowerBound)-\(CodeOrder.usesRange.upperBound).") }
             if csv != nil, csv == sheet { throw ValidationError("--csv and --sheet must be different files.") }
         }
 
@@ -50,10 +50,9 @@ extension DiscoveryCommand.Codes {
                 for path in [csv, sheet].compactMap({ $0 }) { try Self.checkWritable(path, replace: force) }
                 let now = Date()
                 let seconds = Int(expires.date(from: now).timeIntervalSince(now).rounded())
-                var order: ConfigurationObject = ["document": .string(document), "count": .integer(count), "uses": .integer(uses), "expiresIn": .integer(seconds)]
-                if let label { order["label"] = .string(label) }
-                let answer = try await client.call(.post, application.path("codes"), body: .object(order))
-                let codes = DiscoveryCommand.items(answer, "codes")
+                let order = CodeOrder(document: document, expiresIn: seconds, uses: uses, label: label, count: count)
+                let answer = try await client.issueCodes(appID: application.appID, order)
+                let codes = answer.codes
                 if connection.json && csv == nil && sheet == nil { return DiscoveryCommand.printJSON(answer) }
                 do {
                     if let csv {
@@ -75,8 +74,8 @@ extension DiscoveryCommand.Codes {
             }
         }
 
-        static func printCodes(_ codes: [ConfigurationObject]) {
-            DiscoveryCommand.printTable(["ID", "CODE", "LABEL", "EXPIRES"], codes.map { DiscoveryCommand.cells($0, ["id", "code", "label", "expiresAt"]) })
+        static func printCodes(_ codes: [IssuedCode]) {
+            DiscoveryCommand.printTable(["ID", "CODE", "LABEL", "EXPIRES"], codes.map { [String($0.id), $0.code, $0.label ?? "", DiscoveryCommand.time($0.expiresAt)] })
         }
 
         /// Refuses an output that exists (unless replacing) or whose folder is missing, before any
@@ -93,32 +92,29 @@ extension DiscoveryCommand.Codes {
 
         /// RFC 4180 CSV; a cell that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`) is
         /// prefixed with `'`.
-        static func csv(_ codes: [ConfigurationObject]) -> String {
+        static func csv(_ codes: [IssuedCode]) -> String {
             func cell(_ text: String) -> String {
                 var value = text
                 if let first = value.first, "=+-@\t\r".contains(first) { value = "'" + value }
                 return value.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
             }
-            let rows = codes.map { DiscoveryCommand.cells($0, ["id", "code", "label", "document", "expiresAt"]).map(cell).joined(separator: ",") }
+            let rows = codes.map { [String($0.id), $0.code, $0.label ?? "", $0.document, DiscoveryCommand.time($0.expiresAt)].map(cell).joined(separator: ",") }
             return (["id,code,label,document,expires_at"] + rows).joined(separator: "\r\n") + "\r\n"
         }
 
         /// The document's host as the service summarises it (the sheet's "Server" line).
         static func host(of document: String, in application: DiscoveryCommand.ApplicationOption,
                          client: DiscoveryAdminClient) async throws -> String {
-            let answer = try await client.call(.get, application.path("documents"))
-            let listed = DiscoveryCommand.items(answer, "documents").first { DiscoveryCommand.text($0, "name") == document }
-            return listed?["summary"]?.objectValue.map { DiscoveryCommand.text($0, "host") } ?? "?"
+            let listed = try await client.documents(appID: application.appID).documents.first { $0.name == document }
+            return listed?.summary.host ?? "?"
         }
 
         /// One card per code: its QR (drawn here, by our encoder), the code to type, the label.
-        static func sheet(_ codes: [ConfigurationObject], appID: String, host: String) throws -> String {
+        static func sheet(_ codes: [IssuedCode], appID: String, host: String) throws -> String {
             let cards = try codes.map { code in
-                let text = DiscoveryCommand.text(code, "code")
-                let svg = try QRCodeEncoder().encode(Array(text.utf8)).svg(scale: 8, margin: 4)
-                let expires = (try? Date(DiscoveryCommand.text(code, "expiresAt"), strategy: .iso8601))
-                return CodeSheet.Card(label: DiscoveryCommand.text(code, "label").isEmpty ? "onboarding code \(DiscoveryCommand.text(code, "id"))" : DiscoveryCommand.text(code, "label"),
-                                      imagePath: "", host: host, appID: appID, keyID: nil, expires: expires, svg: svg, typedCode: text)
+                let svg = try QRCodeEncoder().encode(Array(code.code.utf8)).svg(scale: 8, margin: 4)
+                return CodeSheet.Card(label: code.label ?? "onboarding code \(code.id)",
+                                      imagePath: "", host: host, appID: appID, keyID: nil, expires: code.expiresAt, svg: svg, typedCode: code.code)
             }
             return try CodeSheet.html(title: "Onboarding codes for \(appID)", cards: cards)
         }
@@ -132,11 +128,10 @@ extension DiscoveryCommand.Codes {
 
         func run() async throws {
             try await DiscoveryCommand.run {
-                let answer = try await connection.client().call(.get, application.path("codes"),
-                                                                 query: status.map { [("status", $0.rawValue)] } ?? [])
+                let answer = try await connection.client().codes(appID: application.appID, status: status)
                 if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(["ID", "STATUS", "USES LEFT", "DOCUMENT", "LABEL", "EXPIRES"], DiscoveryCommand.items(answer, "codes").map {
-                    DiscoveryCommand.cells($0, ["id", "status", "usesLeft", "document", "label", "expiresAt"])
+                DiscoveryCommand.printTable(["ID", "STATUS", "USES LEFT", "DOCUMENT", "LABEL", "EXPIRES"], answer.codes.map {
+                    [String($0.id), $0.status.rawValue, String($0.usesLeft), $0.document, $0.label ?? "", DiscoveryCommand.time($0.expiresAt)]
                 })
             }
         }
@@ -156,7 +151,7 @@ extension DiscoveryCommand.Codes {
             try await DiscoveryCommand.run {
                 let client = try connection.client()
                 for id in ids {
-                    _ = try await client.call(.delete, application.path("codes", String(id)))
+                    _ = try await client.revokeCode(appID: application.appID, id: id)
                     Console.print("revoked \(id)")
                 }
             }

@@ -1,5 +1,6 @@
 import ActivationConfiguration
 import ActivationDiscovery
+import ActivationDiscoveryProtocol
 import ActivationImaging
 import ArgumentParser
 import Foundation
@@ -60,10 +61,6 @@ struct DiscoveryCommand: AsyncParsableCommand {
     struct ApplicationOption: ParsableArguments {
         @Option(name: .customLong("app-id"), help: ArgumentHelp("The application.", valueName: "id")) var appID: String
 
-        /// `applications/<appID>/<rest…>`, each segment percent-encoded.
-        func path(_ rest: String...) -> String {
-            DiscoveryAdminClient.path(["applications", appID] + rest)
-        }
     }
 
     /// Runs one call of a command: a refusal or an unreachable service is reported with its exit status.
@@ -76,9 +73,14 @@ struct DiscoveryCommand: AsyncParsableCommand {
         }
     }
 
-    /// The answer as JSON on stdout (`--json`).
-    static func printJSON(_ value: ConfigurationValue) {
-        Console.raw(Array((JSONWriter.compact(value) + "\n").utf8))
+    /// The answer as JSON on stdout (`--json`), as the service sent it.
+    static func printJSON(_ value: some Encodable) {
+        Console.raw(Array((AdminJSON.text(value) + "\n").utf8))
+    }
+
+    /// A time as the service writes it.
+    static func time(_ date: Date?) -> String {
+        date?.formatted(.iso8601) ?? ""
     }
 
     /// Rows of text, each column as wide as its widest cell.
@@ -91,23 +93,6 @@ struct DiscoveryCommand: AsyncParsableCommand {
         Console.print(lines: [format(header)] + rows.map(format))
     }
 
-    static func items(_ answer: ConfigurationValue, _ key: String) -> [ConfigurationObject] {
-        answer.objectValue?[key]?.arrayValue?.compactMap(\.objectValue) ?? []
-    }
-
-    /// The values of `keys` in `object`, as table cells.
-    static func cells(_ object: ConfigurationObject, _ keys: [String]) -> [String] {
-        keys.map { text(object, $0) }
-    }
-
-    static func text(_ object: ConfigurationObject, _ key: String) -> String {
-        switch object[key] {
-        case .string(let text): text
-        case .integer(let number): String(number)
-        case .bool(let flag): String(flag)
-        default: ""
-        }
-    }
 }
 
 extension DiscoveryCommand {
@@ -117,10 +102,10 @@ extension DiscoveryCommand {
 
         func run() async throws {
             try await DiscoveryCommand.run {
-                let answer = try await connection.client().call(.get, "applications")
+                let answer = try await connection.client().applications()
                 if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(["APPLICATION", "DOCUMENTS", "DOMAINS", "ACTIVE CODES", "POLICIES"], DiscoveryCommand.items(answer, "applications").map {
-                    DiscoveryCommand.cells($0, ["appID", "documents", "domains", "activeCodes"]) + [$0["settings"] == .bool(true) ? "yes" : "no"]
+                DiscoveryCommand.printTable(["APPLICATION", "DOCUMENTS", "DOMAINS", "ACTIVE CODES", "POLICIES"], answer.applications.map {
+                    [$0.appID, String($0.documents), String($0.domains), String($0.activeCodes), $0.settings ? "yes" : "no"]
                 })
             }
         }
@@ -139,10 +124,10 @@ extension DiscoveryCommand {
                     if case .fromNow(let span) = argument.value { return now.addingTimeInterval(-span) }
                     return argument.date(from: now)
                 }
-                let answer = try await connection.client().call(.get, "audit", query: from.map { [("since", $0.formatted(.iso8601))] } ?? [])
+                let answer = try await connection.client().audit(since: from)
                 if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(["TIME", "ACTOR", "ACTION", "APPLICATION", "SUBJECT", "OUTCOME"], DiscoveryCommand.items(answer, "entries").map {
-                    DiscoveryCommand.cells($0, ["at", "actor", "action", "appID", "subject", "outcome"])
+                DiscoveryCommand.printTable(["TIME", "ACTOR", "ACTION", "APPLICATION", "SUBJECT", "OUTCOME"], answer.entries.map {
+                    [DiscoveryCommand.time($0.at), $0.actor, $0.action, $0.appID ?? "", $0.subject ?? "", $0.outcome]
                 })
             }
         }
@@ -164,11 +149,10 @@ extension DiscoveryCommand {
                 try await DiscoveryCommand.run {
                     let bytes = try FileIO.read(file, limit: ConfigurationLimits.default.maxDocumentBytes)
                     let name = self.name ?? URL(fileURLWithPath: file).lastPathComponent
-                    let answer = try await connection.client().call(.put, application.path("documents", name), rawBody: bytes)
+                    let answer = try await connection.client().putDocument(appID: application.appID, name: name, json: bytes)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    let summary = answer.objectValue?["summary"]?.objectValue
-                    Console.print("stored \(name) for \(application.appID): connects to \(summary.map { DiscoveryCommand.text($0, "host") } ?? "?")")
-                    for warning in summary?["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? [] { Console.note("warning: \(warning)") }
+                    Console.print("stored \(name) for \(application.appID): connects to \(answer.summary.host ?? "?")")
+                    for warning in answer.summary.warnings { Console.note("warning: \(warning)") }
                 }
             }
         }
@@ -180,13 +164,11 @@ extension DiscoveryCommand {
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.get, application.path("documents"))
+                    let answer = try await connection.client().documents(appID: application.appID)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    DiscoveryCommand.printTable(["NAME", "HOST", "AUTH", "UPDATED", "WARNINGS"], DiscoveryCommand.items(answer, "documents").map { document in
-                        let summary = document["summary"]?.objectValue ?? [:]
-                        return [DiscoveryCommand.text(document, "name"), DiscoveryCommand.text(summary, "host"),
-                                (summary["auth"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ","),
-                                DiscoveryCommand.text(document, "updatedAt"), String(summary["warnings"]?.arrayValue?.count ?? 0)]
+                    DiscoveryCommand.printTable(["NAME", "HOST", "AUTH", "UPDATED", "WARNINGS"], answer.documents.map { document in
+                        [document.name, document.summary.host ?? "", document.summary.auth.joined(separator: ","),
+                         DiscoveryCommand.time(document.updatedAt), String(document.summary.warnings.count)]
                     })
                 }
             }
@@ -206,8 +188,7 @@ extension DiscoveryCommand {
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.put, application.path("domains", domain),
-                                                                     body: .object(["document": .string(document)]))
+                    let answer = try await connection.client().putDomain(appID: application.appID, domain: domain, document: document)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     Console.print("\(domain.lowercased()) → \(document)")
                 }
@@ -222,7 +203,7 @@ extension DiscoveryCommand {
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.delete, application.path("domains", domain))
+                    let answer = try await connection.client().deleteDomain(appID: application.appID, domain: domain)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     Console.print("\(domain.lowercased()) removed")
                 }
@@ -236,11 +217,9 @@ extension DiscoveryCommand {
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.get, application.path("domains"))
+                    let answer = try await connection.client().domains(appID: application.appID)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    DiscoveryCommand.printTable(["DOMAIN", "DOCUMENT"], DiscoveryCommand.items(answer, "domains").map {
-                        DiscoveryCommand.cells($0, ["domain", "document"])
-                    })
+                    DiscoveryCommand.printTable(["DOMAIN", "DOCUMENT"], answer.domains.map { [$0.domain, $0.document] })
                 }
             }
         }
@@ -270,7 +249,7 @@ extension DiscoveryCommand {
                     let bytes = try FileIO.read(file, limit: ClientPolicies.maxDocumentBytes)
                     // Checked here first, so that a mistake names the file and key path.
                     let policies = try ClientPolicies(json: bytes, source: file)
-                    let answer = try await connection.client().call(.put, application.path("settings"), rawBody: bytes)
+                    let answer = try await connection.client().putSettings(appID: application.appID, json: bytes)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     Console.print("stored the client policies of \(application.appID)")
                     Console.print(lines: Settings.describe(policies))
@@ -286,12 +265,9 @@ extension DiscoveryCommand {
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.get, application.path("settings"))
+                    let answer = try await connection.client().settings(appID: application.appID)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    guard let settings = answer.objectValue?["settings"] else {
-                        throw ConfigurationError(.serviceUnavailable, source: connection.server, "the answer holds no settings")
-                    }
-                    Console.raw(Array((JSONWriter.pretty(settings) + "\n").utf8))
+                    Console.raw(Array((Settings.pretty(answer.settings) + "\n").utf8))
                 }
             }
         }
@@ -304,11 +280,18 @@ extension DiscoveryCommand {
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().call(.delete, application.path("settings"))
+                    let answer = try await connection.client().deleteSettings(appID: application.appID)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     Console.print("removed the client policies of \(application.appID)")
                 }
             }
+        }
+
+        /// The policies as indented JSON, keys sorted: what `settings put` and `onboard --policy` read.
+        static func pretty(_ settings: JSONValue) -> String {
+            let encoder = AdminJSON.encoder()
+            encoder.outputFormatting.insert(.prettyPrinted)
+            return (try? String(decoding: encoder.encode(settings), as: UTF8.self)) ?? settings.jsonText
         }
 
         /// The policies, for people: the passcode rules, then blocking and wiping.

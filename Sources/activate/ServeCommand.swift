@@ -53,7 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder with discovery.json and the documents (imported into the database; served as files with --database none).",
                                valueName: "dir"), completion: .directory) var configs: String?
     @Option(help: ArgumentHelp("sqlite:PATH, postgres://user[:password]@host[:port]/db, or none.", valueName: "url"))
-    var database = DiscoveryDatabaseURL.defaultURL
+    var database = DiscoveryService.Configuration.Store.defaultURL
     @Option(name: .customLong("database-password-file"),
             help: ArgumentHelp("A file with the database password (else $ACTIVATE_DATABASE_PASSWORD or the URL).", valueName: "file"))
     var databasePasswordFile: String?
@@ -101,22 +101,21 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = makeLogger()
-        let service: DiscoveryServer.Service
+        let service: DiscoveryService
         do {
-            service = try await makeService(logger: logger)
+            service = DiscoveryService(try configuration())
         } catch let error as ConfigurationError {
             Console.report("not starting: \(error.reason)")
             throw ExitCode(error.exitStatusWithService)
         }
-        let limits = DiscoveryServer.Limits(headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout),
-                                            requestTimeout: .seconds(requestTimeout), maxConnections: maxConnections)
-        let server = DiscoveryServer(service: service, host: host, port: port, limits: limits, logger: logger)
         let host = self.host
         do {
-            try await server.run { port in
+            try await service.run { port in
                 Console.print("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
+        } catch let error as ConfigurationError {
+            Console.report("not starting: \(error.reason)")
+            throw ExitCode(error.exitStatusWithService)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             Console.report("serve: port \(port) is in use on \(host) (another server listens there); choose another with --port")
             throw ExitCode(ExitStatus.failure)
@@ -139,50 +138,25 @@ struct ServeCommand: AsyncParsableCommand {
         return logger
     }
 
-    /// The lookups, limits and admin API the options ask for; opens and migrates the database and
-    /// imports the folder.
-    func makeService(logger: Logger) async throws -> DiscoveryServer.Service {
-        let recognizer = PayloadRecognizer(policy: try policy.policy())
-        let folder = try configs.map { try DiscoveryDirectory(folder: $0, recognizer: recognizer) }
-        let perClient = RateLimit(parsing: clientLimit), perApplication = RateLimit(parsing: appLimit)
-        let trusted = trustProxy.compactMap(IPNetwork.init)
-        if database == "none", let folder {
-            return DiscoveryServer.Service(lookups: folder, guessing: GuessingLimits(perClient: perClient, perApplication: perApplication,
-                                                                                      buckets: MemoryTokenBuckets()), trustedProxies: trusted)
-        }
-        let tokens = try adminTokenFile.map { try AdminTokens(file: $0) }
-        let hasher = try OnboardingCodeHasher.loadOrCreate(secretFile: secretFile)
+    /// The service the options describe; the files it names (tokens, database password) read here.
+    func configuration() throws -> DiscoveryService.Configuration {
         let password = try databasePasswordFile.map { String(decoding: try FileIO.readSecret($0, limit: 4096, what: "the database password file"), as: UTF8.self)
             .trimmingCharacters(in: .newlines) } ?? ProcessInfo.processInfo.environment["ACTIVATE_DATABASE_PASSWORD"]
-        let store = try await DiscoveryDatabaseURL.open(database, password: password, logger: logger)
-        do {
-            return try await service(on: store, hasher: hasher, folder: folder, recognizer: recognizer, perClient: perClient,
-                                     perApplication: perApplication, trusted: trusted, tokens: tokens, logger: logger)
-        } catch {
-            try? await store.close()
-            throw error
-        }
-    }
-
-    /// The service over an open database: the folder imported, the cache loaded.
-    func service(on store: any DiscoveryDatabase, hasher: OnboardingCodeHasher, folder: DiscoveryDirectory?, recognizer: PayloadRecognizer,
-                 perClient: RateLimit?, perApplication: RateLimit?, trusted: [IPNetwork], tokens: AdminTokens?,
-                 logger: Logger) async throws -> DiscoveryServer.Service {
-        let documents = DocumentStore(database: store), codes = CodeStore(database: store, hasher: hasher)
-        if let folder, let configs {
-            let summary = try await FolderImport.run(folder, source: "\(configs)/discovery.json", documents: documents, codes: codes)
-            logger.notice("imported \(configs): \(summary.documents) documents, \(summary.domains) domains, \(summary.codes) new codes, client policies of \(summary.settings) applications")
-        }
-        let lookups = StoredLookups(documents: documents, codes: codes, logger: logger)
-        try await lookups.load()
-        let admin = tokens.map { tokens in
-            AdminAPI(tokens: tokens, documents: documents, codes: codes, audit: AuditLog(database: store), recognizer: recognizer,
-                     codeStyle: digits.map { .digits(count: $0) } ?? .standard, qrSVG: Self.qrSVG)
-        }
-        return DiscoveryServer.Service(lookups: lookups, guessing: GuessingLimits(perClient: perClient, perApplication: perApplication,
-                                                                                  buckets: DatabaseTokenBuckets(database: store)),
-                                       trustedProxies: trusted, admin: admin, background: { await lookups.refresh() },
-                                       onStop: { try? await store.close() })
+        var configuration = DiscoveryService.Configuration(store: try .init(url: database, password: password), logger: makeLogger())
+        configuration.folder = configs
+        configuration.secretFile = secretFile
+        configuration.adminTokens = try adminTokenFile.map { try AdminTokens(file: $0) }
+        configuration.codeDigits = digits
+        configuration.clientLimit = RateLimit(parsing: clientLimit)
+        configuration.applicationLimit = RateLimit(parsing: appLimit)
+        configuration.trustedProxies = trustProxy.compactMap(IPNetwork.init)
+        configuration.policy = try policy.policy()
+        configuration.host = host
+        configuration.port = port
+        configuration.limits = DiscoveryServer.Limits(headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout),
+                                                      requestTimeout: .seconds(requestTimeout), maxConnections: maxConnections)
+        configuration.qrSVG = Self.qrSVG
+        return configuration
     }
 
     /// A code's QR as SVG, for the console (nil if it cannot be drawn).

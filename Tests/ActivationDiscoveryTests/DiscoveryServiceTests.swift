@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationDiscoveryProtocol
 @testable import ActivationDiscovery
 @testable import ActivationDiscoveryServer
 import Foundation
@@ -29,7 +30,6 @@ extension ServerSuites {
         /// Running instances of one service: each its own server and database pool over one store.
         struct Instances {
             let urls: [String]
-            let databases: [any DiscoveryDatabase]
             /// The cluster of a PostgreSQL backend.
             var postgres: PostgresServer? = nil
             var url: String { urls[0] }
@@ -42,63 +42,63 @@ extension ServerSuites {
             }
         }
 
-        /// Runs `body` with `count` instances on one store of `backend`, the standard folder imported,
-        /// the admin API open with ``token``, and the guessing limits given.
+        /// Runs `body` with `count` instances on one store of `backend`, each made as `activate serve`
+        /// makes it: a `DiscoveryService.Configuration` with the standard folder (imported by the
+        /// first), the admin API open with ``token``, and the guessing limits given.
         func withInstances(_ backend: Backend, count: Int = 1, perClient: RateLimit? = nil, perApplication: RateLimit? = nil,
-                           trustedProxies: [IPNetwork] = [], refreshEvery: Duration = .milliseconds(200),
+                           trustedProxies: [IPNetwork] = [], refreshEvery: Duration = .milliseconds(200), codeDigits: Int? = nil,
                            _ body: (Instances) async throws -> Void) async throws {
             let postgres = backend == .postgres ? try PostgresServer.start() : nil
             defer { postgres?.stop() }
             let served = try ServedFolder(index: ServedFolder.standardIndex)
-            let directory = try DiscoveryDirectory(folder: served.path)
-            let hasher = try OnboardingCodeHasher.loadOrCreate(secretFile: "\(folder)/secret")
             var quiet = Logger(label: "test")
             quiet.logLevel = .critical
             var tasks: [Task<Void, any Error>] = []
-            var urls: [String] = [], databases: [any DiscoveryDatabase] = []
+            var urls: [String] = []
             defer { tasks.forEach { $0.cancel() } }
             for index in 0..<count {
-                let url = backend == .sqlite ? "sqlite:\(folder)/discovery.sqlite" : try #require(postgres).url
-                let database = try await DiscoveryDatabaseURL.open(url, password: nil, logger: quiet)
-                databases.append(database)
-                let documents = DocumentStore(database: database), codes = CodeStore(database: database, hasher: hasher)
-                if index == 0 { _ = try await FolderImport.run(directory, source: "discovery.json", documents: documents, codes: codes) }
-                let lookups = StoredLookups(documents: documents, codes: codes, logger: quiet)
-                try await lookups.load()
-                let admin = AdminAPI(tokens: try AdminTokens(tokens: [Self.token]), documents: documents, codes: codes,
-                                     audit: AuditLog(database: database), recognizer: PayloadRecognizer(), qrSVG: { _ in "<svg/>" })
-                let service = DiscoveryServer.Service(
-                    lookups: lookups,
-                    guessing: GuessingLimits(perClient: perClient, perApplication: perApplication, buckets: DatabaseTokenBuckets(database: database)),
-                    trustedProxies: trustedProxies, admin: admin, background: { await lookups.refresh(every: refreshEvery) })
-                let server = DiscoveryServer(service: service, host: "127.0.0.1", port: 0, logger: quiet)
+                var configuration = DiscoveryService.Configuration(
+                    store: backend == .sqlite ? .sqlite(path: "\(folder)/discovery.sqlite") : .postgres(url: try #require(postgres).url, password: nil),
+                    logger: quiet)
+                configuration.folder = index == 0 ? served.path : nil
+                configuration.secretFile = "\(folder)/secret"
+                configuration.adminTokens = try AdminTokens(tokens: [Self.token])
+                configuration.codeDigits = codeDigits
+                configuration.clientLimit = perClient
+                configuration.applicationLimit = perApplication
+                configuration.trustedProxies = trustedProxies
+                configuration.port = 0
+                configuration.refreshInterval = refreshEvery
+                configuration.qrSVG = { _ in "<svg/>" }
+                let service = DiscoveryService(configuration)
                 let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-                tasks.append(Task { try await server.run { continuation.yield($0) } })
+                tasks.append(Task {
+                    defer { continuation.finish() }
+                    try await service.run { continuation.yield($0) }
+                })
                 var iterator = ports.makeAsyncIterator()
-                urls.append("http://127.0.0.1:\(try #require(await iterator.next()))")
+                guard let port = await iterator.next() else {
+                    _ = try await tasks[index].value
+                    throw CancellationError()
+                }
+                urls.append("http://127.0.0.1:\(port)")
             }
             do {
-                try await body(Instances(urls: urls, databases: databases, postgres: postgres))
+                try await body(Instances(urls: urls, postgres: postgres))
             } catch {
                 tasks.forEach { $0.cancel() }
-                for database in databases { try? await database.close() }
+                for task in tasks { _ = await task.result }
                 throw error
             }
             tasks.forEach { $0.cancel() }
             for task in tasks { _ = await task.result }
-            for database in databases { try? await database.close() }
         }
 
         /// Issues `count` codes of `document` through the admin API; their ids and plain texts.
         static func issue(_ admin: DiscoveryAdminClient, count: Int = 1, document: String = "android-basic.json", uses: Int = 1,
                           expiresIn: Int = 3600, label: String? = nil) async throws -> [(id: Int, code: String)] {
-            var order: ConfigurationObject = ["document": .string(document), "count": .integer(count), "uses": .integer(uses), "expiresIn": .integer(expiresIn)]
-            if let label { order["label"] = .string(label) }
-            let answer = try await admin.call(.post, "applications/\(appID)/codes", body: .object(order))
-            return (answer.objectValue?["codes"]?.arrayValue ?? []).compactMap { value in
-                guard let object = value.objectValue, case .integer(let id) = object["id"], let code = object["code"]?.stringValue else { return nil }
-                return (id, code)
-            }
+            let answer = try await admin.issueCodes(appID: appID, CodeOrder(document: document, expiresIn: expiresIn, uses: uses, label: label, count: count))
+            return answer.codes.map { (Int($0.id), $0.code) }
         }
 
         func lookup(_ url: String, code: String) async throws -> ProvidedConfiguration {
@@ -124,7 +124,7 @@ extension ServerSuites {
                 #expect(again?.code == .codeUsed)
                 #expect(again?.message == "this onboarding code was already used; ask your administrator for a new one")
                 #expect(again?.reason.contains(issued[0].code) == false)
-                _ = try await admin.call(.delete, "applications/\(Self.appID)/codes/\(issued[1].id)")
+                _ = try await admin.revokeCode(appID: Self.appID, id: Int64(issued[1].id))
                 let revoked = await #expect(throws: ConfigurationError.self) { try await lookup(service.url, code: issued[1].code) }
                 #expect(revoked?.code == .codeRevoked)
                 #expect(revoked?.message == "this onboarding code was revoked; ask your administrator for a new one")
@@ -136,23 +136,22 @@ extension ServerSuites {
                 let byEmail = try await provider(service.url, [.emailAddress: "someone@eu.example.com"]).provide(input: [:])
                 #expect(byEmail.document.auth.first?.method.typeName == "oauth2")
                 // Listings name codes by id and status, never by the code.
-                let listed = JSONWriter.compact(try await admin.call(.get, "applications/\(Self.appID)/codes"))
+                let listed = AdminJSON.text(try await admin.codes(appID: Self.appID))
                 #expect(issued.allSatisfy { !listed.contains($0.code) && !listed.contains($0.code.replacingOccurrences(of: "-", with: "")) })
-                let used = try await admin.call(.get, "applications/\(Self.appID)/codes", query: [("status", "used")])
-                #expect(used.objectValue?["codes"]?.arrayValue?.count == 1)
-                let active = try await admin.call(.get, "applications/\(Self.appID)/codes", query: [("status", "active")])
-                #expect(active.objectValue?["codes"]?.arrayValue?.compactMap { $0.objectValue?["label"]?.stringValue }.contains("field tech") == true)
+                let used = try await admin.codes(appID: Self.appID, status: .used)
+                #expect(used.codes.count == 1 && used.codes[0].id == Int64(issued[0].id) && used.codes[0].consumedAt != nil)
+                let active = try await admin.codes(appID: Self.appID, status: .active)
+                #expect(active.codes.filter { $0.label == "field tech" }.map(\.id) == [Int64(issued[2].id)])
             }
         }
 
         @Test("SAP-style 8-digit codes: issued, found as typed with a dash")
         func digitCodes() async throws {
-            try await withInstances(.sqlite) { service in
-                let hasher = try OnboardingCodeHasher.loadOrCreate(secretFile: "\(folder)/secret")
-                let issued = try await CodeStore(database: service.databases[0], hasher: hasher).issue(
-                    count: 20, style: .digits(count: 8), appID: Self.appID, document: "android-basic.json", label: nil, uses: 1, expires: Date() + 600)
-                #expect(issued.count == 20 && issued.allSatisfy { $0.code.canonical.count == 8 && $0.code.canonical.allSatisfy(\.isNumber) })
-                let code = issued[0].code.canonical
+            try await withInstances(.sqlite, codeDigits: 8) { service in
+                let issued = try await Self.issue(try service.admin(), count: 20)
+                let digits = issued.map { $0.code.filter(\.isNumber) }
+                #expect(issued.count == 20 && digits.allSatisfy { $0.count == 8 }, "\(issued.map(\.code))")
+                let code = digits[0]
                 let found = try await lookup(service.url, code: code.prefix(4) + "-" + code.dropFirst(4))
                 #expect(found.document.auth.first?.method == .basic)
             }
@@ -166,8 +165,7 @@ extension ServerSuites {
                     try await provider(other, [.emailAddress: "a@new.example.org"]).provide(input: [:])
                 }
                 #expect(before?.code == .notFound)
-                _ = try await service.admin().call(.put, "applications/\(Self.appID)/domains/new.example.org",
-                                                    body: .object(["document": .string("android-basic.json")]))
+                _ = try await service.admin().putDomain(appID: Self.appID, domain: "new.example.org", document: "android-basic.json")
                 let clock = ContinuousClock(), start = clock.now
                 var served = false
                 while clock.now - start < .seconds(2), !served {
@@ -266,34 +264,33 @@ extension ServerSuites {
         func adminAPI() async throws {
             try await withInstances(.sqlite, perClient: RateLimit(perMinute: 60, burst: 100)) { service in
                 let wrong = await #expect(throws: ConfigurationError.self) {
-                    try await service.admin(token: "wrong-token-wrong-token-wrong").call(.get, "applications")
+                    try await service.admin(token: "wrong-token-wrong-token-wrong").applications()
                 }
                 #expect(wrong?.code == .invalidKey)
                 #expect(try await rawRequest(port: service.port, "/admin/v1/nothing-here")?.status == 401, "paths are not told apart without a token")
                 let admin = try service.admin()
                 let invalid = await #expect(throws: ConfigurationError.self) {
-                    try await admin.call(.put, "applications/\(Self.appID)/documents/bad.json", rawBody: Array(#"{"host":"https://bad.example.com"}"#.utf8))
+                    try await admin.putDocument(appID: Self.appID, name: "bad.json", json: Array(#"{"host":"https://bad.example.com"}"#.utf8))
                 }
                 #expect(invalid?.code == .invalidValue)
                 #expect(invalid?.keyPath == "host", "\(invalid?.reason ?? "")")
                 let badOrder = await #expect(throws: ConfigurationError.self) {
-                    try await admin.call(.post, "applications/\(Self.appID)/codes", body: .object(["document": .string("android-basic.json"), "count": .integer(5000)]))
+                    try await admin.issueCodes(appID: Self.appID, CodeOrder(document: "android-basic.json", count: 5000))
                 }
                 #expect(badOrder?.keyPath == "count")
                 let noDocument = await #expect(throws: ConfigurationError.self) {
-                    try await admin.call(.post, "applications/\(Self.appID)/codes", body: .object(["document": .string("missing.json")]))
+                    try await admin.issueCodes(appID: Self.appID, CodeOrder(document: "missing.json"))
                 }
                 #expect(noDocument?.code == .notFound)
                 _ = try await Self.issue(admin)
-                let apps = try await admin.call(.get, "applications")
-                #expect(apps.objectValue?["applications"]?.arrayValue?.first?.objectValue?["appID"]?.stringValue == Self.appID)
-                let audit = try await admin.call(.get, "audit")
-                let entries = audit.objectValue?["entries"]?.arrayValue?.compactMap(\.objectValue) ?? []
-                let actions = Set(entries.compactMap { $0["action"]?.stringValue })
+                let apps = try await admin.applications()
+                #expect(apps.applications.first?.appID == Self.appID)
+                let audit = try await admin.audit()
+                let actions = Set(audit.entries.map(\.action))
                 #expect(actions.isSuperset(of: ["applications.list", "codes.issue", "documents.put", "sign-in"]), "\(actions)")
-                #expect(entries.contains { $0["outcome"]?.stringValue == "invalid-document" })
-                #expect(entries.contains { $0["actor"]?.stringValue == "unauthenticated" && $0["outcome"]?.stringValue == "unauthorized" })
-                #expect(!JSONWriter.compact(audit).contains(Self.token))
+                #expect(audit.entries.contains { $0.action == "documents.put" && $0.outcome == "invalid-document" && $0.subject == "bad.json" })
+                #expect(audit.entries.contains { $0.actor == "unauthenticated" && $0.outcome == "unauthorized" })
+                #expect(!AdminJSON.text(audit).contains(Self.token))
             }
         }
 
@@ -309,19 +306,19 @@ extension ServerSuites {
                 let other = Instances.port(of: service.urls[1])
                 #expect(try await rawRequest(port: other, Self.settingsTarget())?.status == 404)
                 let invalid = await #expect(throws: ConfigurationError.self) {
-                    try await admin.call(.put, "applications/\(Self.appID)/settings",
-                                         rawBody: Array(#"{"passwordPolicy":{"passwordPolicyIsDigitsOnly":"true","passwordPolicyUpperRequired":"true"}}"#.utf8))
+                    try await admin.putSettings(appID: Self.appID,
+                                                json: Array(#"{"passwordPolicy":{"passwordPolicyIsDigitsOnly":"true","passwordPolicyUpperRequired":"true"}}"#.utf8))
                 }
                 #expect(invalid?.code == .invalidValue)
                 #expect(invalid?.keyPath == "passwordPolicy.passwordPolicyUpperRequired", "\(invalid?.reason ?? "")")
                 let notObject = await #expect(throws: ConfigurationError.self) {
-                    try await admin.call(.put, "applications/\(Self.appID)/settings", rawBody: Array(#"{"blockWipingPolicy":"on"}"#.utf8))
+                    try await admin.putSettings(appID: Self.appID, json: Array(#"{"blockWipingPolicy":"on"}"#.utf8))
                 }
                 #expect(notObject?.keyPath == "blockWipingPolicy")
 
                 let sent = #"{"passwordPolicy":{"passwordPolicyMinLength":"10","passwordPolicyRetryLimit":"3"},"usagePolicy":{"dataCollectionEnabled":"false"}}"#
-                let stored = try await admin.call(.put, "applications/\(Self.appID)/settings", rawBody: Array(sent.utf8))
-                #expect(stored.objectValue?["sha256"]?.stringValue?.count == 64)
+                let stored = try await admin.putSettings(appID: Self.appID, json: Array(sent.utf8))
+                #expect(stored.sha256?.count == 64)
                 // Served by the instance that did not store it, once its cache has seen the change.
                 var served: RawResponse?
                 for _ in 0..<50 {
@@ -335,20 +332,19 @@ extension ServerSuites {
                 let policies = try ClientPolicies(json: Array(body.utf8), source: "served")
                 #expect(policies.passcode.minLength == 10 && policies.passcode.retryLimit == 3)
                 #expect(body.contains("dataCollectionEnabled"), "keys the service does not read are served as given")
-                let got = try await admin.call(.get, "applications/\(Self.appID)/settings")
-                #expect(got.objectValue?["settings"] == policies.document)
-                let apps = try await admin.call(.get, "applications")
-                #expect(apps.objectValue?["applications"]?.arrayValue?.first?.objectValue?["settings"] == .bool(true))
+                let got = try await admin.settings(appID: Self.appID)
+                #expect(got.settings.jsonText == JSONWriter.compact(policies.document))
+                #expect(got.settings.objectValue?["usagePolicy"] == .object(["dataCollectionEnabled": .string("false")]))
+                let apps = try await admin.applications()
+                #expect(apps.applications.first?.settings == true)
 
                 #expect(try await rawRequest(port: service.port, Self.settingsTarget("com.example.other"))?.status == 404)
-                _ = try await admin.call(.delete, "applications/\(Self.appID)/settings")
-                let gone = await #expect(throws: ConfigurationError.self) { try await admin.call(.get, "applications/\(Self.appID)/settings") }
+                _ = try await admin.deleteSettings(appID: Self.appID)
+                let gone = await #expect(throws: ConfigurationError.self) { try await admin.settings(appID: Self.appID) }
                 #expect(gone?.code == .notFound)
 
-                let audit = try await admin.call(.get, "audit")
-                let entries = audit.objectValue?["entries"]?.arrayValue?.compactMap(\.objectValue) ?? []
-                let settingsCalls = entries.filter { $0["action"]?.stringValue?.hasPrefix("settings.") == true }
-                    .map { "\($0["action"]?.stringValue ?? "") \($0["outcome"]?.stringValue ?? "")" }
+                let audit = try await admin.audit()
+                let settingsCalls = audit.entries.filter { $0.action.hasPrefix("settings.") }.map { "\($0.action) \($0.outcome)" }
                 #expect(Set(settingsCalls) == ["settings.put invalid-settings", "settings.put ok", "settings.get ok", "settings.delete ok", "settings.get not-found"],
                         "\(settingsCalls)")
             }
@@ -507,8 +503,6 @@ extension ServerSuites {
                 #expect(page?.body.contains("<script>") == false, "no inline script")
                 #expect(try await rawRequest(port: port, "/admin/console.js")?.status == 200)
                 #expect(try await rawRequest(port: port, "/admin/other.js")?.status == 404)
-                try await service.databases[0].close()
-                #expect(try await rawRequest(port: port, "/ready")?.status == 503)
             }
         }
     }

@@ -53,6 +53,16 @@ public enum DiscoveryRoute: Sendable, Hashable {
     static let settingsPrefix = "/mobileservices/application/"
     /// Where the service serves its OpenAPI description.
     public static let openAPIPath = "/openapi.yaml"
+    /// The operations paths: liveness, readiness, Prometheus metrics.
+    public static let healthPath = "/health", readyPath = "/ready", metricsPath = "/metrics"
+    /// SAP's `settingsExchange` path as the OpenAPI document writes it.
+    public static let settingsTemplate = settingsPrefix + "{appID}/storage/v1/runtime/application/{appIDAgain}/global/mobileservices/settingsExchange"
+
+    /// The `settingsExchange` path of `appID`'s client policies, the id percent-encoded.
+    public static func settingsPath(appID: String) -> String {
+        let id = PercentEncoding.encodeSegment(appID)
+        return settingsTemplate.replacingOccurrences(of: "{appID}", with: id).replacingOccurrences(of: "{appIDAgain}", with: id)
+    }
 
     /// Routes a request target as the server receives it (`/path?query`).
     public init(target: String) {
@@ -68,11 +78,11 @@ public enum DiscoveryRoute: Sendable, Hashable {
             self = .refused(error)
             return
         }
-        if path == "/health" {
+        if path == Self.healthPath {
             self = .health
-        } else if path == "/ready" {
+        } else if path == Self.readyPath {
             self = .ready
-        } else if path == "/metrics" {
+        } else if path == Self.metricsPath {
             self = .metrics
         } else if path == Self.openAPIPath {
             self = .openAPI
@@ -231,6 +241,12 @@ public struct LookupCall: Sendable, Hashable {
 }
 
 extension LookupCall {
+    /// The lookup by e-mail address as the OpenAPI document writes it; a client replaces
+    /// `{appConfigID}` (`<appID>:<version>`) and `{emailAddress}`, percent-encoded.
+    public static let emailPathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',EmailAddress='{emailAddress}')"
+    /// The lookup by onboarding code as the OpenAPI document writes it (`{appConfigID}`, `{onboardingCode}`).
+    public static let codePathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',OnboardingCode='{onboardingCode}')"
+
     static let name = Array("getApplicationConfiguration(".utf8)
 
     /// Parses the last segment of a canonical lookup path: percent-encodings are decoded here, the
@@ -296,70 +312,6 @@ extension LookupCall {
             value.append(byte)
         }
         return String(validatingUTF8Bytes: value)
-    }
-}
-
-/// RFC 3986 percent-encoding, on bytes.
-enum PercentEncoding {
-    /// `A-Z a-z 0-9 - . _ ~`: decoding these never changes what a URI means.
-    static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
-        default: false
-        }
-    }
-
-    /// The characters a URI may hold raw: unreserved, sub-delims, `: @ / ? %`. Not `# [ ]` (never in a
-    /// request path), and no space, control, quote mark, backslash, `< > ^ \` { | }` or byte ≥ 0x80.
-    static func isURICharacter(_ byte: UInt8) -> Bool {
-        if isUnreserved(byte) { return true }
-        return switch byte {
-        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
-             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
-             UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "%"): true
-        default: false
-        }
-    }
-
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
-
-    /// The byte `%XY` at `index` stands for, or nil when `%` is not followed by two hex digits.
-    static func decodedByte(_ bytes: [UInt8], at index: Int) -> UInt8? {
-        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
-        return high << 4 | low
-    }
-
-    /// `%XY` with upper-case hex digits.
-    static func encoded(_ byte: UInt8) -> [UInt8] {
-        let digits = Array("0123456789ABCDEF".utf8)
-        return [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
-    }
-
-    /// Every `%XY` decoded; nil when one is malformed.
-    static func decoded(_ encoded: some Collection<UInt8>) -> [UInt8]? {
-        let bytes = Array(encoded)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%") {
-                guard let byte = decodedByte(bytes, at: index) else { return nil }
-                output.append(byte)
-                index += 3
-            } else {
-                output.append(bytes[index])
-                index += 1
-            }
-        }
-        return output
     }
 }
 

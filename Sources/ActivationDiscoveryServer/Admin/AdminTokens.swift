@@ -5,16 +5,19 @@ import Foundation
 /// The bearer tokens that open the admin API (`--admin-token-file`): one per line; empty lines and
 /// lines starting with `#` are skipped. Only their SHA-256 digests are kept in memory, and a token
 /// presented is compared with every one of them in constant time.
-package struct AdminTokens: Sendable {
+public struct AdminTokens: Sendable {
     private let digests: [SHA256Digest]
 
     /// The fewest characters a token may have: 128 bits as hex or base64 are longer.
-    package static let minimumLength = 20
+    public static let minimumLength = 20
     /// The most bytes a token file may have.
-    package static let maxFileBytes = 64 << 10
+    public static let maxFileBytes = 64 << 10
 
     /// Tokens as given (for tests and callers that hold them already).
-    package init(tokens: [String], source: String = "tokens") throws {
+    ///
+    /// - Throws: `ConfigurationError` (`invalidKey`) for no token, or one shorter than
+    ///   ``minimumLength`` or holding spaces or non-ASCII characters; `source` names where they came from.
+    public init(tokens: [String], source: String = "tokens") throws {
         var digests: [SHA256Digest] = []
         for (index, token) in tokens.enumerated() {
             guard token.count >= Self.minimumLength, token.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
@@ -28,7 +31,10 @@ package struct AdminTokens: Sendable {
     }
 
     /// Reads the token file at `path`, which only its owner may read (like an SSH key).
-    package init(file path: String) throws {
+    ///
+    /// - Throws: `ConfigurationError` naming the file: unreadable, readable by others, too large,
+    ///   or holding no valid token.
+    public init(file path: String) throws {
         let text = String(decoding: try FileIO.readSecret(path, limit: Self.maxFileBytes, what: "the admin token file"), as: UTF8.self)
         var tokens: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -3,18 +3,21 @@ import SQLKit
 import Synchronization
 
 /// A token bucket's size: `burst` failures at once, refilled at `perMinute`.
-package struct RateLimit: Sendable, Hashable {
-    package var perMinute: Double
-    package var burst: Double
+public struct RateLimit: Sendable, Hashable {
+    /// Tokens refilled per minute.
+    public var perMinute: Double
+    /// The bucket's size: failures allowed at once.
+    public var burst: Double
 
-    package init(perMinute: Double, burst: Double) {
+    /// A limit of `burst` failures at once, refilled at `perMinute`.
+    public init(perMinute: Double, burst: Double) {
         self.perMinute = perMinute
         self.burst = burst
     }
 
     /// Parses `10/min`, `10/min,burst=20`, `2/s` or `off` (nil); the burst defaults to twice the
     /// per-minute rate, at least 1.
-    package init?(parsing text: String) {
+    public init?(parsing text: String) {
         var parts = text.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let rate = parts.first else { return nil }
         parts.removeFirst()

@@ -8,12 +8,12 @@ import Darwin
 #endif
 
 /// An IPv4 or IPv6 network, `192.0.2.0/24` or `2001:db8::/32` (a bare address is a /32 or /128).
-package struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
+public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     let address: [UInt8]
     let prefix: Int
 
     /// Parses CIDR notation; nil for anything else.
-    package init?(_ text: String) {
+    public init?(_ text: String) {
         let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
         guard let first = parts.first, let address = IPNetwork.bytes(of: first) else { return nil }
         let bits = address.count * 8
@@ -26,7 +26,8 @@ package struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
         self.address = address
     }
 
-    package var description: String {
+    /// The network in CIDR notation, e.g. `10.0.0.0/8`.
+    public var description: String {
         "\(IPNetwork.text(of: address) ?? "?")/\(prefix)"
     }
 

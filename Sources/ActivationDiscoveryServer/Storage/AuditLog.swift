@@ -1,3 +1,4 @@
+import ActivationDiscoveryProtocol
 import Foundation
 import SQLKit
 
@@ -11,22 +12,8 @@ package struct AuditLog: Sendable {
     }
 
     /// One audited call.
-    package struct Entry: Codable, Sendable, Hashable {
-        package var at: Date
-        /// `token:` and the first 8 bytes of the token's SHA-256, in hex.
-        package var actor: String
-        /// What was asked, e.g. `codes.issue`, `documents.put`.
-        package var action: String
-        package var appID: String?
-        /// What the call acted on: a document or domain name, or code ids.
-        package var subject: String?
-        /// `ok`, or why it was refused (`invalid-document`, `not-found`, …).
-        package var outcome: String
-
-        package init(at: Date, actor: String, action: String, appID: String? = nil, subject: String? = nil, outcome: String) {
-            (self.at, self.actor, self.action, self.appID, self.subject, self.outcome) = (at, actor, action, appID, subject, outcome)
-        }
-    }
+    /// An audited call (the protocol's `AuditEntry`).
+    package typealias Entry = AuditEntry
 
     package func record(_ entry: Entry) async throws {
         try await database.withConnection { sql in

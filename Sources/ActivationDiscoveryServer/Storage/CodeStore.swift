@@ -103,18 +103,8 @@ package struct CodeStore: Sendable {
         }
     }
 
-    /// A code as administrators see it: never the code itself.
-    package struct Record: Codable, Sendable, Hashable {
-        package var id: Int64
-        package var document: String
-        package var label: String?
-        package var status: Status
-        package var usesLeft: Int
-        package var createdAt: Date
-        package var expiresAt: Date
-        package var consumedAt: Date?
-        package var revokedAt: Date?
-    }
+    /// A code as administrators see it (the protocol's `CodeRecord`).
+    package typealias Record = CodeRecord
 
     /// Where a code stands (the protocol's `CodeStatus`).
     package typealias Status = CodeStatus

@@ -33,9 +33,6 @@ func runInTransaction<R: Sendable>(_ database: any SQLDatabase, begin: SQLQueryS
 
 /// Opening the database a `--database` URL names.
 package enum DiscoveryDatabaseURL {
-    /// The embedded default.
-    package static let defaultURL = "sqlite:./activate-discovery.sqlite"
-
     /// Opens `sqlite:PATH` or `postgres://user[:password]@host[:port]/db` (the password, when not in
     /// the URL, is `password`) and brings its schema up to date.
     ///

@@ -146,16 +146,6 @@ package struct DocumentStore: Sendable {
         }
     }
 
-    /// An application with how much it holds (`GET /admin/v1/applications`).
-    package struct ApplicationSummary: Codable, Sendable, Hashable {
-        package var appID: String
-        package var documents: Int
-        package var domains: Int
-        package var activeCodes: Int
-        /// Whether the application has client policies.
-        package var settings: Bool
-    }
-
     /// Every application, by id, with its counts; active codes are those that can still be used.
     package func applications(now: Date = Date()) async throws -> [ApplicationSummary] {
         let at = Milliseconds.from(now)

@@ -1,0 +1,116 @@
+import ActivationDiscoveryProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// An answer that stops an admin call: its status follows from the error code; sent as the
+/// protocol's error body and audited as the code.
+struct AdminRefusal: HTTPResponseError {
+    var code: DiscoveryErrorCode
+    var message: String
+    var keyPath: String?
+    /// `Allow` of a 405.
+    var allow: String?
+
+    init(_ code: DiscoveryErrorCode, _ message: String, keyPath: String? = nil, allow: String? = nil) {
+        (self.code, self.message, self.keyPath, self.allow) = (code, message, keyPath, allow)
+    }
+
+    var status: HTTPResponse.Status {
+        switch code {
+        case .notFound: .notFound
+        case .expired, .used, .revoked: .gone
+        case .rateLimited: .tooManyRequests
+        case .unauthorized: .unauthorized
+        case .badRequest, .invalidDocument, .invalidSettings: .badRequest
+        case .methodNotAllowed: .methodNotAllowed
+        case .tooLarge: .contentTooLarge
+        case .tooLong: .uriTooLong
+        case .unavailable, .notReady, .busy: .serviceUnavailable
+        }
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response { response }
+
+    var response: Response {
+        var response = DiscoveryServer.json(status, DiscoveryErrorBody(code, message, keyPath: keyPath).json)
+        if let allow { response.headers[.allow] = allow }
+        return response
+    }
+}
+
+/// What an admin call touched, filled in by its handler for the audit.
+final class AuditNote: Sendable {
+    private let state = Mutex<(appID: String?, subject: String?)>((nil, nil))
+    var appID: String? {
+        get { state.withLock { $0.appID } }
+        set { state.withLock { $0.appID = newValue } }
+    }
+    var subject: String? {
+        get { state.withLock { $0.subject } }
+        set { state.withLock { $0.subject = newValue } }
+    }
+}
+
+/// The token check, before anything else is looked at: a caller without a valid token learns
+/// nothing, not even which paths exist. A wrong token is a guess like a wrong code: it takes from
+/// the client's budget, and past it the answer is 429.
+struct AdminAuthentication: RouterMiddleware {
+    typealias Context = DiscoveryServer.Context
+    let tokens: AdminTokens
+    let audit: AuditLog
+    let guessing: GuessingLimits?
+    let trustedProxies: [IPNetwork]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let actor = tokens.actor(authorization: request.headers[.authorization]) else {
+            let now = Date()
+            let client = ClientAddress.of(peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor], trusted: trustedProxies)
+            if let retryAfter = try? await guessing?.admit(client: client, appID: nil, now: now) {
+                var response = AdminRefusal(.rateLimited, "too many failed attempts; retry in \(retryAfter) s").response
+                response.headers[.retryAfter] = String(retryAfter)
+                return response
+            }
+            try? await audit.record(AuditEntry(at: now, actor: "unauthenticated", action: "sign-in", outcome: "unauthorized"))
+            return AdminRefusal(.unauthorized, "a valid bearer token is needed (Authorization: Bearer <token>)").response
+        }
+        var context = context
+        context.actor = actor
+        return try await next(request, context)
+    }
+}
+
+/// Every authenticated call in the audit trail: who, which operation, what it touched, how it
+/// ended. A refusal is answered with the protocol's error body, a database failure with 503; after
+/// a change, the instance reloads what it serves before answering (read-your-writes).
+struct AdminAudit: RouterMiddleware {
+    typealias Context = DiscoveryServer.Context
+    let audit: AuditLog
+    /// Reloads what this instance serves.
+    let afterChange: (@Sendable () async -> Void)?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let note = AuditNote()
+        var context = context
+        context.auditNote = note
+        let operation = context.coreContext.endpointPath.value.flatMap { AdminOperation(method: request.method.rawValue, template: $0) }
+        let response: Response, outcome: String
+        do {
+            response = try await next(request, context)
+            if operation?.changesState == true { await afterChange?() }
+            outcome = "ok"
+        } catch let refusal as AdminRefusal {
+            (response, outcome) = (refusal.response, refusal.code.rawValue)
+        } catch let error as HTTPError where error.status == .notFound {
+            (response, outcome) = (AdminRefusal(.notFound, "no such admin resource").response, DiscoveryErrorCode.notFound.rawValue)
+        } catch {
+            var unavailable = AdminRefusal(.unavailable, "the database could not complete the request; try again shortly").response
+            unavailable.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
+            (response, outcome) = (unavailable, DiscoveryErrorCode.unavailable.rawValue)
+        }
+        try? await audit.record(AuditEntry(at: Date(), actor: context.actor ?? "unauthenticated", action: operation?.auditAction ?? "unknown",
+                                           appID: note.appID, subject: note.subject, outcome: outcome))
+        return response
+    }
+}

@@ -1,0 +1,83 @@
+import ActivationDiscoveryProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Synchronization
+
+extension DiscoveryServer {
+    /// The outermost middleware: routes the target in canonical form (into the context), gives the
+    /// request its id, counts it in the metrics and logs it as method, route, status and time.
+    /// Never its path, query, e-mail address, code or token: the route is a label (`lookup`,
+    /// `health`) or an admin route template.
+    struct RequestLog: RouterMiddleware {
+        let metrics: ServiceMetrics
+        let logger: Logger
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            let start = ContinuousClock.now
+            let id = RequestID.next()
+            var context = context
+            context.route = DiscoveryRoute(target: request.head.path ?? "")
+            var response: Response
+            do {
+                response = try await next(request, context)
+            } catch {
+                // Every refusal is answered by now; what is left is the server's own failure.
+                logger.error("request \(id) failed: \(String(reflecting: type(of: error)))")
+                response = DiscoveryServer.unavailable()
+            }
+            if request.method == .head { response.body = .init() }  // a HEAD answer has no body
+            response.headers[.xRequestID] = id
+            let elapsed = ContinuousClock.now - start
+            let route = Self.routeName(context)
+            metrics.request(route: route, status: response.status.code, duration: elapsed)
+            logger.info("\(Self.loggedMethod(request.method)) \(route) \(response.status.code) \(String(format: "%.2f", elapsed.inMilliseconds)) ms",
+                        metadata: ["request_id": .string(id)])
+            return response
+        }
+
+        /// An admin call by its operation's template (`/admin/v1/…` when none matched), any other by
+        /// its route's label.
+        static func routeName(_ context: Context) -> String {
+            guard case .admin = context.route else { return context.route.label }
+            guard let template = context.coreContext.endpointPath.value, template.hasPrefix(AdminOperation.prefix) else {
+                return AdminOperation.prefix + "/…"
+            }
+            return template
+        }
+
+        /// The method as logged: a standard one, or `OTHER` (a method is client text too).
+        static func loggedMethod(_ method: HTTPRequest.Method) -> String {
+            switch method {
+            case .get, .head, .post, .put, .delete, .options, .patch, .trace, .connect: method.rawValue
+            default: "OTHER"
+            }
+        }
+    }
+
+    /// A middleware in front of a responder.
+    struct Chained<Middleware: RouterMiddleware<Context>, Next: HTTPResponder<Context>>: HTTPResponder {
+        let middleware: Middleware
+        let next: Next
+
+        func respond(to request: Request, context: Context) async throws -> Response {
+            try await middleware.handle(request, context: context, next: next.respond)
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xRequestID = Self("X-Request-ID")!
+}
+
+/// Request ids: this instance's random prefix and a counter, so ids of several instances differ.
+enum RequestID {
+    private static let prefix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+    private static let counter = Mutex<UInt64>(0)
+
+    static func next() -> String {
+        "\(prefix)-\(counter.withLock { $0 += 1; return $0 })"
+    }
+}
