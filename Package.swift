@@ -143,8 +143,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: server),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
             ],
-            // The service's OpenAPI description, served at /openapi.yaml from the binary itself.
-            resources: [.embedInCode("Resources/openapi.yaml")]
+            // The service's OpenAPI description (served at /openapi.yaml) and the console's files,
+            // compiled into the binary.
+            resources: [
+                .embedInCode("Resources/openapi.yaml"),
+                .embedInCode("Resources/Console/index.html"),
+                .embedInCode("Resources/Console/console.js"),
+                .embedInCode("Resources/Console/console.css"),
+            ]
         ),
         .executableTarget(
             name: "activate",
