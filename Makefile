@@ -4,7 +4,7 @@
 SWIFT ?= swift
 ACTIVATE = .build/debug/activate
 
-SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer sample-verify-activation-code sample-scan-and-check sample-secure-store
+SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer sample-verify-activation-code sample-scan-and-check sample-secure-store sample-discovery-service
 
 PREFIX ?= /usr/local
 

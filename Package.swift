@@ -179,6 +179,10 @@ let package = Package(
         .executableTarget(name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomTransformer"),
         .executableTarget(name: "sample-secure-store", dependencies: ["ActivationConfiguration", "ActivationSecureStore"], path: "SampleCodes/SecureStore"),
         .executableTarget(name: "sample-verify-activation-code", dependencies: ["ActivationConfiguration"], path: "SampleCodes/VerifyActivationCode"),
+        .executableTarget(
+            name: "sample-discovery-service",
+            dependencies: ["ActivationConfiguration", "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer"],
+            path: "SampleCodes/DiscoveryService"),
         // The README's "Library" program, verbatim (a test keeps the two the same).
         .executableTarget(
             name: "sample-scan-and-check", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "SampleCodes/ScanAndCheck"),

@@ -102,6 +102,14 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         if let body = DiscoveryErrorBody(json: bytes), DiscoveryErrorBody(json: Array(body.json.utf8)) != body {
             fatalError("an error body changed on a round through its JSON")
         }
+        // Admin request bodies as the service decodes them: an order that passes its checks
+        // passes them again after a round through its JSON.
+        if let order = try? AdminBodyError.decode(CodeOrder.self, from: bytes),
+           (try? AdminBodyError.decode(CodeOrder.self, from: Array(AdminJSON.text(order).utf8))) != order {
+            fatalError("a code order changed on a round through its JSON")
+        }
+        _ = try? AdminBodyError.decode(DomainAssignment.self, from: bytes)
+        _ = try? AdminBodyError.decode(JSONValue.self, from: bytes)
     },
     // AC1 codes up to the signature: the fuzzer's bytes as the COSE frame (behind a valid prefix
     // and Base45), and as the text itself.

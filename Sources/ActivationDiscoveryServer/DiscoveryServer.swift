@@ -8,18 +8,20 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// A discovery service: answers the legacy lookup function by e-mail domain or onboarding code,
-/// from a static ``DiscoveryDirectory`` or (through `activate serve --database`) from a database
-/// with one-time codes, guessing limits, an admin API and a console.
+/// The HTTP server of a discovery service: answers the legacy lookup function by e-mail domain or
+/// onboarding code, from a static ``DiscoveryDirectory`` or (built by ``DiscoveryService``) from a
+/// database with one-time codes, guessing limits, an admin API and a console.
 ///
 /// `GET /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>')`
 /// (or `OnboardingCode='<code>'`), quotes raw or percent-encoded: 200 with the document, 404 with a
 /// JSON error when nothing matches, 410 for a code that expired, was used up or revoked (the
 /// error's `code` says which), 429 with `Retry-After` past the guessing limits, 400 for a malformed
 /// call, 405 for a method other than GET. An application's client policies are served at SAP's
-/// `settingsExchange` path (`DiscoveryRoute.settings(appID:)` of ActivationDiscoveryProtocol): 200 with the document, 404 when
-/// the application has none. Targets are routed on their canonical path (see `DiscoveryRoute` in ActivationDiscoveryProtocol). `/health` answers when the process runs, `/ready` when its database can be
-/// reached, `/metrics` in Prometheus text, `/openapi.yaml` the OpenAPI description of all of it.
+/// `settingsExchange` path (`DiscoveryRoute.settings(appID:)` of ActivationDiscoveryProtocol):
+/// 200 with the document, 404 when the application has none. Targets are routed on their canonical
+/// path (see `DiscoveryRoute`). `/health` answers when the process runs, `/ready` when its database
+/// answers and takes writes, `/metrics` in Prometheus text, `/openapi.yaml` the OpenAPI
+/// description of all of it.
 ///
 /// Each request is logged as method, route (`lookup`, `health`, an admin route template, …),
 /// status and time, with a request id: never its path, query, e-mail address, code or token.
@@ -54,8 +56,8 @@ public struct DiscoveryServer: Sendable {
         package var guessing: GuessingLimits?
         /// Proxies whose `X-Forwarded-For` names the client (`--trust-proxy`).
         package var trustedProxies: [IPNetwork] = []
-        /// The admin API's routes (and so the console); nil: off (404).
-        var admin: RouterResponder<Context>?
+        /// The admin API and console; nil: off (404).
+        package var admin: AdminAPI?
         package let metrics = ServiceMetrics()
         /// Runs beside the server until it stops (the snapshot's refresh).
         package var background: (@Sendable () async -> Void)?
@@ -69,12 +71,8 @@ public struct DiscoveryServer: Sendable {
             self.trustedProxies = trustedProxies
             self.background = background
             self.onStop = onStop
-            var admin = admin
-            admin?.metrics = metrics
-            // A change is served by this instance as soon as the admin API acknowledges it; a
-            // failed reload leaves it to the next poll.
-            self.admin = admin?.router(guessing: guessing, trustedProxies: trustedProxies, afterChange: { try? await lookups.reload() })
-                .buildResponder()
+            self.admin = admin
+            self.admin?.metrics = metrics
         }
     }
 
@@ -92,7 +90,8 @@ public struct DiscoveryServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves until SIGINT or SIGTERM, then finishes in-flight requests and returns.
+    /// Serves until SIGINT or SIGTERM or until the task is cancelled, then finishes the requests
+    /// under way and returns.
     ///
     /// - Parameter onListening: called with the bound port (useful with port 0).
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
@@ -102,9 +101,15 @@ public struct DiscoveryServer: Sendable {
         }
         let limits = self.limits, logger = self.logger
         let connections = ConnectionCount(limit: cap)
+        let troubles = DatabaseTroubleLog(logger: logger)
+        let lookups = service.lookups
+        // A change is served by this instance as soon as the admin API acknowledges it; a failed
+        // reload leaves it to the next poll.
+        let admin = service.admin?.router(guessing: service.guessing, trustedProxies: service.trustedProxies, troubles: troubles,
+                                          afterChange: { try? await lookups.reload() }).buildResponder()
         let app = Application(
             responder: Chained(middleware: RequestLog(metrics: service.metrics, logger: logger),
-                               next: Responder(service: service, admin: service.admin)),
+                               next: Responder(service: service, admin: admin, troubles: troubles)),
             server: HTTPServerBuilder { responder in
                 GuardedHTTP1Channel(responder: responder, limits: limits, connections: connections, logger: logger)
             },
@@ -125,13 +130,19 @@ public struct DiscoveryServer: Sendable {
         // The database is closed even when the run was cancelled: in a task of its own, which
         // does not inherit the cancellation.
         let stop = { [onStop = service.onStop] in await Task { await onStop?() }.value }
+        // Cancelling the task that runs the server stops it as a signal does: the group runs in a
+        // task of its own, so that the cancellation reaches it as a graceful shutdown.
+        let running = Task { try await group.run() }
         do {
-            try await group.run()
+            try await withTaskCancellationHandler {
+                try await running.value
+            } onCancel: {
+                Task { await group.triggerGracefulShutdown() }
+            }
         } catch {
             await stop()
             throw error
         }
         await stop()
     }
-
 }

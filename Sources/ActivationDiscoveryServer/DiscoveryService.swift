@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// A discovery service built from one value: where its data lives, who may administer it, how it
 /// limits guessing, where it listens. `activate serve` and the tests build a ``Configuration`` and
@@ -153,5 +154,13 @@ public struct DiscoveryService: Sendable {
             try? await database.close()
             throw error
         }
+    }
+}
+
+extension DiscoveryService: Service {
+    /// Runs the service as a member of a swift-service-lifecycle `ServiceGroup`: the group's
+    /// graceful shutdown stops it as a signal does.
+    public func run() async throws {
+        try await run(onListening: { _ in })
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// `activate serve --database …` with `activate discovery …` and `activate onboard --code`, each its
@@ -37,6 +40,76 @@ struct DiscoveryServiceCLITests {
     func onboard(_ server: ServeProcess, code: String, store: String) async throws -> ActivateCLI.Result {
         try await ActivateCLI.run(["onboard", "--code", code, "--app-id", Self.appID, "--discovery", server.url,
                                    "--store", directory.file(store), "--yes"])
+    }
+
+    /// One request with curl: status, headers (lower-cased names) and seconds taken.
+    static func fetch(_ url: String) async throws -> (status: Int, headers: [String: String], seconds: Double) {
+        let result = try await Tool.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-D", "-", "-w", "%{time_total}", "--max-time", "10", url])
+        let lines = result.text.split(separator: "\r\n", omittingEmptySubsequences: false)
+        let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (status, headers, Double(lines.last ?? "") ?? .infinity)
+    }
+
+    @Test("a SQLite file the service may not write: /ready and code lookups 503 at once (Retry-After, one warning naming why), e-mail lookups go on; writable again, the code is used once")
+    func readOnlySQLite() async throws {
+        // The folder and everything in it belong to the user the service runs as: as root, nobody
+        // (root writes every file whatever its mode).
+        let root = getuid() == 0
+        let folder = directory.file("read-only")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(configs)/android-basic.json", toPath: "\(folder)/android-basic.json")
+        try Data(#"{"applications": {"\#(Self.appID)": {"domains": {"example.com": "android-basic.json"}, "codes": {"24681357": {"document": "android-basic.json", "expires": "2099-01-01T00:00:00Z"}}}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: "\(folder)/discovery.json"))
+        let launcher = root ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        if root {
+            for path in [directory.path, folder] + ["android-basic.json", "discovery.json"].map({ "\(folder)/\($0)" }) {
+                #expect(chown(path, 65534, 65534) == 0)
+            }
+        }
+        let database = ["--database", "sqlite:\(folder)/discovery.sqlite", "--secret-file", "\(folder)/secret"]
+        let first = try ServeProcess(configs: folder, arguments: database, launcher: launcher)
+        #expect(first.stop().status == 0)
+        let files = ["", "-wal", "-shm"].map { "\(folder)/discovery.sqlite\($0)" }
+
+        // The file, with its write-ahead log, read-only for the service (as on a file system
+        // remounted read-only): it starts, reads, and cannot write.
+        for file in files where FileManager.default.fileExists(atPath: file) { #expect(chmod(file, 0o444) == 0, "\(file)") }
+
+        func lookup(_ server: ServeProcess, _ argument: String) -> String {
+            "\(server.url)/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(Self.appID):1.0',\(argument))"
+        }
+        let readOnly = try ServeProcess(configs: nil, arguments: database, launcher: launcher)
+        let ready = try await Self.fetch("\(readOnly.url)/ready")
+        #expect(ready.status == 503 && ready.seconds < 1, "\(ready)")
+        let code = try await Self.fetch(lookup(readOnly, "OnboardingCode='24681357'"))
+        #expect(code.status == 503 && code.headers["retry-after"] == "2" && code.seconds < 2, "\(code)")
+        #expect(try await Self.fetch(lookup(readOnly, "EmailAddress='someone@example.com'")).status == 200, "e-mail lookups answer from the snapshot")
+        let (status, log) = readOnly.stop()
+        #expect(status == 0)
+        #expect(log.contains("answering 503 to lookup: the database failed") && log.contains("readonly"), "\(log)")
+        #expect(log.components(separatedBy: "answering 503").count == 2, "one warning, not one per request")
+
+        for file in files where FileManager.default.fileExists(atPath: file) { #expect(chmod(file, 0o644) == 0) }
+        // Writable again: the refused lookup used nothing (the admin API counts the uses left).
+        let adminTokens = "\(folder)/admin-tokens"
+        #expect(FileManager.default.createFile(atPath: adminTokens, contents: Data("\(Self.token)\n".utf8), attributes: [.posixPermissions: 0o600]))
+        if root { #expect(chown(adminTokens, 65534, 65534) == 0) }
+        let writable = try ServeProcess(configs: nil, arguments: database + ["--admin-token-file", adminTokens], launcher: launcher)
+        func usesLeft() async throws -> Int? {
+            let listed = try await discovery(writable, ["codes", "list", "--app-id", Self.appID, "--json"])
+            let object = try JSONSerialization.jsonObject(with: Data(listed.stdout)) as? [String: Any]
+            return ((object?["codes"] as? [[String: Any]])?.first?["usesLeft"] as? Int)
+        }
+        #expect(try await Self.fetch("\(writable.url)/ready").status == 200)
+        let before = try #require(try await usesLeft())
+        #expect(try await Self.fetch(lookup(writable, "OnboardingCode='24681357'")).status == 200)
+        #expect(try await usesLeft() == before - 1, "only the lookup on a writable file used the code")
+        #expect(writable.stop().status == 0)
     }
 
     @Test("create → onboard → used up; CSV and sheet written 0600 and never over a file; revoke; JSON log without secrets")

@@ -24,17 +24,27 @@ final class ServeProcess {
         var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
     }
 
-    init(configs: String, arguments: [String] = []) throws {
-        process.executableURL = URL(fileURLWithPath: ActivateCLI.executable)
+    /// Starts `activate serve` on `configs` (nil: no folder) with `arguments`; `launcher` runs it
+    /// through another program first (`setpriv …` to serve as another user).
+    init(configs: String?, arguments: [String] = [], launcher: [String] = []) throws {
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? ActivateCLI.executable)
         // The folder as files unless the test names a database (the default would be a file in the working folder).
         let database = arguments.contains("--database") ? [] : ["--database", "none"]
-        process.arguments = ["serve", "--configs", configs, "--port", "0"] + database + arguments
+        let folder = configs.map { ["--configs", $0] } ?? []
+        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [ActivateCLI.executable])
+            + ["serve", "--port", "0"] + folder + database + arguments
         process.standardError = errors
-        // The first stdout line is "listening on http://127.0.0.1:PORT".
-        url = try process.startListening(output: output, name: "serve")
         let (errors, log) = (errors, log)
         DispatchQueue.global().async(group: reading) {
             while case let chunk = errors.fileHandleForReading.availableData, !chunk.isEmpty { log.append(chunk) }
+        }
+        // The first stdout line is "listening on http://127.0.0.1:PORT".
+        do {
+            url = try process.startListening(output: output, name: "serve")
+        } catch {
+            process.waitUntilExit()
+            reading.wait()
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "serve did not start: \(log.text)"])
         }
     }
 

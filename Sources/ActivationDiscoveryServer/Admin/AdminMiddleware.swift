@@ -87,6 +87,7 @@ struct AdminAuthentication: RouterMiddleware {
 struct AdminAudit: RouterMiddleware {
     typealias Context = DiscoveryServer.Context
     let audit: AuditLog
+    let troubles: DatabaseTroubleLog
     /// Reloads what this instance serves.
     let afterChange: (@Sendable () async -> Void)?
 
@@ -105,6 +106,7 @@ struct AdminAudit: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             (response, outcome) = (AdminRefusal(.notFound, "no such admin resource").response, DiscoveryErrorCode.notFound.rawValue)
         } catch {
+            troubles.report(error, route: context.coreContext.endpointPath.value ?? AdminOperation.prefix)
             var unavailable = AdminRefusal(.unavailable, "the database could not complete the request; try again shortly").response
             unavailable.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
             (response, outcome) = (unavailable, DiscoveryErrorCode.unavailable.rawValue)

@@ -5,10 +5,11 @@ extension AdminAPI {
     /// The admin API's router: the token check and the audit as middleware, one route per
     /// ``AdminOperation`` on its template, 405 for another method on a known path. It is handed
     /// requests whose path is already canonical (see `DiscoveryRoute`).
-    func router(guessing: GuessingLimits?, trustedProxies: [IPNetwork], afterChange: (@Sendable () async -> Void)?) -> Router<DiscoveryServer.Context> {
+    func router(guessing: GuessingLimits?, trustedProxies: [IPNetwork], troubles: DatabaseTroubleLog,
+                afterChange: (@Sendable () async -> Void)?) -> Router<DiscoveryServer.Context> {
         let router = Router(context: DiscoveryServer.Context.self)
         router.add(middleware: AdminAuthentication(tokens: tokens, audit: audit, guessing: guessing, trustedProxies: trustedProxies))
-        router.add(middleware: AdminAudit(audit: audit, afterChange: afterChange))
+        router.add(middleware: AdminAudit(audit: audit, troubles: troubles, afterChange: afterChange))
         for operation in AdminOperation.allCases {
             router.on(RouterPath(operation.template), method: HTTPRequest.Method(operation.method) ?? .get) { request, context in
                 try await self.handle(operation, request: request, context: context)

@@ -78,13 +78,18 @@ package final class StoredLookups: LookupService {
         snapshot.withLock { $0.settings[appID] }
     }
 
+    /// Ready when the database answers a read and would take a write, both within the readiness
+    /// deadline: code lookups need both.
     package func unreadiness() async -> String? {
         let documents = documents
         do {
-            _ = try await DatabaseWait.finishing(within: DatabaseWait.readiness) { try await documents.version() }
-            return nil
+            return try await DatabaseWait.finishing(within: DatabaseWait.readiness) { () async -> String? in
+                do { _ = try await documents.version() } catch { return "the database cannot be reached" }
+                do { try await documents.database.probeWrites() } catch { return "the database takes no writes (a read-only file or server)" }
+                return nil
+            }
         } catch {
-            return "the database cannot be reached"
+            return "the database does not answer within \(DatabaseWait.readiness)"
         }
     }
 }

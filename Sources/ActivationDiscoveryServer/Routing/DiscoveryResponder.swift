@@ -11,6 +11,8 @@ extension DiscoveryServer {
         let service: Service
         /// The admin API's routes; nil when it is off.
         let admin: RouterResponder<Context>?
+        /// Tells the operator why requests get 503.
+        let troubles: DatabaseTroubleLog
 
         func respond(to request: Request, context: Context) async throws -> Response {
             let route = context.route
@@ -50,7 +52,7 @@ extension DiscoveryServer {
             case .lookup(let call):
                 // Whom the guessing limits count against: worked out only for the requests they limit.
                 let client = { ClientAddress.of(peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor], trusted: service.trustedProxies) }
-                return await lookup(call, client: client, service: service, now: Date())
+                return await lookup(call, client: client, service: service, troubles: troubles, now: Date())
             case .openAPI:
                 return Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
                                 body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
@@ -61,6 +63,7 @@ extension DiscoveryServer {
                     }
                     return json(.ok, document)
                 } catch {
+                    troubles.report(error, route: route.label)
                     return unavailable()
                 }
             default:
@@ -76,7 +79,8 @@ extension DiscoveryServer {
     }
 
     /// A lookup: by e-mail, read-only; by code, within the guessing limits.
-    static func lookup(_ call: LookupCall, client clientAddress: () -> String, service: Service, now: Date) async -> Response {
+    static func lookup(_ call: LookupCall, client clientAddress: () -> String, service: Service, troubles: DatabaseTroubleLog,
+                       now: Date) async -> Response {
         do {
             switch call.lookup {
             case .email(let email):
@@ -109,6 +113,7 @@ extension DiscoveryServer {
                 return response(for: answer)
             }
         } catch {
+            troubles.report(error, route: "lookup")
             return unavailable()
         }
     }

@@ -12,6 +12,9 @@ package protocol DiscoveryDatabase: Sendable {
     func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func withTransaction<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R
+    /// Throws when the database cannot take a write now: a read-only SQLite file (or one another
+    /// process keeps locked), a PostgreSQL server in read-only mode (a standby).
+    func probeWrites() async throws
     /// Closes every connection.
     func close() async throws
 }
@@ -55,9 +58,14 @@ package enum DiscoveryDatabaseURL {
         }
         do {
             try await DiscoverySchema.migrate(database, source: shown)
-        } catch {
+        } catch let error as ConfigurationError {
             try? await database.close()
             throw error
+        } catch {
+            // Checking the schema takes a write: a read-only file or server fails here, at start.
+            try? await database.close()
+            throw ConfigurationError(database.dialect == "sqlite" ? .fileUnwritable : .serviceUnavailable, source: shown,
+                                     "cannot check the database's schema: \(error)")
         }
         return database
     }

@@ -68,6 +68,17 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
         try await withConnection { database in try await runInTransaction(database, body) }
     }
 
+    /// Reads the session's `transaction_read_only`, which a standby or `default_transaction_read_only` sets.
+    package func probeWrites() async throws {
+        let readOnly = try await withConnection { sql in
+            try await sql.raw("SELECT current_setting('transaction_read_only') AS read_only").first()?.decode(column: "read_only", as: String.self)
+        }
+        guard readOnly == "off" else { throw ReadOnlyDatabase() }
+    }
+
+    /// The server takes no writes.
+    struct ReadOnlyDatabase: Error {}
+
     package func close() async throws {
         runner.cancel()  // ends run(), which closes every connection
         await runner.value

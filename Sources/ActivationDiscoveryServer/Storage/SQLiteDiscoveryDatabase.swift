@@ -71,6 +71,12 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
         try await withConnection { database in try await runInTransaction(database, begin: "BEGIN IMMEDIATE", body) }
     }
 
+    /// A write that changes nothing: SQLite opens a file it may not write read-only and says so
+    /// only when a statement writes.
+    package func probeWrites() async throws {
+        try await withConnection { sql in try await sql.raw("UPDATE changes SET version = version WHERE id = 1").run() }
+    }
+
     package func close() async throws {
         try await pool.closeAll()
         try await threadPool.shutdownGracefully()
