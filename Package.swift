@@ -218,6 +218,7 @@ let package = Package(
             dependencies: [
                 "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer", "ActivationConfiguration",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
             ]
         ),
         .testTarget(

@@ -6,6 +6,7 @@ import Foundation
 import AsyncHTTPClient
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -143,6 +144,32 @@ extension ServerSuites {
                 let active = try await admin.codes(appID: Self.appID, status: .active)
                 #expect(active.codes.filter { $0.label == "field tech" }.map(\.id) == [Int64(issued[2].id)])
             }
+        }
+
+        @Test("in an application's own ServiceGroup: it serves, and the group's graceful shutdown stops it and frees the port")
+        func inServiceGroup() async throws {
+            let served = try ServedFolder(index: ServedFolder.standardIndex)
+            var quiet = Logger(label: "test")
+            quiet.logLevel = .critical
+            var configuration = DiscoveryService.Configuration(store: .sqlite(path: "\(folder)/group.sqlite"), logger: quiet)
+            configuration.folder = served.path
+            configuration.secretFile = "\(folder)/secret"
+            configuration.port = try PostgresServer.freePort()
+            let group = ServiceGroup(services: [DiscoveryService(configuration)], logger: quiet)
+            let running = Task { try await group.run() }
+            var health: RawResponse?
+            for _ in 0..<100 where health == nil {
+                health = try? await rawRequest(port: configuration.port, "/health")
+                if health == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(health?.status == 200)
+            let byEmail = try await provider("http://127.0.0.1:\(configuration.port)", [.emailAddress: "someone@eu.example.com"]).provide(input: [:])
+            #expect(byEmail.document.auth.first?.method.typeName == "oauth2")
+            let clock = ContinuousClock(), start = clock.now
+            await group.triggerGracefulShutdown()
+            try await running.value
+            #expect(clock.now - start < .seconds(5))
+            #expect(await (try? rawRequest(port: configuration.port, "/health")) == nil, "nothing listens any more")
         }
 
         @Test("SAP-style 8-digit codes: issued, found as typed with a dash")

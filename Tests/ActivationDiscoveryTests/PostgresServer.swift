@@ -79,7 +79,7 @@ struct PostgresServer {
     }
 
     /// A loopback port nobody listens on now.
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

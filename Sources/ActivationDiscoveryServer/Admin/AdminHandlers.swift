@@ -18,19 +18,28 @@ extension AdminAPI {
             }
             parameters[name] = value
         }
-        let appID = try parameters["appID"].map { value throws(AdminRefusal) in try Self.checkName(value, what: "application id") }
-        note?.appID = appID
         let query = request.uri.queryParameters
         switch operation {
         case .listApplications:
             return .adminJSON(.ok, ApplicationList(applications: try await documents.applications(now: now)))
-
         case .listAudit:
             let since = try query["since"].map { value throws(AdminRefusal) in try Self.parseDate(String(value)) } ?? now.addingTimeInterval(-86_400)
             return .adminJSON(.ok, AuditList(entries: try await audit.entries(since: since)))
+        default:
+            let appID = try Self.checkName(parameters["appID"] ?? "", what: "application id")
+            note?.appID = appID
+            return try await handle(operation, appID: appID, parameters: parameters, request: request, note: note, now: now)
+        }
+    }
+
+    /// Answers a call of an operation on one application's resources.
+    private func handle(_ operation: AdminOperation, appID: String, parameters: [String: String], request: Request, note: AuditNote?,
+                        now: Date) async throws -> Response {
+        switch operation {
+        case .listApplications, .listAudit:
+            throw AdminRefusal(.notFound, "no such admin resource")
 
         case .listDocuments:
-            let appID = appID ?? ""
             let listed = try await documents.documents(appID: appID).map { stored in
                 DocumentListing(name: stored.name, sha256: stored.sha256, updatedAt: stored.updatedAt,
                                 summary: summary(of: Array(stored.json.utf8), name: stored.name))
@@ -51,35 +60,35 @@ extension AdminAPI {
                 throw AdminRefusal(.invalidDocument, error.reason, keyPath: error.keyPath)
             }
             let json = document.canonicalJSON(includeSecrets: true)
-            try await documents.put(appID: appID ?? "", name: name, json: json, now: now)
+            try await documents.put(appID: appID, name: name, json: json, now: now)
             return .adminJSON(.ok, DocumentListing(name: name, updatedAt: now, summary: summary(of: Array(json.utf8), name: name)))
 
         case .listDomains:
-            let mapped = try await documents.domains(appID: appID ?? "").map { DomainMapping(domain: $0.domain, document: $0.document) }
+            let mapped = try await documents.domains(appID: appID).map { DomainMapping(domain: $0.domain, document: $0.document) }
             return .adminJSON(.ok, DomainList(domains: mapped))
 
         case .putDomain:
             let domain = try Self.checkDomain(parameters["domain"] ?? "")
             note?.subject = domain
             let assignment = try Self.decode(DomainAssignment.self, from: try await Self.body(of: request))
-            guard try await documents.putDomain(appID: appID ?? "", domain: domain, document: assignment.document) else {
-                throw AdminRefusal(.notFound, "the application \(appID ?? "") has no document \(assignment.document)")
+            guard try await documents.putDomain(appID: appID, domain: domain, document: assignment.document) else {
+                throw AdminRefusal(.notFound, "the application \(appID) has no document \(assignment.document)")
             }
             return .adminJSON(.ok, DomainMapping(domain: domain, document: assignment.document))
 
         case .deleteDomain:
             let domain = try Self.checkDomain(parameters["domain"] ?? "")
             note?.subject = domain
-            guard try await documents.deleteDomain(appID: appID ?? "", domain: domain) else {
+            guard try await documents.deleteDomain(appID: appID, domain: domain) else {
                 throw AdminRefusal(.notFound, "the domain \(domain) is not mapped")
             }
             return .adminJSON(.ok, Deletion(deleted: domain))
 
         case .getSettings:
-            guard let stored = try await documents.settings(appID: appID ?? "") else {
-                throw AdminRefusal(.notFound, "the application \(appID ?? "") has no client policies")
+            guard let stored = try await documents.settings(appID: appID) else {
+                throw AdminRefusal(.notFound, "the application \(appID) has no client policies")
             }
-            return .adminJSON(.ok, try Self.settingsRecord(appID: appID ?? "", json: stored.json, sha256: stored.sha256, updatedAt: stored.updatedAt))
+            return .adminJSON(.ok, try Self.settingsRecord(appID: appID, json: stored.json, sha256: stored.sha256, updatedAt: stored.updatedAt))
 
         case .putSettings:
             let policies: ClientPolicies
@@ -89,35 +98,35 @@ extension AdminAPI {
                 throw AdminRefusal(.invalidSettings, error.message, keyPath: error.keyPath)
             }
             let json = JSONWriter.compact(policies.document)
-            try await documents.putSettings(appID: appID ?? "", json: json, now: now)
-            let stored = try await documents.settings(appID: appID ?? "")
+            try await documents.putSettings(appID: appID, json: json, now: now)
+            let stored = try await documents.settings(appID: appID)
             note?.subject = stored.map { "sha256 \($0.sha256.prefix(12))" }
-            return .adminJSON(.ok, try Self.settingsRecord(appID: appID ?? "", json: json, sha256: stored?.sha256, updatedAt: now))
+            return .adminJSON(.ok, try Self.settingsRecord(appID: appID, json: json, sha256: stored?.sha256, updatedAt: now))
 
         case .deleteSettings:
-            guard try await documents.deleteSettings(appID: appID ?? "") else {
-                throw AdminRefusal(.notFound, "the application \(appID ?? "") has no client policies")
+            guard try await documents.deleteSettings(appID: appID) else {
+                throw AdminRefusal(.notFound, "the application \(appID) has no client policies")
             }
-            return .adminJSON(.ok, Deletion(deleted: appID ?? ""))
+            return .adminJSON(.ok, Deletion(deleted: appID))
 
         case .listCodes:
             var status: CodeStatus?
-            if let text = query["status"] {
+            if let text = request.uri.queryParameters["status"] {
                 guard let parsed = CodeStatus(rawValue: String(text)) else {
                     throw AdminRefusal(.badRequest, "status must be \(CodeStatus.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 status = parsed
             }
-            return .adminJSON(.ok, CodeList(codes: try await codes.list(appID: appID ?? "", status: status, now: now)))
+            return .adminJSON(.ok, CodeList(codes: try await codes.list(appID: appID, status: status, now: now)))
 
         case .issueCodes:
-            return try await issue(appID: appID ?? "", request: request, note: note, now: now)
+            return try await issue(appID: appID, request: request, note: note, now: now)
 
         case .revokeCode:
             guard let id = parameters["id"].flatMap({ Int64($0) }), id > 0 else { throw AdminRefusal(.badRequest, "a code id is a positive number") }
             note?.subject = String(id)
-            guard try await codes.revoke(id: id, appID: appID ?? "", now: now) else {
-                throw AdminRefusal(.notFound, "no active code \(id) in \(appID ?? "")")
+            guard try await codes.revoke(id: id, appID: appID, now: now) else {
+                throw AdminRefusal(.notFound, "no active code \(id) in \(appID)")
             }
             return .adminJSON(.ok, Revocation(revoked: id))
         }
