@@ -1,4 +1,4 @@
-// libFuzzer targets, one per parser an attacker can reach (README "Fuzzing").
+// libFuzzer targets, one per parser an attacker can reach (docs/security.md, "Fuzzing").
 //
 // Built only by `scripts/fuzz.sh` (ACTIVATE_FUZZ=1 adds this target to Package.swift), with
 // `-sanitize=fuzzer,address`: libFuzzer supplies `main`, and `FUZZ_TARGET` picks the parser.

@@ -19,7 +19,7 @@ added millisecond over all sets (--weight SET=W scales a set's time, --target SE
 reads only up to N, --greedy-when MEASURE=MIN puts the new stages behind that evidence).
 
 The pipeline of ScanPass.passes(for: .normal) came out of this, over the public corpus and the
-eight stress variants of compare-decoders.py --stress (README, "The decoding pipeline").
+eight stress variants of compare-decoders.py --stress (docs/scanning.md, "The decoding pipeline").
 """
 import argparse, collections, importlib.util, json, os, sys
 

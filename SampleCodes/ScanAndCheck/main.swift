@@ -5,7 +5,7 @@ import ActivationConfiguration
 import ActivationImaging
 
 let images = CommandLine.arguments.dropFirst().isEmpty ? ["SampleCodes/oauth-activation.png"] : Array(CommandLine.arguments.dropFirst())
-let scanner = BarcodeScanner()  // zbar, plus zxing-cpp when its helper is found (README, "Scan")
+let scanner = BarcodeScanner()  // zbar, plus zxing-cpp when its helper is found (docs/scanning.md)
 let recognizer = PayloadRecognizer(policy: SecurityPolicy(allowedHosts: SecurityPolicy.sapCloudHosts))
 if !BarcodeScanner.hasSecondEngine { print("note: activate-zxing-helper not found; scanning with zbar alone") }
 

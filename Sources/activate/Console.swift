@@ -100,7 +100,7 @@ enum Console {
     }
 }
 
-/// The exit codes documented in `activate --help` and the README.
+/// The exit codes documented in `activate --help` and docs/command-line.md.
 enum ExitStatus {
     static let success: Int32 = 0
     /// An input could not be read, or an output could not be written.

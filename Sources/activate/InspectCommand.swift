@@ -8,7 +8,7 @@ struct InspectCommand: AsyncParsableCommand {
         discussion: """
             Reads a configuration document (JSON, XML or binary property list, flattened MDM keys, AppParameters.plist), a signed code (JWS), an activation link (MDK, SAP Mobile Cards), or any scanned text, from a file or standard input (`-`). The format is told from the content.
 
-            It prints the confirmation a user sees before onboarding ("You will be connected to: …"), or with --json the normalised document and the transformed configuration (README, "inspect --json"). Secrets such as passcodes are never printed.
+            It prints the confirmation a user sees before onboarding ("You will be connected to: …"), or with --json the normalised document and the transformed configuration (docs/generating-and-inspecting.md, "inspect --json"). Secrets such as passcodes are never printed.
 
             Examples:
               activate inspect SampleCodes/oauth-configuration.json

@@ -21,7 +21,7 @@ struct RestoreCommand: AsyncParsableCommand {
             """
     )
 
-    @Flag(help: "Print the stored configuration as JSON (README, \"restore --json\").") var json = false
+    @Flag(help: "Print the stored configuration as JSON (docs/onboarding.md, \"restore --json\").") var json = false
     @Flag(name: .customLong("show-secrets"), help: "Show the stored password and API key.") var showSecrets = false
     @Flag(help: "Ask the server for the current client policies and record the contact.") var refresh = false
     @OptionGroup(title: "The secure store") var storeOptions: StoreOptions

@@ -19,7 +19,7 @@ struct ScanCommand: AsyncParsableCommand {
                             control characters and newlines are shown as escapes (\\u{1B})
               --raw         each payload and a newline, nothing else (zbarimg's --raw);
                             with --binary the exact bytes instead of text
-              --json        a JSON array, one object per file (README, "scan --json")
+              --json        a JSON array, one object per file (docs/scanning.md, "scan --json")
               --json-lines  the same objects, one per line, as each file is done
 
             Examples:

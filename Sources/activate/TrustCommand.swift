@@ -7,7 +7,7 @@ struct TrustCommand: AsyncParsableCommand {
         commandName: "trust",
         abstract: "Add, remove and list the keys of a trust list.",
         discussion: """
-            A trust list is a JSON file of public keys whose AC1 codes apps accept (README, "Trust lists"). Each change is made under a lock (FILE.lock) and written atomically, so apps and other administrators see the old list or the new one.
+            A trust list is a JSON file of public keys whose AC1 codes apps accept (docs/activation-codes.md). Each change is made under a lock (FILE.lock) and written atomically, so apps and other administrators see the old list or the new one.
             """,
         subcommands: [Add.self, Remove.self, List.self]
     )

@@ -30,7 +30,7 @@ public struct ActivationCodeClaims: Sendable, Hashable {
 }
 
 /// The compact signed activation code, `AC1:` + Base45(COSE_Sign1(CWT claims + DEFLATE(compact
-/// configuration))), README "AC1 codes". A signed code with an expiry that fits a smaller QR code
+/// configuration))), docs/activation-codes.md. A signed code with an expiry that fits a smaller QR code
 /// than today's unsigned JSON.
 ///
 /// Reading follows a fixed order, and nothing past the COSE frame is parsed or inflated before the

@@ -1,5 +1,5 @@
 /// The configuration inside an `AC1:` code: a CBOR map with small integer keys, URLs on the
-/// server's own origin stored as paths, and UUID client ids as 16 bytes (README, "AC1 codes").
+/// server's own origin stored as paths, and UUID client ids as 16 bytes (docs/activation-codes.md, "The compact configuration").
 ///
 /// Top level: 1 format version (1), 2 scheme, 3 host, 4 port (when not the scheme's default),
 /// 5 appID, 6 appVersion, 7 base path, 8 auth items, 9 multiUser, 10 certificate_provider,

@@ -4,7 +4,7 @@ import Foundation
 /// speaks for, when it is valid, and which hosts its codes may name. Removing a key revokes every
 /// code it signed; overlapping validity periods let an administrator roll keys over.
 ///
-/// The file is a JSON array (README, "Trust lists"):
+/// The file is a JSON array (docs/activation-codes.md, "For administrators"):
 /// ```json
 /// [{"kid": "3f0c…", "alg": "EdDSA", "publicKey": "-----BEGIN PUBLIC KEY-----…", "issuer": "acme-it",
 ///   "notBefore": "2026-11-25T00:00:00Z", "notAfter": "2027-11-25T00:00:00Z",

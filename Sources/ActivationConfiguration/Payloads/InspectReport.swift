@@ -1,6 +1,6 @@
 import Foundation
 
-/// What `activate inspect --json` prints (README, "inspect --json"), as a type; `scan --json` prints
+/// What `activate inspect --json` prints (docs/generating-and-inspecting.md, "inspect --json"), as a type; `scan --json` prints
 /// it for each code, and `restore --json` its ``Configuration``. Programs that run the tool decode
 /// its output with it: `JSONDecoder().decode(InspectReport.self, from: output)`. Absent fields are
 /// left out of the JSON; keys are stable, and new keys may be added.

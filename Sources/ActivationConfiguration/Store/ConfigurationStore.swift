@@ -29,7 +29,7 @@ public struct StoredConfiguration: Sendable, Hashable {
         self.signatureProof = signatureProof
     }
 
-    /// What `restore --json` and `onboard --json` print (README, "restore --json"): the stored form
+    /// What `restore --json` and `onboard --json` print (docs/onboarding.md, "restore --json"): the stored form
     /// with the document's secrets redacted, without the signed code (which carries the document as
     /// signed, passcode included), and with the `configuration` of `report`, the ``ActivationReport``
     /// of this configuration.

@@ -1,4 +1,4 @@
-/// What `activate restore --json` and `activate onboard --json` print (README, "restore --json"), as
+/// What `activate restore --json` and `activate onboard --json` print (docs/onboarding.md, "restore --json"), as
 /// a type: the stored configuration (``StoredConfiguration/report(_:)``) with its secrets redacted
 /// and without the signed code. Programs that run the tool decode its output with it:
 /// `JSONDecoder().decode(RestoreReport.self, from: output)`. Keys are stable; new keys may be added.

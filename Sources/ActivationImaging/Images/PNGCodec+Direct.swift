@@ -5,7 +5,7 @@ internal import CDeflate
 /// inflated in one piece by libdeflate (twice zlib's speed), and each row is unfiltered and turned
 /// to gray while it is in cache. libpng's simplified API spends most of a PNG's time in zlib and in
 /// a scalar Paeth filter, then hands over RGB for a second pass; this path loads the public corpus
-/// in about half the time (0.31 s against 0.58 s; README, Benchmarks).
+/// in about half the time (0.31 s against 0.58 s; benchmarks/README.md).
 ///
 /// It gives exactly the pixels of ``PNGCodec/decode(_:name:maxPixels:)``'s libpng path (the same
 /// luma, the same compositing onto white; `PNGDirectTests` and the `png` and `png-direct` fuzz

@@ -153,7 +153,7 @@ package struct ScanPass: Sendable {
     /// The passes of each effort; the first pass that finds a code ends the scan.
     ///
     /// The order is the outcome of `benchmarks/pass-study.py` over every candidate pass on the
-    /// public corpus and its stress variants (README, "Decoding pipeline"): zxing-cpp reads most
+    /// public corpus and its stress variants (docs/scanning.md, "The decoding pipeline"): zxing-cpp reads most
     /// codes in about a millisecond; then retries for light codes on dark and for linear codes
     /// (widened, sharpened along the rows, zbar);
     /// the QR Model 1 reader, the QR resampler and the expensive QR retries (thresholded,

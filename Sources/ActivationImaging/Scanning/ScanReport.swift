@@ -1,7 +1,7 @@
 import ActivationConfiguration
 import Foundation
 
-/// What `activate scan --json` prints for one file (README, "scan --json"), as a type: programs
+/// What `activate scan --json` prints for one file (docs/scanning.md, "scan --json"), as a type: programs
 /// that run the tool decode its output with it, and library users can print the same shape.
 /// Keys are stable; new keys may be added.
 public struct ScanReport: Codable, Sendable, Hashable {

@@ -7,7 +7,7 @@ import Foundation
 /// policies, the app's own values), encrypted at rest under a passcode that meets the server's
 /// passcode policy, or under a device secret where the policy allows a store without one.
 ///
-/// The file is an age v1 file with one scrypt recipient (README, "The secure store"): a random
+/// The file is an age v1 file with one scrypt recipient (docs/secure-store.md): a random
 /// file key encrypts the contents and scrypt wraps that key under the passcode; a passcode change
 /// seals the contents under a new key. Its owner can read it with `age -d` and the passcode.
 ///
@@ -48,7 +48,7 @@ public struct SecureStore: Sendable {
     }
 
     /// The scrypt work factor of a new passcode: 2^18, age's own, about half a second and 256 MiB
-    /// on a current machine (README, "bench-store").
+    /// on a current machine (benchmarks/README.md, "bench-store").
     public static let defaultWorkFactor = 18
     /// The highest work factor this store writes: 2^20 costs 1 GiB of memory and seconds per unlock.
     public static let maxWorkFactor = 20

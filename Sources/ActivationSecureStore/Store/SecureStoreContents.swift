@@ -94,8 +94,8 @@ public struct StoredCredentials: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// What a secure store holds: the plaintext inside its age file, a JSON object documented in the
-/// README ("The secure store") so that its owner can read it with `age -d`, or write one with
+/// What a secure store holds: the plaintext inside its age file, a JSON object documented in
+/// docs/secure-store.md so that its owner can read it with `age -d`, or write one with
 /// `age -p` that `activate restore` opens:
 ///
 /// ```json

@@ -13,7 +13,7 @@ import Foundation
 /// header, so whichever of the two the store file holds after an interruption still opens.
 ///
 /// The file is not encrypted: it holds no secret. Deleting it resets the counter; against a copy
-/// of the store only the KDF's cost protects (README, threat model).
+/// of the store only the KDF's cost protects (docs/onboarding.md, "What this protects, honestly").
 struct StoreState: Sendable, Hashable {
     var protection: StoreProtection = .passcode
     var failedAttempts = 0
