@@ -8,7 +8,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
+.PHONY: run test check deb samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -20,6 +20,13 @@ test: setup-test
 	scripts/consumer-check.sh
 	$(MAKE) docs
 	$(MAKE) fuzz-smoke
+
+# The quick lane for day-to-day work: the unit tests that need no database, browser, Python peer,
+# fuzzer or long end-to-end run (the suites below are skipped; `make test` runs everything).
+CHECK_SKIP = ServerSuites|CodeStoreTests|OpenAPITests|DiscoveryServiceCLITests|SecureStoreCLITests|ServerPoliciesCLITests|OnboardingEndToEndTests|InteropTests|HostileInputTests|RoundTripTests|ServeLimitsTests|EncoderVersusQrencodeTests
+check: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'
 
 # DocC archives of the six libraries (.build/plugins/Swift-DocC/outputs/), failing on any DocC
 # warning, then the doc-comment coverage of their public API, which must be 100 %.
@@ -48,6 +55,10 @@ build: setup
 release: setup
 	$(SWIFT) build -c release --product activate
 	$(SWIFT) build -c release --product activate-zxing-helper
+
+# The Debian package, .build/deb/activate_<version>_<arch>.deb (scripts/make-deb.sh says what it holds).
+deb: setup
+	scripts/make-deb.sh
 
 # activate finds its zxing helper beside itself, so both go to the same folder.
 install: release

@@ -16,7 +16,8 @@ import Glibc
 final class ZXingEngine: Sendable {
     /// The helper program: `$ACTIVATE_ZXING_HELPER`, else `activate-zxing-helper` beside the
     /// running executable (where SwiftPM builds it, for the CLI and for a package that depends on
-    /// the `activate-zxing-helper` product), else on `PATH` (where `make install` puts it). `nil`
+    /// the `activate-zxing-helper` product), else in `../libexec/activate/` from it (where the Debian
+    /// package puts it), else on `PATH` (where `make install` puts it). `nil`
     /// when there is none: scanning then uses zbar alone (``BarcodeScanner/hasSecondEngine``).
     static let helperPath: String? = {
         let environment = ProcessInfo.processInfo.environment
@@ -28,7 +29,8 @@ final class ZXingEngine: Sendable {
         var candidates: [String] = []
         if length > 0 {
             let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            candidates.append((executable as NSString).deletingLastPathComponent + "/activate-zxing-helper")
+            let folder = (executable as NSString).deletingLastPathComponent
+            candidates += [folder + "/activate-zxing-helper", folder + "/../libexec/activate/activate-zxing-helper"]
         }
         candidates += (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/activate-zxing-helper" }
         return candidates.first { access($0, X_OK) == 0 }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Builds the Debian package: .build/deb/activate_<version>_<arch>.deb (`make deb`).
+#
+# Both programs are built in release mode with the Swift runtime linked in (--static-swift-stdlib),
+# so the package depends only on Debian's libraries, which dpkg-shlibdeps finds. It holds:
+#   /usr/bin/activate                              the tool
+#   /usr/libexec/activate/activate-zxing-helper    the second decoding engine (found by activate)
+#   /usr/share/man/man1/activate*.1.gz             a page per command (argument-parser's generate-manual)
+#   bash, zsh and fish completions                 in Debian's places
+#   /lib/systemd/system/activate-discovery.service and /etc/default/activate-discovery
+#   /usr/share/doc/activate/                       README, the docs/ pages, copyright, changelog
+# The service is not enabled: it wants its settings first (`systemctl enable --now activate-discovery`).
+#
+#   scripts/make-deb.sh            build, then check the package with lintian when it is installed
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/activate/Activate.swift)
+arch=$(dpkg --print-architecture)
+out=.build/deb
+root=$out/activate_${version}_${arch}
+package=$out/activate_${version}_${arch}.deb
+
+echo "deb: building activate $version ($arch), release, Swift runtime linked in" >&2
+build=(swift build -c release --static-swift-stdlib)
+"${build[@]}" --product activate >&2
+"${build[@]}" --product activate-zxing-helper >&2
+bin=$("${build[@]}" --show-bin-path)
+
+rm -rf "$root" && mkdir -p "$root/DEBIAN"
+install -D -m 0755 "$bin/activate" "$root/usr/bin/activate"
+install -D -m 0755 "$bin/activate-zxing-helper" "$root/usr/libexec/activate/activate-zxing-helper"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/activate" \
+    "$root/usr/libexec/activate/activate-zxing-helper"
+
+# Man pages: one per command and subcommand, as argument-parser writes them.
+manual=$out/manual && rm -rf "$manual" && mkdir -p "$manual"
+swift package --disable-sandbox plugin generate-manual --product activate --output-directory "$manual" \
+    --authors "the activate developers" >&2
+install -d "$root/usr/share/man/man1"
+for page in "$manual"/*.1 "$manual"/*/*.1; do
+    [ -f "$page" ] || continue
+    gzip -9n <"$page" >"$root/usr/share/man/man1/$(basename "$page").gz"
+done
+
+# Completions, from the tool itself.
+install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
+    "$root/usr/share/fish/vendor_completions.d"
+"$root/usr/bin/activate" --generate-completion-script bash >"$root/usr/share/bash-completion/completions/activate"
+"$root/usr/bin/activate" --generate-completion-script zsh >"$root/usr/share/zsh/vendor-completions/_activate"
+"$root/usr/bin/activate" --generate-completion-script fish >"$root/usr/share/fish/vendor_completions.d/activate.fish"
+
+# The discovery service.
+install -D -m 0644 packaging/systemd/activate-discovery.service "$root/lib/systemd/system/activate-discovery.service"
+install -D -m 0644 packaging/systemd/activate-discovery.default "$root/etc/default/activate-discovery"
+echo /etc/default/activate-discovery >"$root/DEBIAN/conffiles"
+
+# Documentation.
+doc=$root/usr/share/doc/activate
+install -d "$doc"
+gzip -9n <README.md >"$doc/README.md.gz"
+install -d "$doc/docs"
+for page in docs/*.md; do gzip -9n <"$page" >"$doc/docs/$(basename "$page").gz"; done
+install -m 0644 packaging/debian/copyright "$doc/copyright"
+gzip -9n <packaging/debian/changelog >"$doc/changelog.Debian.gz"
+find "$root" -type d -exec chmod 0755 {} +
+find "$root/usr/share" "$root/lib" "$root/etc" -type f -exec chmod 0644 {} +
+
+# Dependencies: the shared libraries the two programs link, as Debian's packages provide them.
+shlibs=$out/shlibs && rm -rf "$shlibs" && mkdir -p "$shlibs/debian"
+printf 'Source: activate\n\nPackage: activate\nArchitecture: any\n' >"$shlibs/debian/control"
+depends=$(cd "$shlibs" && dpkg-shlibdeps -O -e"$OLDPWD/$root/usr/bin/activate" -e"$OLDPWD/$root/usr/libexec/activate/activate-zxing-helper" \
+    2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+cat >"$root/DEBIAN/control" <<CONTROL
+Package: activate
+Version: $version
+Architecture: $arch
+Maintainer: activate developers <maintainers@users.noreply.a-seed-e8f507a1.example>
+Installed-Size: $size
+Depends: $depends
+Section: utils
+Priority: optional
+Description: QR and barcode activation of enterprise mobile apps
+ activate reads activation codes (QR, Micro QR, Data Matrix, Aztec and more)
+ from images and configuration files, checks them against a security policy,
+ and turns them into typed onboarding configuration for SAP-style mobile apps.
+ It generates plain, signed and compact signed activation codes, keeps the
+ configuration in a passcode-protected secure store, and runs a discovery
+ service that hands out configuration by e-mail domain or one-time code.
+CONTROL
+(cd "$root" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) >"$root/DEBIAN/md5sums"
+chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums" "$root/DEBIAN/conffiles"
+
+dpkg-deb --root-owner-group -Zxz --build "$root" "$package" >&2
+echo "$package"
+if command -v lintian >/dev/null; then
+    lintian --info --display-info "$package" >&2 || true
+fi
