@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make run    set up, build, and scan the sample activation code
-#   make test   set up, run the test suite, then the sample programs in SampleCodes/
+#   make test   set up, run the test suite, then the sample programs in SampleCodes/, the docs, the
+#               fuzz targets briefly, and the Debian package (built, installed, used, removed)
 SWIFT ?= swift
 ACTIVATE = .build/debug/activate
 
@@ -8,7 +9,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test check deb samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
+.PHONY: run test check deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -20,6 +21,7 @@ test: setup-test
 	scripts/consumer-check.sh
 	$(MAKE) docs
 	$(MAKE) fuzz-smoke
+	scripts/deb-check.sh
 
 # The quick lane for day-to-day work: the unit tests that need no database, browser, Python peer,
 # fuzzer or long end-to-end run (the suites below are skipped; `make test` runs everything).
@@ -57,8 +59,13 @@ release: setup
 	$(SWIFT) build -c release --product activate-zxing-helper
 
 # The Debian package, .build/deb/activate_<version>_<arch>.deb (scripts/make-deb.sh says what it holds).
-deb: setup
+deb:
+	scripts/setup.sh --deb
 	scripts/make-deb.sh
+
+# The package built, checked by lintian, installed, used without the toolchain, removed (part of `make test`).
+deb-check:
+	scripts/deb-check.sh
 
 # activate finds its zxing helper beside itself, so both go to the same folder.
 install: release

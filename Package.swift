@@ -2,7 +2,7 @@
 import Foundation
 import PackageDescription
 
-// Layers (see README "Layout"):
+// Layers (see docs/layout.md):
 //   ActivationConfiguration    documents, payloads, signed codes, keys, policy, transformers,
 //                              providers, loader, store, files. No C imaging (zlib only), no network stack.
 //   ActivationImaging          C-backed: image decoding, zbar scanning, qrencode encoding, rendering,
@@ -34,7 +34,7 @@ let package = Package(
     ],
     // The network stacks are traits, on by default: a package that uses only ActivationConfiguration
     // or ActivationImaging depends on activate with `traits: []`, and SwiftPM then neither fetches
-    // nor builds SwiftNIO, AsyncHTTPClient or Hummingbird (README "Library"). The discovery
+    // nor builds SwiftNIO, AsyncHTTPClient or Hummingbird (README, "Library"). The discovery
     // targets and the `activate` tool need both traits.
     traits: [
         .trait(name: "DiscoveryClient", description: "ActivationDiscovery: the discovery-service provider, over AsyncHTTPClient."),
@@ -171,7 +171,7 @@ let package = Package(
             ]
         ),
 
-        // Runnable examples of library use (README "Samples"); CI runs them.
+        // Runnable examples of library use (docs/library.md); CI runs them.
         .executableTarget(name: "sample-custom-provider", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomProvider"),
         .executableTarget(
             name: "sample-scan-to-configuration", dependencies: ["ActivationConfiguration", "ActivationImaging"],
@@ -186,7 +186,7 @@ let package = Package(
         // The README's "Library" program, verbatim (a test keeps the two the same).
         .executableTarget(
             name: "sample-scan-and-check", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "SampleCodes/ScanAndCheck"),
-        // `swift run -c release decode-benchmark CORPUS_DIR` (README "Benchmarks").
+        // `swift run -c release decode-benchmark CORPUS_DIR` (benchmarks/README.md).
         .executableTarget(name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "benchmarks/DecodeBenchmark"),
 
         // What several test targets share (a seeded random number generator).

@@ -22,7 +22,10 @@ root=$out/activate_${version}_${arch}
 package=$out/activate_${version}_${arch}.deb
 
 echo "deb: building activate $version ($arch), release, Swift runtime linked in" >&2
-build=(swift build -c release --static-swift-stdlib)
+# Full RELRO (-z now) as Debian's hardening flags ask.
+# A build folder of its own: SwiftPM does not relink when only these flags change, so a release
+# build made without them (make release, the manual plugin) must never be taken for this one.
+build=(swift build -c release --scratch-path .build/deb-build --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now)
 "${build[@]}" --product activate >&2
 "${build[@]}" --product activate-zxing-helper >&2
 bin=$("${build[@]}" --show-bin-path)
@@ -32,21 +35,31 @@ install -D -m 0755 "$bin/activate" "$root/usr/bin/activate"
 install -D -m 0755 "$bin/activate-zxing-helper" "$root/usr/libexec/activate/activate-zxing-helper"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/activate" \
     "$root/usr/libexec/activate/activate-zxing-helper"
+# SwiftPM records the toolchain's library folder as RUNPATH even with the runtime linked in.
+chrpath -d "$root/usr/bin/activate" "$root/usr/libexec/activate/activate-zxing-helper" >/dev/null
 
-# Man pages: one per command and subcommand, as argument-parser writes them.
-manual=$out/manual && rm -rf "$manual" && mkdir -p "$manual"
-swift package --disable-sandbox plugin generate-manual --product activate --output-directory "$manual" \
-    --authors "the activate developers" >&2
+# Man pages: one per command and subcommand, as argument-parser's generate-manual writes them
+# (from a debug build, which `make test` has made already: a release build without the flags
+# above would undo the one just made); named as Debian names them, `activate-discovery-codes.1`.
+rm -rf .build/plugins/GenerateManual/outputs/activate
+swift package --disable-sandbox plugin generate-manual --configuration debug --multi-page --authors "the activate developers" >&2
 install -d "$root/usr/share/man/man1"
-for page in "$manual"/*.1 "$manual"/*/*.1; do
-    [ -f "$page" ] || continue
-    gzip -9n <"$page" >"$root/usr/share/man/man1/$(basename "$page").gz"
+for page in .build/plugins/GenerateManual/outputs/activate/*.1; do
+    name=$(basename "$page" .1)
+    name=${name//./-}
+    # The NAME line names the page as man and whatis look it up; the synopsis keeps the command
+    # as it is typed; blank lines (paragraphs of the help text) become mdoc paragraphs.
+    command=$(sed -n 's/^\.Nm "\(.*\)"$/\1/p; s/^\.Nm \([^ ]*\)$/\1/p' "$page" | head -1)
+    sed -e '/^\.Xr activate/s/\./-/g' -e 's/^-Xr /.Xr /' -e '/^\.Dt /s/\./-/g' -e 's/^-Dt /.Dt /' \
+        -e "0,/^\.Nm .*/s//.Nm $name/" -e "s/^\.Nm\$/.Nm \"$command\"/" -e 's/^$/.Pp/' "$page" \
+        | gzip -9n >"$root/usr/share/man/man1/$name.1.gz"
 done
 
 # Completions, from the tool itself.
 install -d "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
     "$root/usr/share/fish/vendor_completions.d"
-"$root/usr/bin/activate" --generate-completion-script bash >"$root/usr/share/bash-completion/completions/activate"
+# A completion file is sourced, not run: no #! line.
+"$root/usr/bin/activate" --generate-completion-script bash | sed '1{/^#!/d}' >"$root/usr/share/bash-completion/completions/activate"
 "$root/usr/bin/activate" --generate-completion-script zsh >"$root/usr/share/zsh/vendor-completions/_activate"
 "$root/usr/bin/activate" --generate-completion-script fish >"$root/usr/share/fish/vendor_completions.d/activate.fish"
 
@@ -62,9 +75,11 @@ gzip -9n <README.md >"$doc/README.md.gz"
 install -d "$doc/docs"
 for page in docs/*.md; do gzip -9n <"$page" >"$doc/docs/$(basename "$page").gz"; done
 install -m 0644 packaging/debian/copyright "$doc/copyright"
-gzip -9n <packaging/debian/changelog >"$doc/changelog.Debian.gz"
+gzip -9n <packaging/debian/changelog >"$doc/changelog.gz"  # a native package: changelog, not changelog.Debian
+install -D -m 0644 packaging/debian/lintian-overrides "$root/usr/share/lintian/overrides/activate"
 find "$root" -type d -exec chmod 0755 {} +
 find "$root/usr/share" "$root/lib" "$root/etc" -type f -exec chmod 0644 {} +
+find "$root" -exec touch -h -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)" {} +  # reproducible times
 
 # Dependencies: the shared libraries the two programs link, as Debian's packages provide them.
 shlibs=$out/shlibs && rm -rf "$shlibs" && mkdir -p "$shlibs/debian"

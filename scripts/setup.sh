@@ -6,12 +6,15 @@
 #                             test), and a Python venv (.build/interop-venv) with the AC1 reference
 #                             implementation's packages and Selenium
 #   scripts/setup.sh --bench  also the benchmark tools (hyperfine, wrk, ImageMagick)
+#   scripts/setup.sh --deb    also what `make deb` uses (chrpath, lintian, dpkg-dev, systemd for
+#                             systemd-analyze, man-db)
 set -euo pipefail
 
 packages=(pkg-config libkeyutils-dev libzbar-dev libqrencode-dev libpng-dev libdeflate-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
   --test) packages+=(zxing-cpp-tools zbar-tools qrencode age keyutils imagemagick python3-venv postgresql chromium chromium-driver) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
+  --deb) packages+=(chrpath lintian dpkg-dev systemd man-db) ;;
 esac
 
 missing=()
