@@ -33,6 +33,21 @@ public enum DiscoveryErrorCode: String, Codable, Sendable, CaseIterable {
     case notReady = "not-ready"
     /// 503: more connections than the service takes.
     case busy
+
+    /// The HTTP status every answer with this code has.
+    public var httpStatus: Int {
+        switch self {
+        case .notFound: 404
+        case .expired, .used, .revoked: 410
+        case .rateLimited: 429
+        case .unauthorized: 401
+        case .badRequest, .invalidDocument, .invalidSettings: 400
+        case .methodNotAllowed: 405
+        case .tooLarge: 413
+        case .tooLong: 414
+        case .unavailable, .notReady, .busy: 503
+        }
+    }
 }
 
 /// Why an onboarding code that existed is answered with 410.

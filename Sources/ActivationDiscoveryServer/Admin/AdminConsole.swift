@@ -22,7 +22,7 @@ enum AdminConsole {
         case "", "index.html": file = ("text/html; charset=utf-8", PackageResources.index_html)
         case "console.js": file = ("text/javascript; charset=utf-8", PackageResources.console_js)
         case "console.css": file = ("text/css; charset=utf-8", PackageResources.console_css)
-        default: return DiscoveryServer.error(.notFound, .notFound, "no such console file")
+        default: return DiscoveryServer.error(.notFound, "no such console file")
         }
         return Response(status: .ok, headers: [
             .contentType: file.type,

@@ -17,24 +17,12 @@ struct AdminRefusal: HTTPResponseError {
         (self.code, self.message, self.keyPath, self.allow) = (code, message, keyPath, allow)
     }
 
-    var status: HTTPResponse.Status {
-        switch code {
-        case .notFound: .notFound
-        case .expired, .used, .revoked: .gone
-        case .rateLimited: .tooManyRequests
-        case .unauthorized: .unauthorized
-        case .badRequest, .invalidDocument, .invalidSettings: .badRequest
-        case .methodNotAllowed: .methodNotAllowed
-        case .tooLarge: .contentTooLarge
-        case .tooLong: .uriTooLong
-        case .unavailable, .notReady, .busy: .serviceUnavailable
-        }
-    }
+    var status: HTTPResponse.Status { HTTPResponse.Status(code: code.httpStatus) }
 
     func response(from request: Request, context: some RequestContext) throws -> Response { response }
 
     var response: Response {
-        var response = DiscoveryServer.json(status, DiscoveryErrorBody(code, message, keyPath: keyPath).json)
+        var response = DiscoveryServer.error(code, message, keyPath: keyPath)
         if let allow { response.headers[.allow] = allow }
         return response
     }
@@ -68,9 +56,7 @@ struct AdminAuthentication: RouterMiddleware {
             let now = Date()
             let client = ClientAddress.of(peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor], trusted: trustedProxies)
             if let retryAfter = try? await guessing?.admit(client: client, appID: nil, now: now) {
-                var response = AdminRefusal(.rateLimited, "too many failed attempts; retry in \(retryAfter) s").response
-                response.headers[.retryAfter] = String(retryAfter)
-                return response
+                return DiscoveryServer.rateLimited("too many failed attempts", retryAfter: retryAfter)
             }
             try? await audit.record(AuditEntry(at: now, actor: "unauthenticated", action: "sign-in", outcome: "unauthorized"))
             return AdminRefusal(.unauthorized, "a valid bearer token is needed (Authorization: Bearer <token>)").response
@@ -107,8 +93,7 @@ struct AdminAudit: RouterMiddleware {
             (response, outcome) = (AdminRefusal(.notFound, "no such admin resource").response, DiscoveryErrorCode.notFound.rawValue)
         } catch {
             troubles.report(error, route: context.coreContext.endpointPath.value ?? AdminOperation.prefix)
-            var unavailable = AdminRefusal(.unavailable, "the database could not complete the request; try again shortly").response
-            unavailable.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
+            let unavailable = DiscoveryServer.unavailable(.unavailable, "the database could not complete the request; try again shortly")
             (response, outcome) = (unavailable, DiscoveryErrorCode.unavailable.rawValue)
         }
         try? await audit.record(AuditEntry(at: Date(), actor: context.actor ?? "unauthenticated", action: operation?.auditAction ?? "unknown",

@@ -17,7 +17,7 @@ extension DiscoveryServer {
         func respond(to request: Request, context: Context) async throws -> Response {
             let route = context.route
             if case .admin(let segments) = route {
-                guard let admin else { return error(.notFound, .notFound, "the admin API is off (start with --admin-token-file)") }
+                guard let admin else { return error(.notFound, "the admin API is off (start with --admin-token-file)") }
                 var head = request.head
                 let query = request.uri.query.map { "?" + $0 } ?? ""
                 head.path = AdminOperation.prefix + "/" + segments.map(PercentEncoding.encodeSegment).joined(separator: "/") + query
@@ -31,11 +31,11 @@ extension DiscoveryServer {
                 return tooLarge("lookups carry no body")
             }
             switch route {
-            case .refused(.tooLong): return error(.uriTooLong, .tooLong, "the request target exceeds \(maxTargetLength) bytes")
-            case .refused(.malformed): return error(.badRequest, .badRequest, "the request target is not a well-formed path")
-            case .unknown: return error(.notFound, .notFound, "no such resource")
+            case .refused(.tooLong): return error(.tooLong, "the request target exceeds \(maxTargetLength) bytes")
+            case .refused(.malformed): return error(.badRequest, "the request target is not a well-formed path")
+            case .unknown: return error(.notFound, "no such resource")
             case .console(let file):
-                guard admin != nil else { return error(.notFound, .notFound, "the console is off (start with --admin-token-file)") }
+                guard admin != nil else { return error(.notFound, "the console is off (start with --admin-token-file)") }
                 guard request.method == .get else { return methodNotAllowed() }
                 return AdminConsole.response(for: file)
             case .health, .ready, .metrics, .openAPI, .settings, .malformedLookup, .lookup, .admin: break
@@ -59,7 +59,7 @@ extension DiscoveryServer {
             case .settings(let appID):
                 do {
                     guard let document = try await service.lookups.settings(appID: appID) else {
-                        return error(.notFound, .notFound, "no client policies for the application \(appID)")
+                        return error(.notFound, "no client policies for the application \(appID)")
                     }
                     return json(.ok, document)
                 } catch {
@@ -67,7 +67,7 @@ extension DiscoveryServer {
                     return unavailable()
                 }
             default:
-                return error(.badRequest, .badRequest, "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'")
+                return error(.badRequest, "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'")
             }
         }
     }
@@ -98,9 +98,7 @@ extension DiscoveryServer {
                 let answer: LookupAnswer
                 switch outcome {
                 case .limited(let retryAfter):
-                    var response = error(.tooManyRequests, .rateLimited, "too many failed lookups; retry in \(retryAfter) s")
-                    response.headers[.retryAfter] = String(retryAfter)
-                    return response
+                    return rateLimited("too many failed lookups", retryAfter: retryAfter)
                 case .answered(let found):
                     answer = found
                 }
@@ -121,7 +119,7 @@ extension DiscoveryServer {
     /// 503 with `Retry-After`: the database is away; the client tries again shortly.
     static func unavailable(_ code: DiscoveryErrorCode = .unavailable,
                             _ message: String = "the discovery service cannot answer right now; try again shortly") -> Response {
-        var response = error(.serviceUnavailable, code, message)
+        var response = error(code, message)
         response.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
         return response
     }
@@ -129,20 +127,20 @@ extension DiscoveryServer {
     static func response(for answer: LookupAnswer) -> Response {
         switch answer {
         case .document(let document): json(.ok, document)
-        case .notFound(let why): error(.notFound, .notFound, why)
-        case .gone(let reason): error(.gone, reason.errorCode, reason.message)
+        case .notFound(let why): error(.notFound, why)
+        case .gone(let reason): error(reason.errorCode, reason.message)
         }
     }
 
     /// 413, and the connection closed rather than the rest of the body drained.
     static func tooLarge(_ message: String) -> Response {
-        var response = error(.contentTooLarge, .tooLarge, message)
+        var response = error(.tooLarge, message)
         response.headers[.connection] = "close"
         return response
     }
 
     static func methodNotAllowed() -> Response {
-        var response = error(.methodNotAllowed, .methodNotAllowed, "only GET is answered")
+        var response = error(.methodNotAllowed, "only GET is answered")
         response.headers[.allow] = "GET"
         return response
     }
@@ -151,7 +149,15 @@ extension DiscoveryServer {
         Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
-    static func error(_ status: HTTPResponse.Status, _ code: DiscoveryErrorCode, _ message: String) -> Response {
-        json(status, DiscoveryErrorBody(code, message).json)
+    /// 429 with `Retry-After`: past the guessing limits.
+    static func rateLimited(_ what: String, retryAfter: Int) -> Response {
+        var response = error(.rateLimited, "\(what); retry in \(retryAfter) s")
+        response.headers[.retryAfter] = String(retryAfter)
+        return response
+    }
+
+    /// An error answer: the protocol's body, with the status its code has.
+    static func error(_ code: DiscoveryErrorCode, _ message: String, keyPath: String? = nil) -> Response {
+        json(HTTPResponse.Status(code: code.httpStatus), DiscoveryErrorBody(code, message, keyPath: keyPath).json)
     }
 }
