@@ -77,7 +77,7 @@ struct OpenAPITests {
         let entries = (try JSONSerialization.jsonObject(with: Data(audit.stdout)) as? [String: Any])?["entries"] as? [[String: Any]] ?? []
         let revoked = Set(entries.filter { $0["action"] as? String == "codes.revoke" && $0["outcome"] as? String == "ok" }.compactMap { $0["subject"] as? String })
         for (id, state) in before {
-            let now = try #require(after[id], "code \(id) is gone")
+            let now = try #require(after[id], "code \(id) is gone (\(after.count) codes listed)")
             #expect(now.usesLeft == state.usesLeft, "code \(id) was used")
             #expect(now.status == "active" || (now.status == "revoked" && revoked.contains(String(id))), "code \(id) is \(now.status)")
         }
