@@ -155,7 +155,8 @@ final class SecureStoreCLITests {
 
     @Test("the keyring keeps the unlocked store for the lock timeout; lock forgets it")
     func keyring() async throws {
-        let policy = try directory.write("settings.json", Array(#"{"passwordPolicy": {"passwordPolicyLockTimeout": "2"}}"#.utf8))
+        // Long enough that a loaded machine's process start-up never outlasts it between two steps.
+        let policy = try directory.write("settings.json", Array(#"{"passwordPolicy": {"passwordPolicyLockTimeout": "8"}}"#.utf8))
         #expect(try await onboard(["--policy", policy]).status == 0)
         #expect(try await restore(passcode: nil).status == 2)
         #expect(try await restore(passcode: Self.passcode).status == 0)
@@ -165,7 +166,7 @@ final class SecureStoreCLITests {
         #expect(locked.status == 2)
         #expect(locked.stderr.contains("the store is locked; its passcode is needed"), "\(locked.stderr)")
         #expect(try await restore(passcode: Self.passcode).status == 0)
-        try await Task.sleep(for: .seconds(3.2))
+        try await Task.sleep(for: .seconds(9.2))
         #expect(try await restore(passcode: nil).status == 2)
     }
 
