@@ -11,8 +11,8 @@ falsepositives* have none. The rule of eval.sh decides what counts as read.
 
 A pipeline is a list of stages, each a list of passes whose finds are merged; a scan stops after
 the first stage that finds anything. A stage {"when": ["evidence-finders", 1], "passes": [...]}
-runs only on images whose evidence measure reaches the minimum (its cost is paid once, when first
-asked). A pipeline's cost on an image is the load, each preparation once in a row, and each pass
+runs only on images whose evidence measure reaches the minimum, {"unless": [...], ...} only on the
+others (the measure's cost is paid once, when first asked). A pipeline's cost on an image is the load, each preparation once in a row, and each pass
 it runs. --pipeline reads one (JSON); --passes prints what each pass reads alone and at what cost;
 --greedy N builds N stages after the pipeline's, each time the pass with the most new reads per
 added millisecond over all sets (--weight SET=W scales a set's time, --target SET=N counts a set's
@@ -67,12 +67,14 @@ def run(image, pipeline):
         if isinstance(stage, dict):
             # {"when": [MEASURE, MINIMUM], "passes": [...]}: the passes run only when the evidence
             # measure (a pseudo-pass whose text is a number, paid for once) reaches MINIMUM.
-            measure, minimum = stage["when"]
+            # {"unless": [MEASURE, MINIMUM], …}: only when the measure stays below MINIMUM.
+            below = "unless" in stage
+            measure, minimum = stage["unless" if below else "when"]
             if measure in image.passes:
                 if measure not in measured:
                     measured.add(measure)
                     time += image.passes[measure][0] + image.prepare[measure][1]
-                if int(image.passes[measure][1][0]) < minimum:
+                if (int(image.passes[measure][1][0]) < minimum) != below:
                     continue
             stage = stage["passes"]
         texts = []

@@ -1,7 +1,9 @@
-"""Reads every image named on stdin (one path a line) with zxing-cpp (PyPI `zxing-cpp`), in this one
-process, and prints a JSON line per image: its texts, the milliseconds to load it (Pillow) and to
-decode it (zxingcpp.read_barcodes, defaults). A yardstick for benchmarks/compare-decoders.py, never a product
-dependency: run it with the venv that script makes (.build/bench-venv).
+"""Reads images with zxing-cpp (PyPI `zxing-cpp`) in this one process and prints a JSON line per
+image: its texts, the milliseconds to load it (Pillow) and to decode it (zxingcpp.read_barcodes,
+defaults). The paths come as arguments, or one a line on stdin when there are none; `--jobs N`
+spreads them over N worker processes (the parallel yardstick for `activate scan --jobs N`). A
+yardstick for benchmarks/compare-decoders.py and benchmarks/decode-speed.py, never a product
+dependency: run it with the venv compare-decoders.py makes (.build/bench-venv).
 """
 import json
 import sys
@@ -42,17 +44,37 @@ def texts(result):
     return forms
 
 
-for line in sys.stdin:
-    path = line.rstrip("\n")
+def read(path):
+    """One image's JSON line."""
     start = time.perf_counter()
     try:
         image = PIL.Image.open(path)
         image.load()
     except Exception:  # an unreadable image reads as nothing, as for the other decoders
-        print(json.dumps({"file": path, "texts": [], "load_ms": (time.perf_counter() - start) * 1000, "decode_ms": 0}))
-        continue
+        return json.dumps({"file": path, "texts": [], "load_ms": (time.perf_counter() - start) * 1000, "decode_ms": 0})
     loaded = time.perf_counter()
     results = zxingcpp.read_barcodes(image)
     done = time.perf_counter()
-    print(json.dumps({"file": path, "texts": [form for r in results for form in texts(r)],
-                      "load_ms": (loaded - start) * 1000, "decode_ms": (done - loaded) * 1000}), flush=False)
+    return json.dumps({"file": path, "texts": [form for r in results for form in texts(r)],
+                       "load_ms": (loaded - start) * 1000, "decode_ms": (done - loaded) * 1000})
+
+
+def main():
+    arguments = sys.argv[1:]
+    jobs = 1
+    if arguments[:1] == ["--jobs"]:
+        jobs, arguments = int(arguments[1]), arguments[2:]
+    paths = arguments or [line.rstrip("\n") for line in sys.stdin if line.strip()]
+    if jobs > 1:
+        import multiprocessing
+        with multiprocessing.Pool(jobs) as pool:
+            lines = pool.imap(read, paths, chunksize=1)
+            for line in lines:
+                print(line, flush=False)
+    else:
+        for path in paths:
+            print(read(path), flush=False)
+
+
+if __name__ == "__main__":
+    main()

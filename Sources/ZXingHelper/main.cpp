@@ -4,7 +4,8 @@
 //
 // Request  (repeated until EOF): "AZX1", u32 width, u32 height, u32 formats (zxing BarcodeFormat
 //          bits), u32 flags (1 tryHarder, 2 tryRotate, 4 tryDownscale, 8 pure, 16 local-average
-//          binarizer off), then width*height 8-bit gray pixels.
+//          binarizer off, 32 no decoding: answer at once, to time the round trip), then
+//          width*height 8-bit gray pixels.
 // Response: u32 count, then per symbol: u32 format, u32 hasECI, u32 n + n raw bytes,
 //          u32 m + m bytes of UTF-8 text, 8 x i32 corners (top left, top right, bottom right,
 //          bottom left). All integers little-endian.
@@ -56,6 +57,11 @@ int main() {
         if (width == 0 || height == 0 || uint64_t(width) * height > maxPixels) return 3;
         std::vector<uint8_t> pixels(size_t(width) * height);
         if (!readAll(pixels.data(), pixels.size())) return 0;
+
+        if (flags & 32) {
+            if (!writeAll(std::string(4, '\0'))) return 0;
+            continue;
+        }
 
         ZXing::DecodeHints hints;
         hints.setFormats(ZXing::BarcodeFormats(ZXing::BarcodeFormat(formats)));

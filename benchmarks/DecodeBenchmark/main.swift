@@ -4,6 +4,7 @@
 //   swift run -c release decode-benchmark CORPUS_DIR [REPEATS]
 //   swift run -c release decode-benchmark --passes [--only NAME,...] IMAGE_OR_DIR... > study.jsonl
 //   swift run -c release decode-benchmark --pipeline > normal.json     (pass-study.py --pipeline)
+//   swift run -c release decode-benchmark --round-trip                 (the zxing helper's cost by image size)
 //
 // --passes runs every candidate pass of the pipeline (ScanPass.candidates) on its own over each
 // image, and the finder-pattern evidence, one JSON line each; benchmarks/pass-study.py replays
@@ -21,12 +22,28 @@ let clock = ContinuousClock()
 
 // --pipeline: the default pipeline in pass-study.py's form, to replay it over a study.
 if arguments.first == "--pipeline" {
-    let stages: [Any] = ScanPass.passes(for: .normal).map { pass in
-        let stage: Any = pass.needsFinderPatterns ? ["when": ["evidence-finders", 1] as [Any], "passes": [pass.name]] as [String: Any] : [pass.name]
-        return stage
+    let passes = ScanPass.passes(for: .normal)
+    var stages: [Any] = passes.map { pass in
+        if pass.needsFinderPatterns { return ["when": ["evidence-finders", 1] as [Any], "passes": [pass.name]] as [String: Any] }
+        if pass.yieldsToFinderPair { return ["unless": ["evidence-finder-pairs", 1] as [Any], "passes": [pass.name]] as [String: Any] }
+        return [pass.name]
     }
+    // Where the image shows a finder pair, those passes run after all the others.
+    stages += passes.filter(\.yieldsToFinderPair).map { ["when": ["evidence-finder-pairs", 1] as [Any], "passes": [$0.name]] as [String: Any] }
     let data = try JSONSerialization.data(withJSONObject: stages, options: [.sortedKeys, .withoutEscapingSlashes])
     print(String(decoding: data, as: UTF8.self))
+    exit(0)
+}
+
+// --round-trip: what handing an image to the zxing helper costs, without decoding, by size.
+if arguments.first == "--round-trip" {
+    for (width, height) in [(240, 240), (480, 480), (640, 480), (1280, 960), (2000, 1500), (4000, 3000)] {
+        guard let time = BarcodeScanner.helperRoundTrip(width: width, height: height) else {
+            print("no zxing helper")
+            exit(1)
+        }
+        print(String(format: "%5d×%-5d %6.1f MP  %8.3f ms", width, height, Double(width * height) / 1e6, time.inMilliseconds))
+    }
     exit(0)
 }
 

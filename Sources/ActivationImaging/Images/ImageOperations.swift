@@ -38,13 +38,20 @@ extension GrayImage {
                         return (low, high, weight)
                     }
                     let columns = axis(newWidth, within: width), rows = axis(newHeight, within: height)
-                    for y in 0..<newHeight {
-                        let top = rows.low[y] * width, bottom = rows.high[y] * width, fy = rows.weight[y]
-                        for x in 0..<newWidth {
-                            let x0 = columns.low[x], x1 = columns.high[x], fx = columns.weight[x]
-                            let upper = Int(source[top + x0]) * (one - fx) + Int(source[top + x1]) * fx
-                            let lower = Int(source[bottom + x0]) * (one - fx) + Int(source[bottom + x1]) * fx
-                            target[y * newWidth + x] = UInt8((upper * (one - fy) + lower * fy + (1 << 31)) >> 32)
+                    columns.low.withUnsafeBufferPointer { low in
+                        columns.high.withUnsafeBufferPointer { high in
+                            columns.weight.withUnsafeBufferPointer { weight in
+                                for y in 0..<newHeight {
+                                    let top = rows.low[y] * width, bottom = rows.high[y] * width, fy = rows.weight[y]
+                                    let out = y * newWidth
+                                    for x in 0..<newWidth {
+                                        let x0 = low[x], x1 = high[x], fx = weight[x]
+                                        let upper = Int(source[top + x0]) * (one - fx) + Int(source[top + x1]) * fx
+                                        let lower = Int(source[bottom + x0]) * (one - fx) + Int(source[bottom + x1]) * fx
+                                        target[out + x] = UInt8(truncatingIfNeeded: (upper * (one - fy) + lower * fy + (1 << 31)) >> 32)
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -67,13 +74,20 @@ extension GrayImage {
             low[x] = min(width - 1, Int(position))
             weight[x] = Int(((position - Double(low[x])) * 256).rounded())
         }
+        let high = low.map { min(width - 1, $0 + 1) }
         pixels.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
-                for y in 0..<height {
-                    let row = y * width, out = y * newWidth
-                    for x in 0..<newWidth {
-                        let x0 = low[x], x1 = min(width - 1, x0 + 1), w = weight[x]
-                        target[out + x] = UInt8(truncatingIfNeeded: (Int(source[row + x0]) * (256 - w) + Int(source[row + x1]) * w + 128) >> 8)
+                low.withUnsafeBufferPointer { low in
+                    high.withUnsafeBufferPointer { high in
+                        weight.withUnsafeBufferPointer { weight in
+                            for y in 0..<height {
+                                let row = y * width, out = y * newWidth
+                                for x in 0..<newWidth {
+                                    let w = weight[x]
+                                    target[out + x] = UInt8(truncatingIfNeeded: (Int(source[row + low[x]]) * (256 - w) + Int(source[row + high[x]]) * w + 128) >> 8)
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -159,23 +173,37 @@ extension GrayImage {
         var columnSums = [Int](repeating: 0, count: width)
         pixels.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
-                // Rows 0...radius-1 start the column sums; each output row then adds one row below
-                // the window and drops one above it.
-                for row in 0..<min(radius, height) {
-                    for x in 0..<width { columnSums[x] += Int(source[row * width + x]) }
-                }
-                for y in 0..<height {
-                    let entering = y + radius, leaving = y - radius - 1
-                    if entering < height { for x in 0..<width { columnSums[x] += Int(source[entering * width + x]) } }
-                    if leaving >= 0 { for x in 0..<width { columnSums[x] -= Int(source[leaving * width + x]) } }
-                    let rows = min(height, y + radius + 1) - max(0, y - radius)
-                    var sum = 0
-                    for x in 0..<min(radius, width) { sum += columnSums[x] }
-                    for x in 0..<width {
-                        if x + radius < width { sum += columnSums[x + radius] }
-                        if x - radius - 1 >= 0 { sum -= columnSums[x - radius - 1] }
-                        let area = rows * (min(width, x + radius + 1) - max(0, x - radius))
-                        target[y * width + x] = Int(source[y * width + x]) * area < sum - offset * area ? 0 : 255
+                columnSums.withUnsafeMutableBufferPointer { columnSums in
+                    // Rows 0...radius-1 start the column sums; each output row then adds one row
+                    // below the window and drops one above it.
+                    for row in 0..<min(radius, height) {
+                        for x in 0..<width { columnSums[x] += Int(source[row * width + x]) }
+                    }
+                    // The window is whole across the columns from `radius` to `width - radius - 1`;
+                    // only the columns before and after need their part of it counted.
+                    let inner = min(radius, width)..<max(min(radius, width), width - radius)
+                    for y in 0..<height {
+                        let entering = y + radius, leaving = y - radius - 1
+                        if entering < height { for x in 0..<width { columnSums[x] += Int(source[entering * width + x]) } }
+                        if leaving >= 0 { for x in 0..<width { columnSums[x] -= Int(source[leaving * width + x]) } }
+                        let rows = min(height, y + radius + 1) - max(0, y - radius)
+                        let line = y * width
+                        var sum = 0
+                        for x in 0..<min(radius, width) { sum += columnSums[x] }
+                        func judge(_ x: Int) {
+                            if x + radius < width { sum += columnSums[x + radius] }
+                            if x - radius - 1 >= 0 { sum -= columnSums[x - radius - 1] }
+                            let area = rows * (min(width, x + radius + 1) - max(0, x - radius))
+                            target[line + x] = Int(source[line + x]) * area < sum - offset * area ? 0 : 255
+                        }
+                        for x in 0..<inner.lowerBound { judge(x) }
+                        let area = rows * (2 * radius + 1), bias = offset * area
+                        for x in inner {
+                            sum += columnSums[x + radius]
+                            if x > radius { sum -= columnSums[x - radius - 1] }
+                            target[line + x] = Int(source[line + x]) * area < sum - bias ? 0 : 255
+                        }
+                        for x in inner.upperBound..<width { judge(x) }
                     }
                 }
             }
@@ -234,13 +262,19 @@ extension GrayImage {
     /// A 3×3 box blur: smooths JPEG blocking and sensor noise.
     public func boxBlurred() -> GrayImage {
         var output = pixels
+        guard width >= 3, height >= 3 else { return self }
+        // The sums of three rows in each column, then of three of those along the row.
+        var columns = [UInt16](repeating: 0, count: width)
         pixels.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
-                for y in 1..<max(1, height - 1) {
-                    for x in 1..<max(1, width - 1) {
-                        var sum = 0
-                        for row in y - 1...y + 1 { for column in x - 1...x + 1 { sum += Int(source[row * width + column]) } }
-                        target[y * width + x] = UInt8(sum / 9)
+                columns.withUnsafeMutableBufferPointer { columns in
+                    for y in 1..<height - 1 {
+                        let above = (y - 1) * width, row = y * width, below = (y + 1) * width
+                        for x in 0..<width { columns[x] = UInt16(source[above + x]) &+ UInt16(source[row + x]) &+ UInt16(source[below + x]) }
+                        for x in 1..<width - 1 {
+                            let sum = UInt32(columns[x - 1]) &+ UInt32(columns[x]) &+ UInt32(columns[x + 1])
+                            target[row + x] = UInt8(truncatingIfNeeded: sum / 9)
+                        }
                     }
                 }
             }
@@ -263,14 +297,22 @@ extension GrayImage {
         var columnSums = [UInt32](repeating: 0, count: width)
         pixels.withUnsafeBufferPointer { source in
             horizontal.withUnsafeMutableBufferPointer { target in
+                // Where the window lies inside the row, no index needs clamping.
+                let inner = min(radius, width)..<max(min(radius, width), width - radius - 1)
                 for y in 0..<height {
                     let row = y * width
                     var sum: UInt32 = 0
                     for offset in -radius...radius { sum += UInt32(source[row + max(0, min(width - 1, offset))]) }
-                    for x in 0..<width {
+                    func slide(_ x: Int) {
                         target[row + x] = UInt8(truncatingIfNeeded: (sum &* reciprocal) >> 24)
                         sum = sum &+ UInt32(source[row + min(width - 1, x + radius + 1)]) &- UInt32(source[row + max(0, x - radius)])
                     }
+                    for x in 0..<inner.lowerBound { slide(x) }
+                    for x in inner {
+                        target[row + x] = UInt8(truncatingIfNeeded: (sum &* reciprocal) >> 24)
+                        sum = sum &+ UInt32(source[row + x + radius + 1]) &- UInt32(source[row + x - radius])
+                    }
+                    for x in inner.upperBound..<width { slide(x) }
                 }
             }
         }
@@ -323,6 +365,20 @@ extension GrayImage {
     public func sharpened(amount: Double = 1.5) -> GrayImage {
         let blurred = boxBlurred()
         var output = pixels
+        if amount == 1.5 {
+            // p + 1.5 (p − b) = (5p − 3b) / 2 exactly, halves rounded away from zero as below.
+            pixels.withUnsafeBufferPointer { source in
+                blurred.pixels.withUnsafeBufferPointer { blur in
+                    output.withUnsafeMutableBufferPointer { target in
+                        for index in 0..<source.count {
+                            let twice = 5 * Int32(source[index]) - 3 * Int32(blur[index])
+                            target[index] = UInt8(truncatingIfNeeded: max(0, min(255, (twice + 1) >> 1)))
+                        }
+                    }
+                }
+            }
+            return GrayImage(unchecked: width, height, output)
+        }
         for index in pixels.indices {
             let value = Double(pixels[index]) + amount * (Double(pixels[index]) - Double(blurred.pixels[index]))
             output[index] = UInt8(max(0, min(255, value.rounded())))

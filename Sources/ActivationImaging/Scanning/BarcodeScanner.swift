@@ -163,26 +163,35 @@ public struct BarcodeScanner: Sendable, Hashable {
         // other and read the same pixels. Only the latest is kept, so that a scan holds no more
         // copies of a large image than one pass needs.
         var latest: (key: String, image: GrayImage?)?
-        // Whether the (possibly reduced) image shows QR finder patterns: worked out at the first
-        // pass that needs to know, on the thresholded copy the threshold passes read too.
-        var finderPatterns: Bool?
+        // The QR finder patterns of the (possibly reduced) image: looked for at the first pass
+        // that needs to know, on the thresholded copy the threshold passes read too, and handed to
+        // the QR readers of our own, which would otherwise look for them again.
+        var survey: FinderSurvey?
         // The decoders that read the unprepared pixels already: a preparation that changes
         // nothing (a contrast stretch of a full-range image) is not read again by them.
         var readPlain: Set<String> = []
-        for (index, pass) in ScanPass.passes(for: effort).enumerated() where index >= firstPass {
+        // Passes that wait for the QR passes on an image that shows a finder pair.
+        var postponed: [(index: Int, pass: ScanPass)] = []
+        var queue = ScanPass.passes(for: effort).enumerated().filter { $0.offset >= firstPass }.map { (index: $0.offset, pass: $0.element) }[...]
+        while let (index, pass) = queue.popFirst() ?? (postponed.isEmpty ? nil : postponed.removeFirst()) {
             if stop.isSet { throw CancellationError() }
             let start = clock.now
             let useReduced = !halfSize && index >= 1 && image.width * image.height > Self.reduceAbovePixels
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
             let source = useReduced ? reduced! : image
             let key = pass.preparation + (useReduced ? "@half" : "")
-            if pass.needsFinderPatterns {
-                if finderPatterns == nil {
-                    let (binary, count) = CodeEvidence.thresholdedFinderPatterns(in: source)
-                    finderPatterns = count > 0
-                    latest = ("threshold" + (useReduced ? "@half" : ""), binary)
+            if pass.needsFinderPatterns || pass.yieldsToFinderPair {
+                let finders = survey ?? {
+                    let made = FinderSurvey(source)
+                    latest = ("threshold" + (useReduced ? "@half" : ""), made.adaptive.image)
+                    return made
+                }()
+                survey = finders
+                if pass.needsFinderPatterns && finders.count == 0 { continue }
+                if pass.yieldsToFinderPair && !queue.isEmpty && finders.showsFinderPair {
+                    postponed.append((index, pass))
+                    continue
                 }
-                guard finderPatterns == true else { continue }
             }
             let prepared: GrayImage?
             if let latest, latest.key == key {
@@ -197,7 +206,7 @@ public struct BarcodeScanner: Sendable, Hashable {
             if prepared.width == source.width && prepared.height == source.height && prepared.pixels == source.pixels {
                 guard readPlain.insert(decoder).inserted else { continue }
             }
-            guard var found = decode(pass, prepared) else { continue }
+            guard var found = decode(pass, prepared, survey: prepared.pixels == source.pixels ? survey : nil) else { continue }
             timings.append((pass.name + (useReduced || halfSize ? "@half" : ""), clock.now - start))
             if found.isEmpty { continue }
             for symbolIndex in found.indices {
@@ -209,7 +218,9 @@ public struct BarcodeScanner: Sendable, Hashable {
     }
 
     /// One pass's engine over its prepared image; `nil` when the pass cannot run (no zxing helper).
-    func decode(_ pass: ScanPass, _ prepared: GrayImage) -> [ScannedSymbol]? {
+    ///
+    /// `survey` holds the finder patterns of `prepared` when the pipeline has looked for them.
+    func decode(_ pass: ScanPass, _ prepared: GrayImage, survey: FinderSurvey? = nil) -> [ScannedSymbol]? {
         let wanted = pass.symbologies.map { $0.intersection(symbologies) } ?? symbologies
         switch pass.engine {
         case .zbar:
@@ -219,10 +230,10 @@ public struct BarcodeScanner: Sendable, Hashable {
             guard let engine = ZXingEngine.shared else { return nil }
             return engine.scan(prepared, options: .init(symbologies: wanted, retries: pass.zxingRetries))
         case .model1:
-            return wanted.contains(.qr) ? QRModel1Reader.read(prepared) : []
+            return wanted.contains(.qr) ? QRModel1Reader.read(prepared, survey: survey) : []
         case .resample:
             guard let engine = ZXingEngine.shared else { return nil }
-            return wanted.contains(.qr) ? QRResampler.read(prepared, with: engine) : []
+            return wanted.contains(.qr) ? QRResampler.read(prepared, survey: survey, with: engine) : []
         }
     }
 

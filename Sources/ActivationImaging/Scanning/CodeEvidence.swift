@@ -1,6 +1,6 @@
 /// Cheap signs that an image holds a code the engines have not read yet: the pipeline spends its
 /// expensive passes only where they can pay off, so that an image without a code costs little
-/// more than its first passes (issue 13).
+/// more than its first passes.
 enum CodeEvidence {
     /// A rectangle of an image, in pixels.
     struct Region: Equatable {
@@ -110,36 +110,34 @@ enum CodeEvidence {
         guard width >= 21, height >= 21 else { return [] }
         var centres: [(x: Double, y: Double, module: Double)] = []
         image.pixels.withUnsafeBufferPointer { pixels in
-            func dark(_ x: Int, _ y: Int) -> Bool { pixels[y * width + x] < threshold }
             for y in 0..<height {
-                // The lengths of the last five runs, the oldest first; the newest is still growing.
-                var runs = [0, 0, 0, 0, 0]
-                var state = dark(0, y)
-                var count = 0
-                for x in 0...width {
-                    let isDark = x < width ? dark(x, y) : !state
-                    if isDark == state {
-                        count += 1
-                        continue
+                let row = y * width
+                // The lengths of the last five runs, the oldest first.
+                var r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0
+                var x = 0
+                while x < width {
+                    // One run: as far as the pixels stay on the side of the threshold they start on.
+                    let start = x, isDark = pixels[row + x] < threshold
+                    x += 1
+                    if isDark {
+                        while x < width && pixels[row + x] < threshold { x += 1 }
+                    } else {
+                        while x < width && pixels[row + x] >= threshold { x += 1 }
                     }
-                    runs.removeFirst()
-                    runs.append(count)
+                    (r0, r1, r2, r3, r4) = (r1, r2, r3, r4, x - start)
                     // A finder pattern ends on a dark run: dark, light, dark (3), light, dark.
-                    if state, let module = Self.finderModule(runs) {
-                        let centreX = Double(x - runs[4] - runs[3]) - Double(runs[2]) / 2
-                        // Confirmed down the column through the centre, then along the diagonal
-                        // through the centre found there (texture blobs pass one check, rarely three).
-                        if let vertical = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: y, dx: 0, dy: 1, threshold: threshold),
-                           abs(vertical.module - module) <= module / 2 {
-                            let centreY = Double(y) + Double(vertical.first + vertical.last + 1) / 2
-                            if let diagonal = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: Int(centreY), dx: 1, dy: 1, threshold: threshold, tolerance: 0.8),
-                               abs(diagonal.module * 2.squareRoot() - module) <= module * 0.8 {
-                                centres.append((centreX, centreY, (module + vertical.module) / 2))
-                            }
+                    guard isDark, let module = Self.finderModule(r0, r1, r2, r3, r4) else { continue }
+                    let centreX = Double(x - r4 - r3) - Double(r2) / 2
+                    // Confirmed down the column through the centre, then along the diagonal
+                    // through the centre found there (texture blobs pass one check, rarely three).
+                    if let vertical = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: y, dx: 0, dy: 1, threshold: threshold),
+                       abs(vertical.module - module) <= module / 2 {
+                        let centreY = Double(y) + Double(vertical.first + vertical.last + 1) / 2
+                        if let diagonal = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: Int(centreY), dx: 1, dy: 1, threshold: threshold, tolerance: 0.8),
+                           abs(diagonal.module * 2.squareRoot() - module) <= module * 0.8 {
+                            centres.append((centreX, centreY, (module + vertical.module) / 2))
                         }
                     }
-                    state = isDark
-                    count = 1
                 }
             }
         }
@@ -153,6 +151,23 @@ enum CodeEvidence {
             }
         }
         return clusters.filter { $0.hits >= 2 }.map { Finder(x: $0.x, y: $0.y, module: $0.module) }
+    }
+
+    /// How many pairs of `finders` could belong to one QR code: the same module size (within
+    /// 40 %), and as far apart as two finders of a QR code can be (from 7 modules, side by side in
+    /// a Micro QR-sized code, to 180, across the diagonal of version 40).
+    static func finderPairs(_ finders: [Finder]) -> Int {
+        let finders = Array(finders.prefix(40))
+        var pairs = 0
+        for (index, first) in finders.enumerated() {
+            for second in finders[(index + 1)...] where abs(first.module - second.module) <= 0.4 * max(first.module, second.module) {
+                let module = (first.module + second.module) / 2
+                let dx = first.x - second.x, dy = first.y - second.y
+                let distance = (dx * dx + dy * dy).squareRoot() / module
+                if distance >= 7 && distance <= 180 { pairs += 1 }
+            }
+        }
+        return pairs
     }
 
     /// Three finder patterns at a QR code's corners: `topLeft` is at the right angle, and
@@ -217,37 +232,30 @@ enum CodeEvidence {
             && alternations(from: triangle.topLeft, to: triangle.bottomLeft, towards: triangle.topRight)
     }
 
-    /// The finder patterns of `image` as the pipeline judges them: on its adaptively thresholded
-    /// copy (the one the threshold passes read, handed back so that they need not make it again),
-    /// and where that shows none, three in a code's shape on the image cut at its global (Otsu)
-    /// threshold. The adaptive window is a twelfth of the image: a code that fills the picture has
-    /// finder centres wider than that, which it hollows out, while one threshold keeps them whole.
+    /// The finder patterns of `image` as the pipeline judges them (``FinderSurvey/count``), and
+    /// its adaptively thresholded copy, which the threshold passes read too.
     static func thresholdedFinderPatterns(in image: GrayImage) -> (binary: GrayImage, count: Int) {
-        let binary = image.adaptiveThreshold(window: ScanPass.thresholdWindow(image))
-        let count = finderPatterns(in: binary)
-        guard count == 0 else { return (binary, count) }
-        let threshold = image.otsuThreshold()
-        let triangles = finderTriangles(finderCentres(in: image, threshold: threshold))
-        return (binary, triangles.contains { hasTimingPatterns($0, in: image, threshold: threshold) } ? 3 : 0)
-    }
-
-    /// The two ways the QR readers of our own look for finders, as (image, threshold) pairs: the
-    /// adaptively thresholded copy (small modules under uneven light), then the image at its Otsu
-    /// threshold (large finder centres kept whole), as ``thresholdedFinderPatterns(in:)`` judges.
-    static func binarizations(of image: GrayImage) -> [(image: GrayImage, threshold: UInt8)] {
-        [(image.adaptiveThreshold(window: ScanPass.thresholdWindow(image)), 128), (image, image.otsuThreshold())]
+        let survey = FinderSurvey(image)
+        return (survey.adaptive.image, survey.count)
     }
 
     /// The module size of five runs in the ratio 1:1:3:1:1 (each 1 within half a module, the 3
     /// within one and a half), or `nil`.
     static func finderModule(_ runs: [Int], tolerance fraction: Double = 0.5) -> Double? {
-        let total = runs.reduce(0, +)
-        guard total >= 7, runs.allSatisfy({ $0 > 0 }) else { return nil }
+        guard runs.count == 5 else { return nil }
+        return finderModule(runs[0], runs[1], runs[2], runs[3], runs[4], tolerance: fraction)
+    }
+
+    /// ``finderModule(_:tolerance:)`` of the five runs `a` to `e`.
+    @inline(__always)
+    static func finderModule(_ a: Int, _ b: Int, _ c: Int, _ d: Int, _ e: Int, tolerance fraction: Double = 0.5) -> Double? {
+        let total = a + b + c + d + e
+        guard total >= 7, a > 0, b > 0, c > 0, d > 0, e > 0 else { return nil }
         let module = Double(total) / 7
         let tolerance = module * fraction
-        guard abs(Double(runs[0]) - module) < tolerance, abs(Double(runs[1]) - module) < tolerance,
-              abs(Double(runs[2]) - 3 * module) < 3 * tolerance,
-              abs(Double(runs[3]) - module) < tolerance, abs(Double(runs[4]) - module) < tolerance
+        guard abs(Double(a) - module) < tolerance, abs(Double(b) - module) < tolerance,
+              abs(Double(c) - 3 * module) < 3 * tolerance,
+              abs(Double(d) - module) < tolerance, abs(Double(e) - module) < tolerance
         else { return nil }
         return module
     }
@@ -279,7 +287,7 @@ enum CodeEvidence {
         let darkBefore = run(from: first - 1 - lightBefore, step: -1, isDark: true)
         let lightAfter = run(from: last + 1, step: 1, isDark: false)
         let darkAfter = run(from: last + 1 + lightAfter, step: 1, isDark: true)
-        guard let module = finderModule([darkBefore, lightBefore, centre, lightAfter, darkAfter], tolerance: tolerance) else { return nil }
+        guard let module = finderModule(darkBefore, lightBefore, centre, lightAfter, darkAfter, tolerance: tolerance) else { return nil }
         return (first, last, module)
     }
 }

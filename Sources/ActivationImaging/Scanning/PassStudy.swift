@@ -65,7 +65,7 @@ extension ScanPass {
                 }
             }
             if pass.engine == .zbar && !rotation {
-                all += [pass.density(2), pass.density(3)]
+                all += [pass.density(2), pass.density(3), pass.only(linear).density(3), pass.only(qr).density(3)]
             }
         }
         return all
@@ -78,9 +78,35 @@ extension BarcodeScanner {
     package func studyEvidence(_ image: GrayImage) -> [PassOutcome] {
         let clock = ContinuousClock()
         let start = clock.now
-        let (_, finders) = CodeEvidence.thresholdedFinderPatterns(in: image)
-        let time = (clock.now - start).inMilliseconds
-        return [PassOutcome(pass: "evidence-finders", preparation: "threshold", prepareMilliseconds: 0, decodeMilliseconds: time,
-                            symbols: [ScannedSymbol(symbology: .qr, bytes: Array("\(finders)".utf8), text: "\(finders)", corners: [])])]
+        let survey = FinderSurvey(image)
+        var outcomes = [measure("evidence-finders", survey.count, since: start)]
+        let pairsStart = clock.now
+        outcomes.append(measure("evidence-finder-pairs", survey.showsFinderPair ? 1 : 0, since: pairsStart))
+        let lightStart = clock.now
+        outcomes.append(measure("evidence-light-finders", CodeEvidence.finderPatterns(in: survey.adaptive.image.inverted()), since: lightStart))
+        return outcomes
+    }
+
+    private func measure(_ name: String, _ value: Int, since start: ContinuousClock.Instant) -> PassOutcome {
+        PassOutcome(pass: name, preparation: "", prepareMilliseconds: 0, decodeMilliseconds: (ContinuousClock.now - start).inMilliseconds,
+                    symbols: [ScannedSymbol(symbology: .qr, bytes: Array("\(value)".utf8), text: "\(value)", corners: [])])
+    }
+}
+
+extension BarcodeScanner {
+    /// The median time of `repeats` requests to the zxing helper that it answers without decoding:
+    /// what handing a `width`×`height` image to the second engine costs (`decode-benchmark
+    /// --round-trip`). `nil` without the helper.
+    package static func helperRoundTrip(width: Int, height: Int, repeats: Int = 21) -> Duration? {
+        guard let engine = ZXingEngine.shared else { return nil }
+        let image = GrayImage(unchecked: width, height, [UInt8](repeating: 255, count: width * height))
+        let clock = ContinuousClock()
+        var samples: [Duration] = []
+        for _ in 0..<repeats {
+            let start = clock.now
+            _ = engine.scan(image, options: .init(symbologies: [.qr], echo: true))
+            samples.append(clock.now - start)
+        }
+        return samples.sorted()[repeats / 2]
     }
 }

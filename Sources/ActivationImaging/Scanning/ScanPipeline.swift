@@ -43,6 +43,10 @@ package struct ScanPass: Sendable {
     /// Runs only when the image shows QR finder patterns (``CodeEvidence``): the expensive QR
     /// retries, which an image without a code would otherwise pay for in full.
     package var needsFinderPatterns = false
+    /// Waits until the QR passes have run when the image shows two finder patterns of one code
+    /// (``FinderSurvey/showsFinderPair``): the linear retries, which such an image would
+    /// otherwise pay for before the passes likely to read it.
+    package var yieldsToFinderPair = false
 
     /// `zbar`, `zxing-threshold/once`, …: the engine, the preparation unless it is `plain`, and the
     /// engine's settings where they differ from its defaults.
@@ -140,6 +144,8 @@ package struct ScanPass: Sendable {
     func retries(_ retries: ZXingEngine.Retries) -> ScanPass { with { $0.zxingRetries = retries } }
     /// This pass only where the image shows finder patterns.
     var gated: ScanPass { with { $0.needsFinderPatterns = true } }
+    /// This pass after the QR passes where the image shows a finder pair.
+    var afterQRWhenFinderPair: ScanPass { with { $0.yieldsToFinderPair = true } }
 
     func with(_ change: (inout ScanPass) -> Void) -> ScanPass {
         var copy = self
@@ -155,7 +161,8 @@ package struct ScanPass: Sendable {
     /// The order is the outcome of `benchmarks/pass-study.py` over every candidate pass on the
     /// public corpus and its stress variants (docs/scanning.md, "The decoding pipeline"): zxing-cpp reads most
     /// codes in about a millisecond; then retries for light codes on dark and for linear codes
-    /// (widened, sharpened along the rows, zbar);
+    /// (widened, sharpened along the rows, zbar; the first two after the QR passes where the image
+    /// shows two finder patterns of one code);
     /// the QR Model 1 reader, the QR resampler and the expensive QR retries (thresholded,
     /// enlarged, sharpened, rotated copies) run only where finder patterns show. Without the zxing
     /// helper, zbar's passes of before take its place.
@@ -175,8 +182,8 @@ package struct ScanPass: Sendable {
         var passes = [
             plain(.zxing).retries([]),
             inverted(.zxing).only(qr).retries(.harder),
-            stretched(.zxing).only(linear).retries(.harder),
-            deblurredRows(.zxing).only(linear).retries(.harder),
+            stretched(.zxing).only(linear).retries(.harder).afterQRWhenFinderPair,
+            deblurredRows(.zxing).only(linear).retries(.harder).afterQRWhenFinderPair,
             // After zxing's linear retries: zbar's reads of blurred UPC codes are sometimes wrong.
             plain(.zbar).density(3),
             plain(.model1).gated,
@@ -198,7 +205,7 @@ package struct ScanPass: Sendable {
             plain(.resample).gated,
         ]
         guard effort == .thorough else { return passes }
-        passes = passes.map { $0.with { $0.needsFinderPatterns = false } }
+        passes = passes.map { $0.with { $0.needsFinderPatterns = false; $0.yieldsToFinderPair = false } }
         passes += [
             // Redundant in the study (later passes read all they read), kept for thoroughness.
             plain(.zxing).retries(.harder), thresholded(.zxing).only(linear).retries([]),

@@ -70,6 +70,8 @@ final class ZXingEngine: Sendable {
         var retries: Retries = .all
         /// The image is one clean symbol and its quiet zone (zxing skips detection).
         var pure = false
+        /// The helper answers without decoding: the cost of a request alone.
+        var echo = false
     }
 
     /// Decodes `image`; an empty result when zxing finds nothing, crashes or times out.
@@ -93,7 +95,7 @@ final class ZXingEngine: Sendable {
         var request = [UInt8]()
         request.reserveCapacity(20 + image.pixels.count)
         request += Array("AZX1".utf8)
-        let flags = options.retries.rawValue | (options.pure ? 8 : 0)
+        let flags = options.retries.rawValue | (options.pure ? 8 : 0) | (options.echo ? 32 : 0)
         for value in [UInt32(image.width), UInt32(image.height), formats, flags] { request += Self.littleEndian(value) }
         request += image.pixels
 

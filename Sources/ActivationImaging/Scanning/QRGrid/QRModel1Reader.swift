@@ -1,6 +1,6 @@
 /// Reads QR Code Model 1 symbols (ISO/IEC 18004:2000, annex M): the original QR Code, superseded
 /// by Model 2 in 1997 but still printed on old labels. Neither zbar nor Debian's zxing-cpp 1.4
-/// reads them (issue 13).
+/// reads them.
 ///
 /// Model 1 has Model 2's finder patterns, timing patterns and format information (under another
 /// mask), but no alignment patterns and its own codeword placement and block tables. The reader
@@ -8,11 +8,12 @@
 /// map: Model 1 symbols are small, 21 to 73 modules), and accepts a symbol only when its format
 /// information is Model 1's and every block passes Reed–Solomon correction.
 enum QRModel1Reader {
-    /// The Model 1 symbols in `image`.
-    static func read(_ image: GrayImage) -> [ScannedSymbol] {
-        for (binary, threshold) in CodeEvidence.binarizations(of: image) {
-            let finders = CodeEvidence.finderCentres(in: binary, threshold: threshold)
-            for triangle in CodeEvidence.finderTriangles(finders).prefix(8) where CodeEvidence.hasTimingPatterns(triangle, in: binary, threshold: threshold) {
+    /// The Model 1 symbols in `image`; `survey` holds its finder patterns when the pipeline has
+    /// looked for them already.
+    static func read(_ image: GrayImage, survey: FinderSurvey? = nil) -> [ScannedSymbol] {
+        for binarization in (survey ?? FinderSurvey(image)).binarizations {
+            let (binary, threshold) = (binarization.image, binarization.threshold)
+            for triangle in CodeEvidence.finderTriangles(binarization.finders).prefix(8) where CodeEvidence.hasTimingPatterns(triangle, in: binary, threshold: threshold) {
                 if let symbol = read(binary, threshold: threshold, triangle) { return [symbol] }
             }
         }

@@ -1,5 +1,5 @@
 /// Reads QR codes that zxing-cpp finds but cannot correct: blurred, curved or unevenly lit
-/// photos, where its binarizer and sampling grid get too many modules wrong (issue 13).
+/// photos, where its binarizer and sampling grid get too many modules wrong.
 ///
 /// The resampler fits the grid itself: the three finder patterns, the alignment pattern searched
 /// for where the finders predict it, and several symbol sizes. Each module is classified against
@@ -8,11 +8,11 @@
 /// then decodes as a pure image: its format check and Reed–Solomon correction decide, so a wrong
 /// grid yields nothing rather than a wrong text.
 enum QRResampler {
-    /// The codes found, or none.
-    static func read(_ image: GrayImage, with engine: ZXingEngine) -> [ScannedSymbol] {
-        for (binary, threshold) in CodeEvidence.binarizations(of: image) {
-            let finders = CodeEvidence.finderCentres(in: binary, threshold: threshold)
-            for triangle in CodeEvidence.finderTriangles(finders).prefix(4) {
+    /// The codes found, or none; `survey` holds the image's finder patterns when the pipeline has
+    /// looked for them already.
+    static func read(_ image: GrayImage, survey: FinderSurvey? = nil, with engine: ZXingEngine) -> [ScannedSymbol] {
+        for binarization in (survey ?? FinderSurvey(image)).binarizations {
+            for triangle in CodeEvidence.finderTriangles(binarization.finders).prefix(4) {
                 if let symbol = read(image, triangle, with: engine) { return [symbol] }
             }
         }
