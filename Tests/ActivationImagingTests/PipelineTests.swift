@@ -40,11 +40,48 @@ struct PipelineTests {
         #expect(CodeEvidence.finderModule([2, 2, 2, 2, 2]) == nil)
     }
 
+    @Test("a two-colour code whose finders' runs misjudge the module still shows its finders and is read")
+    func timingPatternsWithMisjudgedModule() throws {
+        // At its global threshold the three finders show, with a module an eighth too small: the
+        // timing patterns between them are found at a module size their distance allows.
+        let image = try ImageDecoder().decodeFile(Fixture.path("rotated/cpp-qrcode-2-low-res-v1-a-rot90.png"))
+        let survey = FinderSurvey(image)
+        #expect(survey.adaptive.finders.isEmpty && survey.global.finders.count == 3)
+        #expect(survey.count == 3 && survey.showsFinderPair)
+        let trace = BarcodeScanner().trace(image)
+        #expect(trace.symbols.map(\.text) == ["Version 1 QR"])
+        #expect(ScanPass.passes(for: .normal).first { $0.name == trace.pass }?.needsFinderPatterns == true, "read by \(trace.pass ?? "none")")
+    }
+
+    @Test("a light code on dark shows light finder patterns and is read by the pass for it")
+    func lightCodeOnDark() throws {
+        let code = try QRCodeEncoder().encode(Array("light on dark".utf8)).grayImage(scale: 4, margin: 4).inverted()
+        #expect(FinderSurvey(code).lightFinders.count == 3)
+        #expect(FinderSurvey(code).adaptive.finders.isEmpty)
+        let trace = BarcodeScanner(symbologies: [.qr]).trace(code)
+        #expect(trace.symbols.map(\.text) == ["light on dark"])
+        #expect(trace.pass == "zxing-invert/qr/harder", "read by \(trace.pass ?? "none")")
+    }
+
+    @Test("where two finders of one code show, the linear retries wait until the QR passes have run")
+    func finderPairFirst() throws {
+        let code = try QRCodeEncoder().encode(Array("blurred".utf8)).grayImage(scale: 3, margin: 4)
+        let blurred = code.boxBlurred().boxBlurred().scaled(by: 0.75)
+        #expect(FinderSurvey(blurred).showsFinderPair)
+        let trace = BarcodeScanner().trace(blurred)
+        #expect(trace.symbols.map(\.text) == ["blurred"])
+        let ran = trace.timings.map(\.pass)
+        let postponed = ScanPass.passes(for: .normal).filter(\.yieldsToFinderPair).map(\.name)
+        #expect(!postponed.isEmpty && postponed.allSatisfy { !ran.contains($0) }, "ran \(ran)")
+    }
+
     @Test("an image without a code skips the passes that need finder patterns; thorough runs them all")
     func evidenceGate() throws {
         let texture = try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png"))
         let normal = BarcodeScanner().trace(texture)
-        let ungated = ScanPass.passes(for: .normal).filter { !$0.needsFinderPatterns }.map(\.name)
+        // The texture shows no light finder patterns either: the pass for light codes on dark is skipped too.
+        #expect(FinderSurvey(texture).lightFinders.isEmpty)
+        let ungated = ScanPass.passes(for: .normal).filter { !$0.needsFinderPatterns && !$0.needsLightFinderPatterns }.map(\.name)
         #expect(normal.symbols.isEmpty)
         #expect(normal.timings.map(\.pass) == ungated)
         let thorough = BarcodeScanner(effort: .thorough).trace(texture)

@@ -22,6 +22,8 @@ extension GrayImage {
                             target[y * newWidth + x] = UInt8(sum / ((y1 - y0) * (x1 - x0)))
                         }
                     }
+                } else if newWidth == 2 * width && newHeight == 2 * height {
+                    Self.doubled(source, into: target, width: width, height: height)
                 } else {
                     // Bilinear, in 16-bit fixed point: the source columns and weights of each output
                     // column are worked out once, not once a pixel (and no floating-point rounding
@@ -58,6 +60,52 @@ extension GrayImage {
             }
         }
         return GrayImage(unchecked: newWidth, newHeight, output)
+    }
+
+    /// ``scaled(by:)`` by 2, with its bilinear weights worked out: every output pixel lies a
+    /// quarter or three quarters of the way between two input pixels on each axis (or on the
+    /// first one, at the left and top edges), so the 16-bit fixed-point sum
+    /// (2¹⁶ weights, + 2³¹, >> 32) is (9a + 3b + 3c + d + 8) >> 4 and its kin, exactly.
+    private static func doubled(_ source: UnsafeBufferPointer<UInt8>, into target: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int) {
+        // Per output column or row: the low and high input index and the weight of the high one
+        // in quarters (0, 1 or 3).
+        func axis(_ count: Int) -> [(low: Int, high: Int, quarters: Int)] {
+            (0..<2 * count).map { index in
+                let low = index == 0 ? 0 : index % 2 == 1 ? index / 2 : index / 2 - 1
+                return (low, min(count - 1, low + 1), index == 0 ? 0 : index % 2 == 1 ? 1 : 3)
+            }
+        }
+        let columns = axis(width), rows = axis(height)
+        let newWidth = 2 * width
+        // The rows interpolated across, 4 × the value, for the two input rows in use.
+        var upper = [UInt16](repeating: 0, count: newWidth), lower = upper
+        var upperRow = -1, lowerRow = -1
+        func across(_ row: Int, into line: inout [UInt16]) {
+            let base = row * width
+            line.withUnsafeMutableBufferPointer { line in
+                columns.withUnsafeBufferPointer { columns in
+                    for x in 0..<newWidth {
+                        let column = columns[x]
+                        line[x] = UInt16(source[base + column.low]) &* UInt16(4 - column.quarters) &+ UInt16(source[base + column.high]) &* UInt16(column.quarters)
+                    }
+                }
+            }
+        }
+        for y in 0..<2 * height {
+            let row = rows[y]
+            if upperRow != row.low {
+                if lowerRow == row.low { swap(&upper, &lower); swap(&upperRow, &lowerRow) } else { across(row.low, into: &upper); upperRow = row.low }
+            }
+            if lowerRow != row.high { across(row.high, into: &lower); lowerRow = row.high }
+            let top = UInt32(4 - row.quarters), bottom = UInt32(row.quarters), out = y * newWidth
+            upper.withUnsafeBufferPointer { upper in
+                lower.withUnsafeBufferPointer { lower in
+                    for x in 0..<newWidth {
+                        target[out + x] = UInt8(truncatingIfNeeded: (UInt32(upper[x]) &* top &+ UInt32(lower[x]) &* bottom &+ 8) >> 4)
+                    }
+                }
+            }
+        }
     }
 
     /// Widened by `factor` (at least 1), the height kept: linear interpolation along each row.
@@ -230,13 +278,16 @@ extension GrayImage {
                         // Inverse mapping: where in the source this target pixel comes from.
                         let sourceX = cosine * dx - sine * dy + centreX - 0.5
                         let sourceY = sine * dx + cosine * dy + centreY - 0.5
-                        let x0 = Int(sourceX.rounded(.down)), y0 = Int(sourceY.rounded(.down))
-                        guard x0 >= 0, y0 >= 0, x0 + 1 < width, y0 + 1 < height else { continue }
+                        // Outside the image unless both are at least 0; then truncation is the floor.
+                        guard sourceX >= 0, sourceY >= 0 else { continue }
+                        let x0 = Int(sourceX), y0 = Int(sourceY)
+                        guard x0 + 1 < width, y0 + 1 < height else { continue }
                         let fx = sourceX - Double(x0), fy = sourceY - Double(y0)
                         let base = y0 * width + x0
                         let top = Double(source[base]) * (1 - fx) + Double(source[base + 1]) * fx
                         let bottom = Double(source[base + width]) * (1 - fx) + Double(source[base + width + 1]) * fx
-                        target[y * newWidth + x] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+                        // A value from 0 to 255: rounding half up is adding a half and truncating.
+                        target[y * newWidth + x] = UInt8(truncatingIfNeeded: Int(top * (1 - fy) + bottom * fy + 0.5))
                     }
                 }
             }
@@ -297,22 +348,9 @@ extension GrayImage {
         var columnSums = [UInt32](repeating: 0, count: width)
         pixels.withUnsafeBufferPointer { source in
             horizontal.withUnsafeMutableBufferPointer { target in
-                // Where the window lies inside the row, no index needs clamping.
-                let inner = min(radius, width)..<max(min(radius, width), width - radius - 1)
+                guard let source = source.baseAddress, let target = target.baseAddress else { return }
                 for y in 0..<height {
-                    let row = y * width
-                    var sum: UInt32 = 0
-                    for offset in -radius...radius { sum += UInt32(source[row + max(0, min(width - 1, offset))]) }
-                    func slide(_ x: Int) {
-                        target[row + x] = UInt8(truncatingIfNeeded: (sum &* reciprocal) >> 24)
-                        sum = sum &+ UInt32(source[row + min(width - 1, x + radius + 1)]) &- UInt32(source[row + max(0, x - radius)])
-                    }
-                    for x in 0..<inner.lowerBound { slide(x) }
-                    for x in inner {
-                        target[row + x] = UInt8(truncatingIfNeeded: (sum &* reciprocal) >> 24)
-                        sum = sum &+ UInt32(source[row + x + radius + 1]) &- UInt32(source[row + x - radius])
-                    }
-                    for x in inner.upperBound..<width { slide(x) }
+                    Self.boxBlurRow(source + y * width, into: target + y * width, width: width, radius: radius, reciprocal: reciprocal)
                 }
             }
         }
@@ -338,15 +376,62 @@ extension GrayImage {
         return GrayImage(unchecked: width, height, output)
     }
 
+    /// One row blurred by a `(2·radius+1)`-wide box, the border pixel repeated: a sum slides
+    /// along the row, and where the window lies inside the row no index needs clamping.
+    /// `reciprocal` is ⌈2²⁴ / span⌉, so that x / span is (x · reciprocal) >> 24.
+    @inline(__always)
+    private static func boxBlurRow(_ source: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>, width: Int, radius: Int, reciprocal: UInt32) {
+        let inner = min(radius, width)..<max(min(radius, width), width - radius - 1)
+        var sum: UInt32 = 0
+        for offset in -radius...radius { sum += UInt32(source[max(0, min(width - 1, offset))]) }
+        func slide(_ x: Int) {
+            target[x] = UInt8(truncatingIfNeeded: (sum &* reciprocal) >> 24)
+            sum = sum &+ UInt32(source[min(width - 1, x + radius + 1)]) &- UInt32(source[max(0, x - radius)])
+        }
+        for x in 0..<inner.lowerBound { slide(x) }
+        for x in inner {
+            target[x] = UInt8(truncatingIfNeeded: (sum &* reciprocal) >> 24)
+            sum = sum &+ UInt32(source[x + radius + 1]) &- UInt32(source[x - radius])
+        }
+        for x in inner.upperBound..<width { slide(x) }
+    }
+
     /// Unsharp masking at a scale: the image plus `amount` times its difference from a Gaussian-like
     /// blur of σ ≈ `radius` (three box blurs), along rows only if asked (for horizontal scanlines).
     /// Where focus blur has merged bars or modules a few pixels wide, the 3×3
     /// ``sharpened(amount:)`` is too narrow to separate them again.
     public func unsharpMasked(radius: Int, amount: Double, alongRowsOnly: Bool = false) -> GrayImage {
-        func blur(_ image: GrayImage) -> GrayImage { image.boxBlurred(radius: radius, alongRowsOnly: alongRowsOnly) }
-        let blurred = blur(blur(blur(self)))
         let gain = Int32((amount * 256).rounded())
         var output = pixels
+        if alongRowsOnly && radius > 0 && (width > 1 || height > 1) {
+            // Row by row, the three blurs in two scratch rows that stay in cache: the same
+            // arithmetic as three whole-image passes of boxBlurred(radius:alongRowsOnly:).
+            let reciprocal = ((1 << 24) + UInt32(2 * radius + 1) - 1) / UInt32(2 * radius + 1)
+            var first = [UInt8](repeating: 0, count: width), second = first
+            pixels.withUnsafeBufferPointer { source in
+                output.withUnsafeMutableBufferPointer { target in
+                    first.withUnsafeMutableBufferPointer { first in
+                        second.withUnsafeMutableBufferPointer { second in
+                            guard let source = source.baseAddress, let target = target.baseAddress,
+                                  let first = first.baseAddress, let second = second.baseAddress else { return }
+                            for y in 0..<height {
+                                let row = source + y * width
+                                Self.boxBlurRow(row, into: first, width: width, radius: radius, reciprocal: reciprocal)
+                                Self.boxBlurRow(first, into: second, width: width, radius: radius, reciprocal: reciprocal)
+                                Self.boxBlurRow(second, into: first, width: width, radius: radius, reciprocal: reciprocal)
+                                for x in 0..<width {
+                                    let value = Int32(row[x]) + (gain * (Int32(row[x]) - Int32(first[x]))) >> 8
+                                    target[y * width + x] = UInt8(truncatingIfNeeded: max(0, min(255, value)))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return GrayImage(unchecked: width, height, output)
+        }
+        func blur(_ image: GrayImage) -> GrayImage { image.boxBlurred(radius: radius, alongRowsOnly: alongRowsOnly) }
+        let blurred = blur(blur(blur(self)))
         pixels.withUnsafeBufferPointer { source in
             blurred.pixels.withUnsafeBufferPointer { blur in
                 output.withUnsafeMutableBufferPointer { target in

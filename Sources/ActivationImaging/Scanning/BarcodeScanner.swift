@@ -180,7 +180,7 @@ public struct BarcodeScanner: Sendable, Hashable {
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
             let source = useReduced ? reduced! : image
             let key = pass.preparation + (useReduced ? "@half" : "")
-            if pass.needsFinderPatterns || pass.yieldsToFinderPair {
+            if pass.needsFinderPatterns || pass.needsLightFinderPatterns || pass.yieldsToFinderPair {
                 let finders = survey ?? {
                     let made = FinderSurvey(source)
                     latest = ("threshold" + (useReduced ? "@half" : ""), made.adaptive.image)
@@ -188,6 +188,7 @@ public struct BarcodeScanner: Sendable, Hashable {
                 }()
                 survey = finders
                 if pass.needsFinderPatterns && finders.count == 0 { continue }
+                if pass.needsLightFinderPatterns && finders.lightFinders.isEmpty { continue }
                 if pass.yieldsToFinderPair && !queue.isEmpty && finders.showsFinderPair {
                     postponed.append((index, pass))
                     continue
@@ -224,7 +225,7 @@ public struct BarcodeScanner: Sendable, Hashable {
         let wanted = pass.symbologies.map { $0.intersection(symbologies) } ?? symbologies
         switch pass.engine {
         case .zbar:
-            let engine = ZBarEngine(symbologies: wanted, testInverted: pass.invertedRetry, density: pass.density)
+            let engine = ZBarEngine(symbologies: wanted, testInverted: pass.invertedRetry, density: pass.density, scanColumns: pass.scanColumns)
             return Self.convertingDeclaredCharsets(engine.scan(prepared), in: prepared)
         case .zxing:
             guard let engine = ZXingEngine.shared else { return nil }

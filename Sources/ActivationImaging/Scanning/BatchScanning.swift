@@ -51,11 +51,12 @@ extension BarcodeScanner {
     /// order, as soon as it and all before it are done.
     ///
     /// Memory stays bounded: at most `concurrency` images are decoded at a time, and workers run at
-    /// most `4 × concurrency` files ahead of the oldest unreported one.
+    /// most `64 × concurrency` files ahead of the oldest unreported one (a finished file's result
+    /// is small; the room keeps one slow image from stalling the other workers).
     public func scanFiles(_ paths: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
                           report: (FileResult) -> Void) {
         let scanner = self
-        OrderedParallel.run(count: paths.count, concurrency: max(1, concurrency), lookahead: 4 * max(1, concurrency)) { index in
+        OrderedParallel.run(count: paths.count, concurrency: max(1, concurrency), lookahead: 64 * max(1, concurrency)) { index in
             scanner.fileResult(paths[index])
         } emit: { _, result in
             report(result)
@@ -66,7 +67,7 @@ extension BarcodeScanner {
 extension BarcodeScanner {
     /// The results of scanning `paths`, as an asynchronous sequence in input order: decoded on up
     /// to `concurrency` threads of their own (never the cooperative pool), at most
-    /// `4 × concurrency` files ahead of the consumer. Ending the iteration, or cancelling the task
+    /// `64 × concurrency` files ahead of the consumer. Ending the iteration, or cancelling the task
     /// that iterates, stops the work: no new file is started.
     ///
     /// ```swift
@@ -81,7 +82,7 @@ extension BarcodeScanner {
         let stop = StopFlag()
         continuation.onTermination = { _ in stop.set() }
         Thread.detachNewThread {
-            OrderedParallel.run(count: paths.count, concurrency: workers, lookahead: 4 * workers, stop: stop) { index in
+            OrderedParallel.run(count: paths.count, concurrency: workers, lookahead: 64 * workers, stop: stop) { index in
                 scanner.fileResult(paths[index])
             } emit: { _, result in
                 if case .terminated = continuation.yield(result) { stop.set() }

@@ -106,9 +106,16 @@ enum CodeEvidence {
 
     /// The distinct finder patterns of ``finderPatterns(in:threshold:)``.
     static func finderCentres(in image: GrayImage, threshold: UInt8 = 128) -> [Finder] {
+        finderScan(image, threshold: threshold, light: false).dark
+    }
+
+    /// The dark finder patterns on light of `image` and, when `light` is set, the light ones on
+    /// dark too (a light code on a dark ground): one scan of the rows finds both, since their
+    /// runs are the same with the colours swapped.
+    static func finderScan(_ image: GrayImage, threshold: UInt8 = 128, light: Bool) -> (dark: [Finder], light: [Finder]) {
         let width = image.width, height = image.height
-        guard width >= 21, height >= 21 else { return [] }
-        var centres: [(x: Double, y: Double, module: Double)] = []
+        guard width >= 21, height >= 21 else { return ([], []) }
+        var darkCentres: [(x: Double, y: Double, module: Double)] = [], lightCentres = darkCentres
         image.pixels.withUnsafeBufferPointer { pixels in
             for y in 0..<height {
                 let row = y * width
@@ -125,23 +132,32 @@ enum CodeEvidence {
                         while x < width && pixels[row + x] >= threshold { x += 1 }
                     }
                     (r0, r1, r2, r3, r4) = (r1, r2, r3, r4, x - start)
-                    // A finder pattern ends on a dark run: dark, light, dark (3), light, dark.
-                    guard isDark, let module = Self.finderModule(r0, r1, r2, r3, r4) else { continue }
+                    // A finder pattern ends on a run of its ink: dark, light, dark (3), light, dark.
+                    guard isDark || light, let module = Self.finderModule(r0, r1, r2, r3, r4) else { continue }
                     let centreX = Double(x - r4 - r3) - Double(r2) / 2
                     // Confirmed down the column through the centre, then along the diagonal
                     // through the centre found there (texture blobs pass one check, rarely three).
-                    if let vertical = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: y, dx: 0, dy: 1, threshold: threshold),
+                    if let vertical = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: y, dx: 0, dy: 1, threshold: threshold, ink: isDark),
                        abs(vertical.module - module) <= module / 2 {
                         let centreY = Double(y) + Double(vertical.first + vertical.last + 1) / 2
-                        if let diagonal = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: Int(centreY), dx: 1, dy: 1, threshold: threshold, tolerance: 0.8),
+                        if let diagonal = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: Int(centreY), dx: 1, dy: 1, threshold: threshold, ink: isDark, tolerance: 0.8),
                            abs(diagonal.module * 2.squareRoot() - module) <= module * 0.8 {
-                            centres.append((centreX, centreY, (module + vertical.module) / 2))
+                            if isDark {
+                                darkCentres.append((centreX, centreY, (module + vertical.module) / 2))
+                            } else {
+                                lightCentres.append((centreX, centreY, (module + vertical.module) / 2))
+                            }
                         }
                     }
                 }
             }
         }
-        // Merge the rows through one pattern: a cluster of centres within two modules.
+        return (distinct(darkCentres), distinct(lightCentres))
+    }
+
+    /// The rows through one pattern merged: a cluster of centres within two modules, kept when at
+    /// least two rows confirm it.
+    private static func distinct(_ centres: [(x: Double, y: Double, module: Double)]) -> [Finder] {
         var clusters: [(x: Double, y: Double, module: Double, hits: Int)] = []
         for centre in centres {
             if let index = clusters.firstIndex(where: { abs($0.x - centre.x) <= 2 * $0.module && abs($0.y - centre.y) <= 2 * $0.module }) {
@@ -203,8 +219,8 @@ enum CodeEvidence {
     /// QR code alternate dark and light module by module from one finder to the next. Blobs of a
     /// texture that happen to look like three finders have no such line between them.
     static func hasTimingPatterns(_ triangle: FinderTriangle, in image: GrayImage, threshold: UInt8) -> Bool {
-        let module = (triangle.topLeft.module + triangle.topRight.module + triangle.bottomLeft.module) / 3
-        func alternations(from start: Finder, to end: Finder, towards side: Finder) -> Bool {
+        let estimate = (triangle.topLeft.module + triangle.topRight.module + triangle.bottomLeft.module) / 3
+        func alternations(from start: Finder, to end: Finder, towards side: Finder, module: Double) -> Bool {
             let dx = end.x - start.x, dy = end.y - start.y
             let length = (dx * dx + dy * dy).squareRoot()
             let sx = side.x - start.x, sy = side.y - start.y
@@ -228,8 +244,21 @@ enum CodeEvidence {
             // A clean code shows one transition a module; blur and curvature cost some.
             return Double(transitions) >= modules / 2
         }
-        return alternations(from: triangle.topLeft, to: triangle.topRight, towards: triangle.bottomLeft)
-            && alternations(from: triangle.topLeft, to: triangle.bottomLeft, towards: triangle.topRight)
+        // A finder's runs misjudge its module by up to a quarter in a blurred or two-colour
+        // picture, enough to sample the timing pattern out of step; the finder centres are a whole
+        // number of modules apart (the symbol's size less 7), so the module sizes that distance
+        // allows near the estimate are tried too.
+        func distance(_ a: Finder, _ b: Finder) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
+        let arm = (distance(triangle.topLeft, triangle.topRight) + distance(triangle.topLeft, triangle.bottomLeft)) / 2
+        var modules = [estimate]
+        for size in stride(from: 21, through: 177, by: 4) {
+            let module = arm / Double(size - 7)
+            if module >= 0.75 * estimate && module <= 1.33 * estimate { modules.append(module) }
+        }
+        return modules.contains { module in
+            alternations(from: triangle.topLeft, to: triangle.topRight, towards: triangle.bottomLeft, module: module)
+                && alternations(from: triangle.topLeft, to: triangle.bottomLeft, towards: triangle.topRight, module: module)
+        }
     }
 
     /// The finder patterns of `image` as the pipeline judges them (``FinderSurvey/count``), and
@@ -263,11 +292,12 @@ enum CodeEvidence {
     /// The run pattern through (x, y) along (dx, dy): where its centre run starts and ends (in
     /// steps from (x, y)) and its module (in steps), when it is 1:1:3:1:1.
     private static func crossCheck(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, x: Int, y: Int,
-                                   dx: Int, dy: Int, threshold: UInt8, tolerance: Double = 0.5) -> (first: Int, last: Int, module: Double)? {
+                                   dx: Int, dy: Int, threshold: UInt8, ink: Bool = true, tolerance: Double = 0.5) -> (first: Int, last: Int, module: Double)? {
+        // "Dark" is the pattern's ink: below the threshold, or for a light pattern (`ink` false) not.
         func dark(_ step: Int) -> Bool? {
             let px = x + step * dx, py = y + step * dy
             guard px >= 0, py >= 0, px < width, py < height else { return nil }
-            return pixels[py * width + px] < threshold
+            return (pixels[py * width + px] < threshold) == ink
         }
         guard dark(0) == true else { return nil }
         // From the centre outwards: the centre run, then light, dark on each side.

@@ -18,9 +18,16 @@ final class FinderSurvey {
 
     /// The adaptively thresholded copy (small modules under uneven light): the threshold passes
     /// read this copy too.
-    private(set) lazy var adaptive: Binarization = {
+    var adaptive: Binarization { adaptiveScan.binarization }
+
+    /// The light finder patterns on dark of the adaptively thresholded copy: a light code on a
+    /// dark ground shows them, and the pass for such codes runs only where they show.
+    var lightFinders: [CodeEvidence.Finder] { adaptiveScan.light }
+
+    private lazy var adaptiveScan: (binarization: Binarization, light: [CodeEvidence.Finder]) = {
         let binary = image.adaptiveThreshold(window: ScanPass.thresholdWindow(image))
-        return Binarization(image: binary, threshold: 128, finders: CodeEvidence.finderCentres(in: binary))
+        let (dark, light) = CodeEvidence.finderScan(binary, light: true)
+        return (Binarization(image: binary, threshold: 128, finders: dark), light)
     }()
 
     /// The image at its global (Otsu) threshold: the adaptive window is a twelfth of the image, and

@@ -66,6 +66,7 @@ extension ScanPass {
             }
             if pass.engine == .zbar && !rotation {
                 all += [pass.density(2), pass.density(3), pass.only(linear).density(3), pass.only(qr).density(3)]
+                all += [pass.density(3), pass.density(2), pass.only(linear).density(3)].map { $0.with { $0.scanColumns = false } }
             }
         }
         return all
@@ -83,7 +84,7 @@ extension BarcodeScanner {
         let pairsStart = clock.now
         outcomes.append(measure("evidence-finder-pairs", survey.showsFinderPair ? 1 : 0, since: pairsStart))
         let lightStart = clock.now
-        outcomes.append(measure("evidence-light-finders", CodeEvidence.finderPatterns(in: survey.adaptive.image.inverted()), since: lightStart))
+        outcomes.append(measure("evidence-light-finders", survey.lightFinders.count, since: lightStart))
         return outcomes
     }
 

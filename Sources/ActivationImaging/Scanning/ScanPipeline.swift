@@ -35,6 +35,8 @@ package struct ScanPass: Sendable {
     var invertedRetry = false
     /// zbar only: scan every n-th row and column (1: all of them).
     var density = 1
+    /// zbar only: scan down the columns too, not only across the rows.
+    var scanColumns = true
     /// Only these symbologies (of those the scanner looks for); `nil`: all of them.
     var symbologies: Set<Symbology>?
     /// zxing only: its own retries (a harder search, the image turned by 90°, downscaled copies);
@@ -43,6 +45,9 @@ package struct ScanPass: Sendable {
     /// Runs only when the image shows QR finder patterns (``CodeEvidence``): the expensive QR
     /// retries, which an image without a code would otherwise pay for in full.
     package var needsFinderPatterns = false
+    /// Runs only when the image shows light finder patterns on dark
+    /// (``FinderSurvey/lightFinders``): the pass for light codes on a dark ground.
+    package var needsLightFinderPatterns = false
     /// Waits until the QR passes have run when the image shows two finder patterns of one code
     /// (``FinderSurvey/showsFinderPair``): the linear retries, which such an image would
     /// otherwise pay for before the passes likely to read it.
@@ -62,6 +67,7 @@ package struct ScanPass: Sendable {
     var decoderName: String {
         var name = engine.rawValue
         if density > 1 { name += "/d\(density)" }
+        if !scanColumns { name += "/rows" }
         if let symbologies {
             name += symbologies == Self.qr ? "/qr" : symbologies == Self.linear ? "/linear" : "/" + symbologies.map(\.rawValue).sorted().joined(separator: "+")
         }
@@ -144,6 +150,10 @@ package struct ScanPass: Sendable {
     func retries(_ retries: ZXingEngine.Retries) -> ScanPass { with { $0.zxingRetries = retries } }
     /// This pass only where the image shows finder patterns.
     var gated: ScanPass { with { $0.needsFinderPatterns = true } }
+    /// This zbar pass across the rows only.
+    var acrossRowsOnly: ScanPass { with { $0.scanColumns = false } }
+    /// This pass only where the image shows light finder patterns on dark.
+    var whenLightFinders: ScanPass { with { $0.needsLightFinderPatterns = true } }
     /// This pass after the QR passes where the image shows a finder pair.
     var afterQRWhenFinderPair: ScanPass { with { $0.yieldsToFinderPair = true } }
 
@@ -160,11 +170,12 @@ package struct ScanPass: Sendable {
     ///
     /// The order is the outcome of `benchmarks/pass-study.py` over every candidate pass on the
     /// public corpus and its stress variants (docs/scanning.md, "The decoding pipeline"): zxing-cpp reads most
-    /// codes in about a millisecond; then retries for light codes on dark and for linear codes
+    /// codes in about a millisecond; then retries for light codes on dark (where light finder
+    /// patterns show) and for linear codes
     /// (widened, sharpened along the rows, zbar; the first two after the QR passes where the image
     /// shows two finder patterns of one code);
-    /// the QR Model 1 reader, the QR resampler and the expensive QR retries (thresholded,
-    /// enlarged, sharpened, rotated copies) run only where finder patterns show. Without the zxing
+    /// the QR Model 1 reader, the expensive QR retries (thresholded, enlarged, sharpened, rotated
+    /// copies) and the QR resampler run only where finder patterns show. Without the zxing
     /// helper, zbar's passes of before take its place.
     package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
         let plainZBar = plain(.zbar).invertedToo
@@ -181,11 +192,14 @@ package struct ScanPass: Sendable {
         }
         var passes = [
             plain(.zxing).retries([]),
-            inverted(.zxing).only(qr).retries(.harder),
+            inverted(.zxing).only(qr).retries(.harder).whenLightFinders,
             stretched(.zxing).only(linear).retries(.harder).afterQRWhenFinderPair,
             deblurredRows(.zxing).only(linear).retries(.harder).afterQRWhenFinderPair,
             // After zxing's linear retries: zbar's reads of blurred UPC codes are sometimes wrong.
-            plain(.zbar).density(3),
+            // Across the rows only, for linear codes: half the cost of the columns too, which
+            // zbar's QR reader needs, and gets behind the finder-pattern gate.
+            plain(.zbar).density(3).acrossRowsOnly.afterQRWhenFinderPair,
+            plain(.zbar).density(3).gated,
             plain(.model1).gated,
             thresholded(.zxing).only(qr).retries([]).gated,
             enlarged(.zxing).only(qr).retries([]).gated,
@@ -194,18 +208,18 @@ package struct ScanPass: Sendable {
             sharpened(.zbar).only(qr).gated,
             smoothed(.zbar).only(qr).gated,
             rotated(.zxing, by: 22.5).gated,
+            // It fits a grid for each finder triangle and size (a few milliseconds), and reads
+            // most of what the zbar passes on enlarged and turned copies after it would, for less.
+            plain(.resample).gated,
             enlarged(.zxing).only(qr).gated,
             smoothed(.zbar).density(3).gated,
             thresholded(.zbar).only(qr).gated,
             enlarged(.zbar).density(3).gated,
             rotated(.zbar, by: -22.5).only(qr).gated,
             enlarged(.zbar).density(2).gated,
-            // Last: it fits a grid for each finder triangle and size (tens of milliseconds), and
-            // reads what every other pass missed.
-            plain(.resample).gated,
         ]
         guard effort == .thorough else { return passes }
-        passes = passes.map { $0.with { $0.needsFinderPatterns = false; $0.yieldsToFinderPair = false } }
+        passes = passes.map { $0.with { $0.needsFinderPatterns = false; $0.needsLightFinderPatterns = false; $0.yieldsToFinderPair = false } }
         passes += [
             // Redundant in the study (later passes read all they read), kept for thoroughness.
             plain(.zxing).retries(.harder), thresholded(.zxing).only(linear).retries([]),

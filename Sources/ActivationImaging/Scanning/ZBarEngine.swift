@@ -10,6 +10,8 @@ struct ZBarEngine: Sendable {
     var testInverted = true
     /// Scan every n-th row and column (zbar's default: every one).
     var density = 1
+    /// Also scan down the columns (codes turned by about 90°, and QR finders seen both ways).
+    var scanColumns = true
 
     func scan(_ image: GrayImage) -> [ScannedSymbol] {
         guard let scanner = zbar_image_scanner_create() else { return [] }
@@ -47,7 +49,8 @@ struct ZBarEngine: Sendable {
         // A one- or two-character Code 39 is almost always a false read of text or texture.
         zbar_image_scanner_set_config(scanner, ZBAR_CODE39, ZBAR_CFG_MIN_LEN, 3)
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, testInverted ? 1 : 0)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, Int32(density))
+        // X density spaces the columns zbar scans down, Y density the rows it scans across; 0 scans none.
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, scanColumns ? Int32(density) : 0)
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
     }
 

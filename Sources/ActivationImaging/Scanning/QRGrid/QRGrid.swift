@@ -41,19 +41,39 @@ struct QRGrid {
 
     /// The pixel at module coordinates (u, v); module (c, r) has its centre at (c + 0.5, r + 0.5).
     func pixel(_ u: Double, _ v: Double) -> (x: Double, y: Double) {
+        let base = projected(u, v)
+        guard !offsets.isEmpty else { return base }
+        return displaced(base, by: meshPosition(u, v))
+    }
+
+    /// (u, v) through the projective map alone, without the mesh offsets.
+    func projected(_ u: Double, _ v: Double) -> (x: Double, y: Double) {
         let w = matrix[6] * u + matrix[7] * v + matrix[8]
-        let x = (matrix[0] * u + matrix[1] * v + matrix[2]) / w, y = (matrix[3] * u + matrix[4] * v + matrix[5]) / w
-        guard !offsets.isEmpty else { return (x, y) }
-        // Bilinear between the four mesh points around (u, v).
+        return ((matrix[0] * u + matrix[1] * v + matrix[2]) / w, (matrix[3] * u + matrix[4] * v + matrix[5]) / w)
+    }
+
+    /// Where (u, v) lies in the mesh: the cell (`i`, `j`) whose corners are mesh points (i, j) to
+    /// (i + 1, j + 1), and the fractions across it.
+    struct MeshPosition {
+        var i, j: Int
+        var fu, fv: Double
+    }
+
+    func meshPosition(_ u: Double, _ v: Double) -> MeshPosition {
         let cells = Double(Self.lattice - 1), side = Double(size)
         let gu = max(0, min(cells, u / side * cells)), gv = max(0, min(cells, v / side * cells))
         let i = min(Self.lattice - 2, Int(gu)), j = min(Self.lattice - 2, Int(gv))
-        let fu = gu - Double(i), fv = gv - Double(j)
+        return MeshPosition(i: i, j: j, fu: gu - Double(i), fv: gv - Double(j))
+    }
+
+    /// `base` moved by the mesh offsets, bilinear between the four mesh points around `position`.
+    func displaced(_ base: (x: Double, y: Double), by position: MeshPosition) -> (x: Double, y: Double) {
+        let (i, j, fu, fv) = (position.i, position.j, position.fu, position.fv)
         func offset(_ a: Int, _ b: Int) -> (x: Double, y: Double) { offsets[b * Self.lattice + a] }
         let (o00, o10, o01, o11) = (offset(i, j), offset(i + 1, j), offset(i, j + 1), offset(i + 1, j + 1))
         let dx = (o00.x * (1 - fu) + o10.x * fu) * (1 - fv) + (o01.x * (1 - fu) + o11.x * fu) * fv
         let dy = (o00.y * (1 - fu) + o10.y * fu) * (1 - fv) + (o01.y * (1 - fu) + o11.y * fu) * fv
-        return (x + dx, y + dy)
+        return (base.x + dx, base.y + dy)
     }
 
     /// The symbol's corners in the image, clockwise from its top left.
@@ -73,6 +93,52 @@ struct QRGrid {
             }
         }
         return values
+    }
+
+    /// The modules' centres through the projective map and their places in the mesh, worked out
+    /// once for a search that moves only the mesh offsets (``QRResampler/bent(_:_:module:)``).
+    struct ModuleField {
+        let bases: [(x: Double, y: Double)]
+        let positions: [MeshPosition]
+        /// The modules of each mesh cell, cells rows first.
+        let cells: [[Int]]
+
+        init(_ grid: QRGrid) {
+            var bases: [(x: Double, y: Double)] = [], positions: [MeshPosition] = []
+            let cellsPerSide = QRGrid.lattice - 1
+            var cells = [[Int]](repeating: [], count: cellsPerSide * cellsPerSide)
+            for row in 0..<grid.size {
+                for column in 0..<grid.size {
+                    let u = Double(column) + 0.5, v = Double(row) + 0.5
+                    let position = grid.meshPosition(u, v)
+                    bases.append(grid.projected(u, v))
+                    positions.append(position)
+                    cells[position.j * cellsPerSide + position.i].append(row * grid.size + column)
+                }
+            }
+            (self.bases, self.positions, self.cells) = (bases, positions, cells)
+        }
+
+        /// The modules whose place depends on mesh point `index` (those of the cells it is a corner of).
+        func modules(movedBy index: Int) -> [Int] {
+            let (b, a) = index.quotientAndRemainder(dividingBy: QRGrid.lattice)
+            let cellsPerSide = QRGrid.lattice - 1
+            var modules: [Int] = []
+            for j in max(0, b - 1)...min(cellsPerSide - 1, b) {
+                for i in max(0, a - 1)...min(cellsPerSide - 1, a) { modules += cells[j * cellsPerSide + i] }
+            }
+            return modules
+        }
+
+        /// Samples `modules` of `grid` (this field's grid with its offsets) into `values`, exactly
+        /// as ``QRGrid/sample(_:)`` does; `false` when one runs off the image.
+        func sample(_ image: GrayImage, _ grid: QRGrid, modules: some Sequence<Int>, into values: inout [Double]) -> Bool {
+            for index in modules {
+                guard let value = image.interpolated(at: grid.displaced(bases[index], by: positions[index])) else { return false }
+                values[index] = value
+            }
+            return true
+        }
     }
 
     /// The projective map taking the unit square's corners (0,0), (1,0), (1,1), (0,1) to `quad`.
@@ -115,12 +181,15 @@ extension GrayImage {
     func interpolated(at point: (x: Double, y: Double)) -> Double? {
         let x = point.x - 0.5, y = point.y - 0.5
         guard x > -1, y > -1, x < Double(width), y < Double(height) else { return nil }
-        let x0 = max(0, min(width - 1, Int(x.rounded(.down)))), y0 = max(0, min(height - 1, Int(y.rounded(.down))))
+        // Truncation is the floor here: from -1 to 0 both end at column or row 0 once clamped.
+        let x0 = max(0, min(width - 1, Int(x))), y0 = max(0, min(height - 1, Int(y)))
         let x1 = min(width - 1, x0 + 1), y1 = min(height - 1, y0 + 1)
         let fx = max(0, min(1, x - Double(x0))), fy = max(0, min(1, y - Double(y0)))
-        func at(_ px: Int, _ py: Int) -> Double { Double(pixels[py * width + px]) }
-        let top = at(x0, y0) * (1 - fx) + at(x1, y0) * fx
-        let bottom = at(x0, y1) * (1 - fx) + at(x1, y1) * fx
-        return top * (1 - fy) + bottom * fy
+        return pixels.withUnsafeBufferPointer { pixels in
+            func at(_ px: Int, _ py: Int) -> Double { Double(pixels[py * width + px]) }
+            let top = at(x0, y0) * (1 - fx) + at(x1, y0) * fx
+            let bottom = at(x0, y1) * (1 - fx) + at(x1, y1) * fx
+            return top * (1 - fy) + bottom * fy
+        }
     }
 }

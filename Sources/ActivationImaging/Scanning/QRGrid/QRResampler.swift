@@ -50,8 +50,12 @@ enum QRResampler {
     /// mean of its neighbours. On the modules' centres the values are far from it (dark or light);
     /// a grid off by half a module samples edges, halfway.
     static func crispness(_ image: GrayImage, _ grid: QRGrid) -> Double? {
-        guard let values = grid.sample(image) else { return nil }
-        let size = grid.size, side = size + 1
+        grid.sample(image).map { crispness($0, size: grid.size) }
+    }
+
+    /// ``crispness(_:_:)`` of sampled module values.
+    static func crispness(_ values: [Double], size: Int) -> Double {
+        let side = size + 1
         // A summed-area table: each neighbourhood's sum in four lookups.
         var sums = [Double](repeating: 0, count: side * side)
         for row in 0..<size {
@@ -112,10 +116,17 @@ enum QRResampler {
 
     /// `grid` with its mesh offsets moved, point by point in shrinking steps (at most three
     /// quarters of a module), to where the image is sampled most crisply.
+    ///
+    /// A mesh point moves only the modules of the cells around it, so each candidate samples
+    /// those again and keeps the other values (a quarter of the symbol on average).
     static func bent(_ image: GrayImage, _ grid: QRGrid, module: Double) -> QRGrid {
         var best = grid
         best.offsets = Array(repeating: (0, 0), count: QRGrid.lattice * QRGrid.lattice)
-        guard var score = crispness(image, best) else { return grid }
+        let field = QRGrid.ModuleField(best)
+        var values = [Double](repeating: 0, count: grid.size * grid.size)
+        guard field.sample(image, best, modules: values.indices, into: &values) else { return grid }
+        var score = crispness(values, size: grid.size)
+        let moves = best.offsets.indices.map { field.modules(movedBy: $0) }
         for step in [module / 2, module / 4, module / 8] {
             for index in best.offsets.indices {
                 for (dx, dy) in [(step, 0.0), (-step, 0), (0, step), (0, -step)] {
@@ -123,9 +134,11 @@ enum QRResampler {
                     let moved = (x: best.offsets[index].x + dx, y: best.offsets[index].y + dy)
                     guard abs(moved.x) <= 0.75 * module, abs(moved.y) <= 0.75 * module else { continue }
                     candidate.offsets[index] = moved
-                    if let candidateScore = crispness(image, candidate), candidateScore > score {
-                        best = candidate
-                        score = candidateScore
+                    var candidateValues = values
+                    guard field.sample(image, candidate, modules: moves[index], into: &candidateValues) else { continue }
+                    let candidateScore = crispness(candidateValues, size: grid.size)
+                    if candidateScore > score {
+                        (best, values, score) = (candidate, candidateValues, candidateScore)
                     }
                 }
             }
