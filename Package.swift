@@ -75,6 +75,8 @@ let package = Package(
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
         // Raw DEFLATE of the configuration inside `AC1:` codes.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // memfd_create(2) from glibc: the memory the zxing helper reads the pixels from.
+        .systemLibrary(name: "CMemfd"),
 
         // Every file read and write (regular files only, size caps, atomic writes, locks), over
         // swift-system; package access only: the libraries give it their own error types.
@@ -99,7 +101,7 @@ let package = Package(
         ),
         .target(
             name: "ActivationImaging",
-            dependencies: ["ActivationConfiguration", "FileAccess", "CZBar", "CQREncode", "CPNG", "CTurboJPEG", "CDeflate", "CZlib"]
+            dependencies: ["ActivationConfiguration", "FileAccess", "CZBar", "CQREncode", "CPNG", "CTurboJPEG", "CDeflate", "CZlib", "CMemfd"]
         ),
         // The second decoding engine, zxing-cpp (Debian's libzxing-dev), in a process of its own:
         // ActivationImaging starts it and survives its crashes (see ZXingEngine.swift).

@@ -53,6 +53,19 @@ struct PipelineTests {
         #expect(ScanPass.passes(for: .normal).first { $0.name == trace.pass }?.needsFinderPatterns == true, "read by \(trace.pass ?? "none")")
     }
 
+    @Test("the zxing helper reads images of growing and shrinking sizes from the memory it shares")
+    func sharedPixels() throws {
+        let engine = try #require(ZXingEngine.shared)
+        let matrix = try QRCodeEncoder().encode(Array("shared pixels".utf8))
+        // Under 1 MiB, then 4 MB (the shared file grows and the helper maps it again), then small again.
+        for (scale, margin) in [(3, 4), (40, 30), (2, 4), (12, 60)] {
+            let image = try matrix.grayImage(scale: scale, margin: margin)
+            let found = engine.scan(image, options: .init(symbologies: [.qr], retries: []))
+            #expect(found.map(\.text) == ["shared pixels"], "\(image.width)×\(image.height)")
+        }
+        #expect(BarcodeScanner.helperRoundTrip(width: 640, height: 480, repeats: 3) != nil)
+    }
+
     @Test("a light code on dark shows light finder patterns and is read by the pass for it")
     func lightCodeOnDark() throws {
         let code = try QRCodeEncoder().encode(Array("light on dark".utf8)).grayImage(scale: 4, margin: 4).inverted()

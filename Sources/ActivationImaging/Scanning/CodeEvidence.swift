@@ -133,7 +133,7 @@ enum CodeEvidence {
                     }
                     (r0, r1, r2, r3, r4) = (r1, r2, r3, r4, x - start)
                     // A finder pattern ends on a run of its ink: dark, light, dark (3), light, dark.
-                    guard isDark || light, let module = Self.finderModule(r0, r1, r2, r3, r4) else { continue }
+                    guard isDark || light, Self.mayBeFinder(r0, r1, r2, r3, r4), let module = Self.finderModule(r0, r1, r2, r3, r4) else { continue }
                     let centreX = Double(x - r4 - r3) - Double(r2) / 2
                     // Confirmed down the column through the centre, then along the diagonal
                     // through the centre found there (texture blobs pass one check, rarely three).
@@ -273,6 +273,18 @@ enum CodeEvidence {
     static func finderModule(_ runs: [Int], tolerance fraction: Double = 0.5) -> Double? {
         guard runs.count == 5 else { return nil }
         return finderModule(runs[0], runs[1], runs[2], runs[3], runs[4], tolerance: fraction)
+    }
+
+    /// ``finderModule(_:tolerance:)``'s test at its default tolerance in whole numbers, for the
+    /// scan's every run: with T the five runs' total, |a − T/7| < T/14 is |14a − 2T| < T, and
+    /// |c − 3T/7| < 3T/14 is |14c − 6T| < 3T. Where both sides are equal the module T/7 is a
+    /// whole number of halves, exact in floating point too, so both tests agree.
+    @inline(__always)
+    static func mayBeFinder(_ a: Int, _ b: Int, _ c: Int, _ d: Int, _ e: Int) -> Bool {
+        let total = a + b + c + d + e
+        guard total >= 7, a > 0, b > 0, c > 0, d > 0, e > 0 else { return false }
+        return abs(14 * a - 2 * total) < total && abs(14 * b - 2 * total) < total && abs(14 * c - 6 * total) < 3 * total
+            && abs(14 * d - 2 * total) < total && abs(14 * e - 2 * total) < total
     }
 
     /// ``finderModule(_:tolerance:)`` of the five runs `a` to `e`.

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+internal import CMemfd
 import Foundation
 import Synchronization
 
@@ -92,14 +93,17 @@ final class ZXingEngine: Sendable {
     private func decode(_ image: GrayImage, options: Options) -> [(symbol: ScannedSymbol, raw: [UInt8], hasECI: Bool)] {
         let formats = options.symbologies.reduce(UInt32(0)) { $0 | $1.zxingFormat }
         guard formats != 0 else { return [] }
+        guard let helper = checkOut() else { return [] }
+        // The pixels go through the memory the helper maps when there is one (a copy into it and
+        // a 20-byte request), else through the socket after the header.
+        let shared = helper.share(image.pixels)
         var request = [UInt8]()
-        request.reserveCapacity(20 + image.pixels.count)
-        request += Array("AZX1".utf8)
+        request.reserveCapacity(20 + (shared ? 0 : image.pixels.count))
+        request += Array((shared ? "AZX2" : "AZX1").utf8)
         let flags = options.retries.rawValue | (options.pure ? 8 : 0) | (options.echo ? 32 : 0)
         for value in [UInt32(image.width), UInt32(image.height), formats, flags] { request += Self.littleEndian(value) }
-        request += image.pixels
+        if !shared { request += image.pixels }
 
-        guard let helper = checkOut() else { return [] }
         guard let response = helper.exchange(request, timeoutMilliseconds: Self.timeoutMilliseconds) else {
             helper.terminate()  // crashed, hung or garbled: start a fresh one next time
             return []
@@ -161,20 +165,30 @@ final class ZXingEngine: Sendable {
 }
 
 /// One helper process, connected by a Unix socket pair (sends use MSG_NOSIGNAL, so a dead helper
-/// gives an error instead of SIGPIPE).
+/// gives an error instead of SIGPIPE), and sharing a file in memory (memfd) that it maps as
+/// descriptor 3: the pixels of a request are copied there once instead of being sent through the
+/// socket (two copies through the kernel, and the helper's fresh buffer faulted in page by page).
+/// A helper is used by one caller at a time (``ZXingEngine`` checks it out and in).
 private final class Helper: @unchecked Sendable {
     private var pid: pid_t = 0
     private var socket: Int32 = -1
+    /// The shared file, this process's mapping of it (read and write) and its size; -1 when the
+    /// system gives no memfd, and the pixels go through the socket.
+    private var memory: Int32 = -1
+    private var mapping: UnsafeMutableRawPointer?
+    private var capacity = 0
 
     init?(path: String) {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
+        memory = memfd_create("activate-zxing-pixels", ACTIVATE_MFD_CLOEXEC)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pair[1], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, pair[1], STDOUT_FILENO)
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        if memory >= 0 { posix_spawn_file_actions_adddup2(&actions, memory, 3) }
         var child: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
         defer { argv.forEach { free($0) } }
@@ -188,7 +202,33 @@ private final class Helper: @unchecked Sendable {
         socket = pair[0]
     }
 
-    deinit { terminate() }
+    deinit {
+        terminate()
+        if let mapping { munmap(mapping, capacity) }
+        if memory >= 0 { close(memory) }
+    }
+
+    /// Puts `pixels` into the shared memory, grown (doubling, from 1 MiB) when they do not fit;
+    /// `false` when there is none or it cannot grow, and the pixels must go through the socket.
+    func share(_ pixels: [UInt8]) -> Bool {
+        guard memory >= 0, !pixels.isEmpty else { return false }
+        if pixels.count > capacity {
+            if let mapping { munmap(mapping, capacity) }
+            mapping = nil
+            var grown = max(1 << 20, capacity)
+            while grown < pixels.count { grown *= 2 }
+            guard ftruncate(memory, off_t(grown)) == 0,
+                  let mapped = mmap(nil, grown, PROT_READ | PROT_WRITE, MAP_SHARED, memory, 0), mapped != MAP_FAILED
+            else {
+                capacity = 0
+                return false
+            }
+            (mapping, capacity) = (mapped, grown)
+        }
+        guard let mapping else { return false }
+        pixels.withUnsafeBytes { mapping.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        return true
+    }
 
     /// Sends a request and reads the whole response, or returns `nil` on any failure or timeout.
     func exchange(_ request: [UInt8], timeoutMilliseconds: Int32) -> [UInt8]? {
