@@ -5,6 +5,7 @@
 //   swift run -c release decode-benchmark --passes [--only NAME,...] IMAGE_OR_DIR... > study.jsonl
 //   swift run -c release decode-benchmark --pipeline > normal.json     (pass-study.py --pipeline)
 //   swift run -c release decode-benchmark --round-trip                 (the zxing helper's cost by image size)
+//   swift run -c release decode-benchmark --operations IMAGE           (each image operation's time on it)
 //
 // --passes runs every candidate pass of the pipeline (ScanPass.candidates) on its own over each
 // image, and the finder-pattern evidence, one JSON line each; benchmarks/pass-study.py replays
@@ -44,6 +45,37 @@ if arguments.first == "--round-trip" {
             exit(1)
         }
         print(String(format: "%5d×%-5d %6.1f MP  %8.3f ms", width, height, Double(width * height) / 1e6, time.inMilliseconds))
+    }
+    exit(0)
+}
+
+// --operations IMAGE: the time of each image operation the pipeline uses, and of the finder
+// survey, on one image (median of 41 runs each).
+if arguments.first == "--operations", let path = arguments.dropFirst().first {
+    let image = try ImageDecoder().decodeFile(path)
+    let operations: [(String, () -> Void)] = [
+        ("adaptiveThreshold", { _ = image.adaptiveThreshold(window: max(15, min(image.width, image.height) / 12)) }),
+        ("boxBlurred 3×3", { _ = image.boxBlurred() }),
+        ("sharpened", { _ = image.sharpened() }),
+        ("scaled 2", { _ = image.scaled(by: 2) }),
+        ("scaled 0.5", { _ = image.scaled(by: 0.5) }),
+        ("stretched 2", { _ = image.stretched(horizontally: 2) }),
+        ("stretched 1.25", { _ = image.stretched(horizontally: 1.25) }),
+        ("unsharp rows r4", { _ = image.unsharpMasked(radius: 4, amount: 2, alongRowsOnly: true) }),
+        ("rotated 22.5", { _ = image.rotated(degrees: 22.5) }),
+        ("inverted", { _ = image.inverted() }),
+        ("otsuThreshold", { _ = image.otsuThreshold() }),
+        ("finder survey", { _ = BarcodeScanner.surveyFinders(image) }),
+    ]
+    print("\(path): \(image.width)×\(image.height)")
+    for (name, operation) in operations {
+        var samples: [Double] = []
+        for _ in 0..<41 {
+            let start = clock.now
+            operation()
+            samples.append((clock.now - start).inMilliseconds)
+        }
+        print(name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: " %8.3f ms", samples.sorted()[20]))
     }
     exit(0)
 }

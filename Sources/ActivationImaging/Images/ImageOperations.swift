@@ -416,6 +416,40 @@ extension GrayImage {
         for x in inner.upperBound..<width { slide(x) }
     }
 
+    /// ``boxBlurRow(_:into:width:radius:reciprocal:)`` of two rows at once: their running sums
+    /// are independent, so the processor works on both while each waits for its last addition.
+    @inline(__always)
+    private static func boxBlurRows(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>, into firstTarget: UnsafeMutablePointer<UInt8>,
+                                    _ secondTarget: UnsafeMutablePointer<UInt8>, width: Int, radius: Int, reciprocal: UInt32) {
+        let inner = min(radius, width)..<max(min(radius, width), width - radius - 1)
+        guard inner.count >= 1 else {
+            boxBlurRow(first, into: firstTarget, width: width, radius: radius, reciprocal: reciprocal)
+            boxBlurRow(second, into: secondTarget, width: width, radius: radius, reciprocal: reciprocal)
+            return
+        }
+        var sum1: UInt32 = 0, sum2: UInt32 = 0
+        for offset in -radius...radius {
+            let at = max(0, min(width - 1, offset))
+            sum1 += UInt32(first[at])
+            sum2 += UInt32(second[at])
+        }
+        func slide(_ x: Int) {
+            let entering = min(width - 1, x + radius + 1), leaving = max(0, x - radius)
+            firstTarget[x] = UInt8(truncatingIfNeeded: (sum1 &* reciprocal) >> 24)
+            secondTarget[x] = UInt8(truncatingIfNeeded: (sum2 &* reciprocal) >> 24)
+            sum1 = sum1 &+ UInt32(first[entering]) &- UInt32(first[leaving])
+            sum2 = sum2 &+ UInt32(second[entering]) &- UInt32(second[leaving])
+        }
+        for x in 0..<inner.lowerBound { slide(x) }
+        for x in inner {
+            firstTarget[x] = UInt8(truncatingIfNeeded: (sum1 &* reciprocal) >> 24)
+            secondTarget[x] = UInt8(truncatingIfNeeded: (sum2 &* reciprocal) >> 24)
+            sum1 = sum1 &+ UInt32(first[x + radius + 1]) &- UInt32(first[x - radius])
+            sum2 = sum2 &+ UInt32(second[x + radius + 1]) &- UInt32(second[x - radius])
+        }
+        for x in inner.upperBound..<width { slide(x) }
+    }
+
     /// Unsharp masking at a scale: the image plus `amount` times its difference from a Gaussian-like
     /// blur of σ ≈ `radius` (three box blurs), along rows only if asked (for horizontal scanlines).
     /// Where focus blur has merged bars or modules a few pixels wide, the 3×3
@@ -427,23 +461,35 @@ extension GrayImage {
             // Row by row, the three blurs in two scratch rows that stay in cache: the same
             // arithmetic as three whole-image passes of boxBlurred(radius:alongRowsOnly:).
             let reciprocal = ((1 << 24) + UInt32(2 * radius + 1) - 1) / UInt32(2 * radius + 1)
-            var first = [UInt8](repeating: 0, count: width), second = first
+            // Two rows at a time, in four scratch rows (two for each).
+            var scratch = [UInt8](repeating: 0, count: 4 * width)
             pixels.withUnsafeBufferPointer { source in
                 output.withUnsafeMutableBufferPointer { target in
-                    first.withUnsafeMutableBufferPointer { first in
-                        second.withUnsafeMutableBufferPointer { second in
-                            guard let source = source.baseAddress, let target = target.baseAddress,
-                                  let first = first.baseAddress, let second = second.baseAddress else { return }
-                            for y in 0..<height {
-                                let row = source + y * width
-                                Self.boxBlurRow(row, into: first, width: width, radius: radius, reciprocal: reciprocal)
-                                Self.boxBlurRow(first, into: second, width: width, radius: radius, reciprocal: reciprocal)
-                                Self.boxBlurRow(second, into: first, width: width, radius: radius, reciprocal: reciprocal)
-                                for x in 0..<width {
-                                    let value = Int32(row[x]) + (gain * (Int32(row[x]) - Int32(first[x]))) >> 8
-                                    target[y * width + x] = UInt8(truncatingIfNeeded: max(0, min(255, value)))
-                                }
+                    scratch.withUnsafeMutableBufferPointer { scratch in
+                        guard let source = source.baseAddress, let target = target.baseAddress, let scratch = scratch.baseAddress else { return }
+                        let (a1, b1, a2, b2) = (scratch, scratch + width, scratch + 2 * width, scratch + 3 * width)
+                        func sharpen(_ y: Int, blurred: UnsafePointer<UInt8>) {
+                            let row = source + y * width
+                            for x in 0..<width {
+                                let value = Int32(row[x]) + (gain * (Int32(row[x]) - Int32(blurred[x]))) >> 8
+                                target[y * width + x] = UInt8(truncatingIfNeeded: max(0, min(255, value)))
                             }
+                        }
+                        var y = 0
+                        while y + 1 < height {
+                            let row1 = source + y * width, row2 = row1 + width
+                            Self.boxBlurRows(row1, row2, into: a1, a2, width: width, radius: radius, reciprocal: reciprocal)
+                            Self.boxBlurRows(a1, a2, into: b1, b2, width: width, radius: radius, reciprocal: reciprocal)
+                            Self.boxBlurRows(b1, b2, into: a1, a2, width: width, radius: radius, reciprocal: reciprocal)
+                            sharpen(y, blurred: a1)
+                            sharpen(y + 1, blurred: a2)
+                            y += 2
+                        }
+                        if y < height {
+                            Self.boxBlurRow(source + y * width, into: a1, width: width, radius: radius, reciprocal: reciprocal)
+                            Self.boxBlurRow(a1, into: b1, width: width, radius: radius, reciprocal: reciprocal)
+                            Self.boxBlurRow(b1, into: a1, width: width, radius: radius, reciprocal: reciprocal)
+                            sharpen(y, blurred: a1)
                         }
                     }
                 }

@@ -111,3 +111,14 @@ extension BarcodeScanner {
         return samples.sorted()[repeats / 2]
     }
 }
+
+extension BarcodeScanner {
+    /// The finder survey the pipeline makes of an image that its first passes do not read (the
+    /// adaptive threshold, both scans, the triangle check): its cost, for `decode-benchmark
+    /// --operations`. The number of finders it counts.
+    @discardableResult
+    package static func surveyFinders(_ image: GrayImage) -> Int {
+        let survey = FinderSurvey(image)
+        return survey.count + survey.lightFinders.count + (survey.showsFinderPair ? 1 : 0)
+    }
+}
