@@ -114,7 +114,6 @@ extension GrayImage {
     public func stretched(horizontally factor: Double) -> GrayImage {
         let factor = max(1, factor)
         let newWidth = max(1, Int((Double(width) * factor).rounded()))
-        var output = [UInt8](repeating: 255, count: newWidth * height)
         // The source columns and 8-bit weights of each output column, worked out once.
         var low = [Int](repeating: 0, count: newWidth), weight = low
         for x in 0..<newWidth {
@@ -126,8 +125,8 @@ extension GrayImage {
             // Every output pixel a quarter or three quarters of the way between two input pixels
             // (the first one on the first): (a·(256 − w) + b·w + 128) >> 8 with w = 64·q is
             // (a·(4 − q) + b·q + 2) >> 2.
-            pixels.withUnsafeBufferPointer { source in
-                output.withUnsafeMutableBufferPointer { target in
+            return GrayImage.filled(width: newWidth, height: height) { target in
+                pixels.withUnsafeBufferPointer { source in
                     for y in 0..<height {
                         let row = y * width, out = y * newWidth
                         target[out] = source[row]
@@ -140,11 +139,10 @@ extension GrayImage {
                     }
                 }
             }
-            return GrayImage(unchecked: newWidth, height, output)
         }
         let high = low.map { min(width - 1, $0 + 1) }
-        pixels.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
+        return GrayImage.filled(width: newWidth, height: height) { target in
+            pixels.withUnsafeBufferPointer { source in
                 low.withUnsafeBufferPointer { low in
                     high.withUnsafeBufferPointer { high in
                         weight.withUnsafeBufferPointer { weight in
@@ -160,7 +158,6 @@ extension GrayImage {
                 }
             }
         }
-        return GrayImage(unchecked: newWidth, height, output)
     }
 
     /// Shrunk by a whole `factor`: each output pixel the mean of a `factor`×`factor` block (every
@@ -237,10 +234,9 @@ extension GrayImage {
     /// along each row over those, so memory is one row of sums whatever the image size.
     public func adaptiveThreshold(window: Int, offset: Int = 5) -> GrayImage {
         let radius = max(1, window / 2)
-        var output = [UInt8](repeating: 255, count: pixels.count)
         var columnSums = [Int](repeating: 0, count: width)
-        pixels.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
+        return GrayImage.filled(width: width, height: height) { target in
+            pixels.withUnsafeBufferPointer { source in
                 columnSums.withUnsafeMutableBufferPointer { columnSums in
                     // Rows 0...radius-1 start the column sums; each output row then adds one row
                     // below the window and drops one above it.
@@ -276,7 +272,6 @@ extension GrayImage {
                 }
             }
         }
-        return GrayImage(unchecked: width, height, output)
     }
 
     /// Rotated by `degrees` (counter-clockwise) about the centre, on a white canvas large enough
@@ -535,5 +530,18 @@ extension GrayImage {
             output[index] = UInt8(max(0, min(255, value.rounded())))
         }
         return GrayImage(unchecked: width, height, output)
+    }
+}
+
+extension GrayImage {
+    /// A `width`×`height` image whose every pixel `fill` writes: the pixels are not cleared first,
+    /// which for the pipeline's copies would be a second pass over as much memory.
+    static func filled(width: Int, height: Int, _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> GrayImage {
+        let count = width * height
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            fill(buffer)
+            initialized = count
+        }
+        return GrayImage(unchecked: width, height, pixels)
     }
 }
