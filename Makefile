@@ -9,7 +9,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test check deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
+.PHONY: run test check deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-speed bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -81,6 +81,13 @@ bench-decode: setup-bench
 	benchmarks/compare-decoders.py $(CORPUS)
 	.build/release/decode-benchmark $(CORPUS)
 	benchmarks/memory-12mp.sh
+
+# activate against zxing-cpp 3.1.1 under hyperfine: the whole corpus on one thread and on all
+# cores, each category, the images without a code; then each one's ten slowest images.
+bench-speed: setup-bench
+	$(SWIFT) build -c release --product activate
+	$(SWIFT) build -c release --product activate-zxing-helper
+	benchmarks/decode-speed.py $(CORPUS) --slowest 10
 
 # The corpus's codes pasted small into 12-megapixel photos (benchmarks/large-photos.py), then the
 # decoders side by side on them.

@@ -197,6 +197,9 @@ public struct BarcodeScanner: Sendable, Hashable {
             let prepared: GrayImage?
             if let latest, latest.key == key {
                 prepared = latest.image
+            } else if pass.preparation == "threshold", let survey {
+                prepared = survey.adaptive.image  // the survey's thresholded copy is this one
+                latest = (key, prepared)
             } else {
                 latest = nil  // free the previous copy before making the next
                 prepared = pass.prepare(source)
@@ -207,7 +210,7 @@ public struct BarcodeScanner: Sendable, Hashable {
             if prepared.width == source.width && prepared.height == source.height && prepared.pixels == source.pixels {
                 guard readPlain.insert(decoder).inserted else { continue }
             }
-            guard var found = decode(pass, prepared, survey: prepared.pixels == source.pixels ? survey : nil) else { continue }
+            guard var found = decode(pass, prepared, survey: pass.preparation == "plain" ? survey : nil) else { continue }
             timings.append((pass.name + (useReduced || halfSize ? "@half" : ""), clock.now - start))
             if found.isEmpty { continue }
             for symbolIndex in found.indices {

@@ -169,14 +169,13 @@ package struct ScanPass: Sendable {
     /// The passes of each effort; the first pass that finds a code ends the scan.
     ///
     /// The order is the outcome of `benchmarks/pass-study.py` over every candidate pass on the
-    /// public corpus and its stress variants (docs/scanning.md, "The decoding pipeline"): zxing-cpp reads most
-    /// codes in about a millisecond; then retries for light codes on dark (where light finder
-    /// patterns show) and for linear codes
-    /// (widened, sharpened along the rows, zbar; the first two after the QR passes where the image
-    /// shows two finder patterns of one code);
-    /// the QR Model 1 reader, the expensive QR retries (thresholded, enlarged, sharpened, rotated
-    /// copies) and the QR resampler run only where finder patterns show. Without the zxing
-    /// helper, zbar's passes of before take its place.
+    /// public corpus and its stress variants (docs/scanning.md, "The decoding pipeline"):
+    /// zxing-cpp reads most codes in about a millisecond; then retries for light codes on dark
+    /// (where light finder patterns show) and for linear codes (widened, sharpened along the rows,
+    /// zbar across the rows; all three after the QR passes where the image shows two finder
+    /// patterns of one code); zbar's full pass, the QR Model 1 reader, the expensive QR retries
+    /// (thresholded, enlarged, sharpened, rotated copies) and the QR resampler run only where
+    /// finder patterns show. Without the zxing helper, zbar's passes of before take its place.
     package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
         let plainZBar = plain(.zbar).invertedToo
         guard effort != .fast else { return [plainZBar] }
