@@ -95,8 +95,8 @@ enum CodeEvidence {
     /// The ratios hold along any line through the centre of the square, so the count survives
     /// rotation, perspective and blur that defeat a decoder; textures rarely show the 3-module centre.
     ///
-    /// Only dark patterns on light count: light ones on dark turn up in every dotted texture (the
-    /// pipeline reads light codes on dark with a pass of its own).
+    /// Only dark patterns on light count: light ones on dark turn up in dotted textures, and open
+    /// only the pass for light codes on dark (``FinderSurvey/lightFinders``).
     static func finderPatterns(in image: GrayImage, threshold: UInt8 = 128) -> Int {
         finderCentres(in: image, threshold: threshold).count
     }
@@ -170,8 +170,8 @@ enum CodeEvidence {
     }
 
     /// How many pairs of `finders` could belong to one QR code: the same module size (within
-    /// 40 %), and as far apart as two finders of a QR code can be (from 7 modules, side by side in
-    /// a Micro QR-sized code, to 180, across the diagonal of version 40).
+    /// 40 %), and as far apart as two finders along a side of a QR code can be (14 modules in
+    /// version 1, 170 in version 40), with room for a module size their runs misjudge: from 7 to 180.
     static func finderPairs(_ finders: [Finder]) -> Int {
         let finders = Array(finders.prefix(40))
         var pairs = 0

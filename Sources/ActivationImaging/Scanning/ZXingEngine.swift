@@ -226,8 +226,11 @@ private final class Helper: @unchecked Sendable {
             (mapping, capacity) = (mapped, grown)
         }
         guard let mapping else { return false }
-        pixels.withUnsafeBytes { mapping.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        return true
+        return pixels.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            mapping.copyMemory(from: base, byteCount: bytes.count)
+            return true
+        }
     }
 
     /// Sends a request and reads the whole response, or returns `nil` on any failure or timeout.
