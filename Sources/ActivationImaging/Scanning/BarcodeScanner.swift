@@ -181,11 +181,7 @@ public struct BarcodeScanner: Sendable, Hashable {
             let source = useReduced ? reduced! : image
             let key = pass.preparation + (useReduced ? "@half" : "")
             if pass.needsFinderPatterns || pass.needsLightFinderPatterns || pass.yieldsToFinderPair {
-                let finders = survey ?? {
-                    let made = FinderSurvey(source)
-                    latest = ("threshold" + (useReduced ? "@half" : ""), made.adaptive.image)
-                    return made
-                }()
+                let finders = survey ?? FinderSurvey(source)
                 survey = finders
                 if pass.needsFinderPatterns && finders.count == 0 { continue }
                 if pass.needsLightFinderPatterns && finders.lightFinders.isEmpty { continue }

@@ -102,7 +102,12 @@ enum CodeEvidence {
     }
 
     /// A finder pattern's centre and module size, in pixels.
-    struct Finder { var x, y, module: Double }
+    struct Finder {
+        var x, y, module: Double
+
+        /// The distance between the two centres, in pixels.
+        func distance(to other: Finder) -> Double { ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot() }
+    }
 
     /// The distinct finder patterns of ``finderPatterns(in:threshold:)``.
     static func finderCentres(in image: GrayImage, threshold: UInt8 = 128) -> [Finder] {
@@ -133,7 +138,8 @@ enum CodeEvidence {
                     }
                     (r0, r1, r2, r3, r4) = (r1, r2, r3, r4, x - start)
                     // A finder pattern ends on a run of its ink: dark, light, dark (3), light, dark.
-                    guard isDark || light, Self.mayBeFinder(r0, r1, r2, r3, r4), let module = Self.finderModule(r0, r1, r2, r3, r4) else { continue }
+                    guard isDark || light, Self.mayBeFinder(r0, r1, r2, r3, r4) else { continue }
+                    let module = Double(r0 + r1 + r2 + r3 + r4) / 7
                     let centreX = Double(x - r4 - r3) - Double(r2) / 2
                     // Confirmed down the column through the centre, then along the diagonal
                     // through the centre found there (texture blobs pass one check, rarely three).
@@ -177,9 +183,7 @@ enum CodeEvidence {
         var pairs = 0
         for (index, first) in finders.enumerated() {
             for second in finders[(index + 1)...] where abs(first.module - second.module) <= 0.4 * max(first.module, second.module) {
-                let module = (first.module + second.module) / 2
-                let dx = first.x - second.x, dy = first.y - second.y
-                let distance = (dx * dx + dy * dy).squareRoot() / module
+                let distance = first.distance(to: second) / ((first.module + second.module) / 2)
                 if distance >= 7 && distance <= 180 { pairs += 1 }
             }
         }
@@ -188,7 +192,13 @@ enum CodeEvidence {
 
     /// Three finder patterns at a QR code's corners: `topLeft` is at the right angle, and
     /// `topRight` and `bottomLeft` follow clockwise as the code is read.
-    struct FinderTriangle { var topLeft, topRight, bottomLeft: Finder }
+    struct FinderTriangle {
+        var topLeft, topRight, bottomLeft: Finder
+
+        /// The mean distance from the top left finder to the other two, in pixels: the symbol's
+        /// size less 7 modules.
+        var arm: Double { (topLeft.distance(to: topRight) + topLeft.distance(to: bottomLeft)) / 2 }
+    }
 
     /// The triples of `finders` that sit as a QR code's do: the same module size, two of them as
     /// far from the third (at least 10 modules: version 1 has 14) and at a right angle to it. Lone
@@ -248,8 +258,7 @@ enum CodeEvidence {
         // picture, enough to sample the timing pattern out of step; the finder centres are a whole
         // number of modules apart (the symbol's size less 7), so the module sizes that distance
         // allows near the estimate are tried too.
-        func distance(_ a: Finder, _ b: Finder) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
-        let arm = (distance(triangle.topLeft, triangle.topRight) + distance(triangle.topLeft, triangle.bottomLeft)) / 2
+        let arm = triangle.arm
         var modules = [estimate]
         for size in stride(from: 21, through: 177, by: 4) {
             let module = arm / Double(size - 7)
@@ -261,21 +270,7 @@ enum CodeEvidence {
         }
     }
 
-    /// The finder patterns of `image` as the pipeline judges them (``FinderSurvey/count``), and
-    /// its adaptively thresholded copy, which the threshold passes read too.
-    static func thresholdedFinderPatterns(in image: GrayImage) -> (binary: GrayImage, count: Int) {
-        let survey = FinderSurvey(image)
-        return (survey.adaptive.image, survey.count)
-    }
-
-    /// The module size of five runs in the ratio 1:1:3:1:1 (each 1 within half a module, the 3
-    /// within one and a half), or `nil`.
-    static func finderModule(_ runs: [Int], tolerance fraction: Double = 0.5) -> Double? {
-        guard runs.count == 5 else { return nil }
-        return finderModule(runs[0], runs[1], runs[2], runs[3], runs[4], tolerance: fraction)
-    }
-
-    /// ``finderModule(_:tolerance:)``'s test at its default tolerance in whole numbers, for the
+    /// ``finderModule(_:_:_:_:_:tolerance:)``'s test at its default tolerance in whole numbers, for the
     /// scan's every run: with T the five runs' total, |a − T/7| < T/14 is |14a − 2T| < T, and
     /// |c − 3T/7| < 3T/14 is |14c − 6T| < 3T. Where both sides are equal the module T/7 is a
     /// whole number of halves, exact in floating point too, so both tests agree.
@@ -287,7 +282,8 @@ enum CodeEvidence {
             && abs(14 * d - 2 * total) < total && abs(14 * e - 2 * total) < total
     }
 
-    /// ``finderModule(_:tolerance:)`` of the five runs `a` to `e`.
+    /// The module size of five runs `a` to `e` in the ratio 1:1:3:1:1 (each 1 within half a
+    /// module, the 3 within one and a half, at the default tolerance), or `nil`.
     @inline(__always)
     static func finderModule(_ a: Int, _ b: Int, _ c: Int, _ d: Int, _ e: Int, tolerance fraction: Double = 0.5) -> Double? {
         let total = a + b + c + d + e

@@ -31,10 +31,8 @@ struct QRGrid {
     /// centres are 7 modules less than the symbol's size apart, and the module size the finder
     /// runs give is off by a little in a blurred photo, hence the neighbours too.
     static func versions(around triangle: CodeEvidence.FinderTriangle) -> [Int] {
-        let (tl, tr, bl) = (triangle.topLeft, triangle.topRight, triangle.bottomLeft)
-        let module = (tl.module + tr.module + bl.module) / 3
-        func distance(_ a: CodeEvidence.Finder, _ b: CodeEvidence.Finder) -> Double { ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot() }
-        let size = (distance(tl, tr) + distance(tl, bl)) / 2 / module + 7
+        let module = (triangle.topLeft.module + triangle.topRight.module + triangle.bottomLeft.module) / 3
+        let size = triangle.arm / module + 7
         let version = Int(((size - 21) / 4).rounded()) + 1
         return [version, version + 1, version - 1]
     }
