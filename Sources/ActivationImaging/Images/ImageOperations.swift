@@ -67,37 +67,25 @@ extension GrayImage {
     /// first one, at the left and top edges), so the 16-bit fixed-point sum
     /// (2¹⁶ weights, + 2³¹, >> 32) is (9a + 3b + 3c + d + 8) >> 4 and its kin, exactly.
     private static func doubled(_ source: UnsafeBufferPointer<UInt8>, into target: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int) {
-        // Per output column or row: the low and high input index and the weight of the high one
-        // in quarters (0, 1 or 3).
-        func axis(_ count: Int) -> [(low: Int, high: Int, quarters: Int)] {
-            (0..<2 * count).map { index in
-                let low = index == 0 ? 0 : index % 2 == 1 ? index / 2 : index / 2 - 1
-                return (low, min(count - 1, low + 1), index == 0 ? 0 : index % 2 == 1 ? 1 : 3)
-            }
-        }
-        let columns = axis(width), rows = axis(height)
+        guard let base = source.baseAddress else { return }
         let newWidth = 2 * width
-        // The rows interpolated across, 4 × the value, for the two input rows in use.
+        // The input rows widened (4 × the value) for the two input rows in use.
         var upper = [UInt16](repeating: 0, count: newWidth), lower = upper
         var upperRow = -1, lowerRow = -1
-        func across(_ row: Int, into line: inout [UInt16]) {
-            let base = row * width
+        func widen(_ row: Int, into line: inout [UInt16]) {
             line.withUnsafeMutableBufferPointer { line in
-                columns.withUnsafeBufferPointer { columns in
-                    for x in 0..<newWidth {
-                        let column = columns[x]
-                        line[x] = UInt16(source[base + column.low]) &* UInt16(4 - column.quarters) &+ UInt16(source[base + column.high]) &* UInt16(column.quarters)
-                    }
-                }
+                widenedRow(base + row * width, width: width) { index, value in line[index] = value }
             }
         }
         for y in 0..<2 * height {
-            let row = rows[y]
-            if upperRow != row.low {
-                if lowerRow == row.low { swap(&upper, &lower); swap(&upperRow, &lowerRow) } else { across(row.low, into: &upper); upperRow = row.low }
+            // Down the rows as widenedRow goes along them: output row 0 on input row 0, 2k + 1 a
+            // quarter past input row k, 2k + 2 three quarters.
+            let low = y == 0 ? 0 : (y - 1) / 2, high = min(height - 1, low + 1), quarters = y == 0 ? 0 : y % 2 == 1 ? 1 : 3
+            if upperRow != low {
+                if lowerRow == low { swap(&upper, &lower); swap(&upperRow, &lowerRow) } else { widen(low, into: &upper); upperRow = low }
             }
-            if lowerRow != row.high { across(row.high, into: &lower); lowerRow = row.high }
-            let top = UInt32(4 - row.quarters), bottom = UInt32(row.quarters), out = y * newWidth
+            if lowerRow != high { widen(high, into: &lower); lowerRow = high }
+            let top = UInt32(4 - quarters), bottom = UInt32(quarters), out = y * newWidth
             upper.withUnsafeBufferPointer { upper in
                 lower.withUnsafeBufferPointer { lower in
                     for x in 0..<newWidth {
@@ -105,6 +93,20 @@ extension GrayImage {
                     }
                 }
             }
+        }
+    }
+
+    /// One row widened by 2, at four times its values: output 0 is input 0, output 2x + 1 lies a
+    /// quarter past input x and output 2x + 2 three quarters (the last input repeated past the
+    /// end). Linear interpolation at these positions, with the weights in quarters.
+    /// `store` takes each output index and value.
+    @inline(__always)
+    private static func widenedRow(_ source: UnsafePointer<UInt8>, width: Int, _ store: (Int, UInt16) -> Void) {
+        store(0, 4 &* UInt16(source[0]))
+        for x in 0..<width {
+            let a = UInt16(source[x]), b = UInt16(source[min(width - 1, x + 1)])
+            store(2 * x + 1, 3 &* a &+ b)
+            if x + 1 < width { store(2 * x + 2, a &+ 3 &* b) }
         }
     }
 
@@ -122,19 +124,15 @@ extension GrayImage {
             weight[x] = Int(((position - Double(low[x])) * 256).rounded())
         }
         if newWidth == 2 * width {
-            // Every output pixel a quarter or three quarters of the way between two input pixels
-            // (the first one on the first): (a·(256 − w) + b·w + 128) >> 8 with w = 64·q is
-            // (a·(4 − q) + b·q + 2) >> 2.
+            // (a·(256 − w) + b·w + 128) >> 8 with w = 64 · quarters is the widened row's
+            // (4 × the value + 2) >> 2.
             return GrayImage.filled(width: newWidth, height: height) { target in
                 pixels.withUnsafeBufferPointer { source in
+                    guard let source = source.baseAddress else { return }
                     for y in 0..<height {
-                        let row = y * width, out = y * newWidth
-                        target[out] = source[row]
-                        for x in 0..<width {
-                            let a = UInt16(source[row + x]), b = UInt16(source[row + min(width - 1, x + 1)])
-                            // Output 2x + 1 lies a quarter past input x, output 2x + 2 three quarters.
-                            target[out + 2 * x + 1] = UInt8(truncatingIfNeeded: (3 &* a &+ b &+ 2) >> 2)
-                            if 2 * x + 2 < newWidth { target[out + 2 * x + 2] = UInt8(truncatingIfNeeded: (a &+ 3 &* b &+ 2) >> 2) }
+                        let out = y * newWidth
+                        Self.widenedRow(source + y * width, width: width) { index, value in
+                            target[out + index] = UInt8(truncatingIfNeeded: (value &+ 2) >> 2)
                         }
                     }
                 }
@@ -364,8 +362,10 @@ extension GrayImage {
         pixels.withUnsafeBufferPointer { source in
             horizontal.withUnsafeMutableBufferPointer { target in
                 guard let source = source.baseAddress, let target = target.baseAddress else { return }
-                for y in 0..<height {
-                    Self.boxBlurRow(source + y * width, into: target + y * width, width: width, radius: radius, reciprocal: reciprocal)
+                for y in stride(from: 0, to: height, by: 2) {
+                    let next = min(y + 1, height - 1)
+                    Self.boxBlurRows(source + y * width, source + next * width, into: target + y * width, target + next * width,
+                                     width: width, radius: radius, reciprocal: reciprocal)
                 }
             }
         }
@@ -391,37 +391,15 @@ extension GrayImage {
         return GrayImage(unchecked: width, height, output)
     }
 
-    /// One row blurred by a `(2·radius+1)`-wide box, the border pixel repeated: a sum slides
-    /// along the row, and where the window lies inside the row no index needs clamping.
+    /// Two rows blurred by a `(2·radius+1)`-wide box, the border pixel repeated: a sum slides
+    /// along each row, and where the window lies inside the row no index needs clamping. The two
+    /// sums are independent, so the processor works on both while each waits for its last
+    /// addition; one row goes as both (`first` and `second` the same, and their targets too).
     /// `reciprocal` is ⌈2²⁴ / span⌉, so that x / span is (x · reciprocal) >> 24.
-    @inline(__always)
-    private static func boxBlurRow(_ source: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>, width: Int, radius: Int, reciprocal: UInt32) {
-        let inner = min(radius, width)..<max(min(radius, width), width - radius - 1)
-        var sum: UInt32 = 0
-        for offset in -radius...radius { sum += UInt32(source[max(0, min(width - 1, offset))]) }
-        func slide(_ x: Int) {
-            target[x] = UInt8(truncatingIfNeeded: (sum &* reciprocal) >> 24)
-            sum = sum &+ UInt32(source[min(width - 1, x + radius + 1)]) &- UInt32(source[max(0, x - radius)])
-        }
-        for x in 0..<inner.lowerBound { slide(x) }
-        for x in inner {
-            target[x] = UInt8(truncatingIfNeeded: (sum &* reciprocal) >> 24)
-            sum = sum &+ UInt32(source[x + radius + 1]) &- UInt32(source[x - radius])
-        }
-        for x in inner.upperBound..<width { slide(x) }
-    }
-
-    /// ``boxBlurRow(_:into:width:radius:reciprocal:)`` of two rows at once: their running sums
-    /// are independent, so the processor works on both while each waits for its last addition.
     @inline(__always)
     private static func boxBlurRows(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>, into firstTarget: UnsafeMutablePointer<UInt8>,
                                     _ secondTarget: UnsafeMutablePointer<UInt8>, width: Int, radius: Int, reciprocal: UInt32) {
         let inner = min(radius, width)..<max(min(radius, width), width - radius - 1)
-        guard inner.count >= 1 else {
-            boxBlurRow(first, into: firstTarget, width: width, radius: radius, reciprocal: reciprocal)
-            boxBlurRow(second, into: secondTarget, width: width, radius: radius, reciprocal: reciprocal)
-            return
-        }
         var sum1: UInt32 = 0, sum2: UInt32 = 0
         for offset in -radius...radius {
             let at = max(0, min(width - 1, offset))
@@ -470,21 +448,16 @@ extension GrayImage {
                                 target[y * width + x] = UInt8(truncatingIfNeeded: max(0, min(255, value)))
                             }
                         }
-                        var y = 0
-                        while y + 1 < height {
-                            let row1 = source + y * width, row2 = row1 + width
+                        for y in stride(from: 0, to: height, by: 2) {
+                            // An odd last row goes as both rows of the pair, into the first scratch rows.
+                            let pair = y + 1 < height
+                            let (a2, b2) = pair ? (a2, b2) : (a1, b1)
+                            let row1 = source + y * width, row2 = pair ? row1 + width : row1
                             Self.boxBlurRows(row1, row2, into: a1, a2, width: width, radius: radius, reciprocal: reciprocal)
                             Self.boxBlurRows(a1, a2, into: b1, b2, width: width, radius: radius, reciprocal: reciprocal)
                             Self.boxBlurRows(b1, b2, into: a1, a2, width: width, radius: radius, reciprocal: reciprocal)
                             sharpen(y, blurred: a1)
-                            sharpen(y + 1, blurred: a2)
-                            y += 2
-                        }
-                        if y < height {
-                            Self.boxBlurRow(source + y * width, into: a1, width: width, radius: radius, reciprocal: reciprocal)
-                            Self.boxBlurRow(a1, into: b1, width: width, radius: radius, reciprocal: reciprocal)
-                            Self.boxBlurRow(b1, into: a1, width: width, radius: radius, reciprocal: reciprocal)
-                            sharpen(y, blurred: a1)
+                            if pair { sharpen(y + 1, blurred: a2) }
                         }
                     }
                 }
