@@ -108,6 +108,34 @@ struct PipelineTests {
         #expect(gated.contains(trace.pass ?? ""), "read by \(trace.pass ?? "none")")
     }
 
+    @Test("each thread gets back the helper it used last, not the one another thread checked in after it")
+    func helperAffinity() throws {
+        let engine = try #require(ZXingEngine.shared)
+        // A holds its helper until B holds another; B checks its own in after A: the idle helpers
+        // are then A's and B's, in that order, and A asks again.
+        let aHolding = DispatchSemaphore(value: 0), bHolding = DispatchSemaphore(value: 0)
+        let aReturned = DispatchSemaphore(value: 0), bReturned = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let pids = Mutex<[String: pid_t]>([:])
+        Thread.detachNewThread {
+            let first = engine.helperProcessID { aHolding.signal(); bHolding.wait() }
+            aReturned.signal()
+            bReturned.wait()
+            let again = engine.helperProcessID()
+            pids.withLock { $0["a"] = first; $0["a again"] = again }
+            done.signal()
+        }
+        Thread.detachNewThread {
+            aHolding.wait()
+            let first = engine.helperProcessID { bHolding.signal(); aReturned.wait() }
+            pids.withLock { $0["b"] = first }
+            bReturned.signal()
+        }
+        done.wait()
+        let seen = pids.withLock { $0 }
+        #expect(seen["a"] != nil && seen["a"] != seen["b"], "\(seen)")
+        #expect(seen["a again"] == seen["a"], "\(seen)")
+    }
+
     @Test("a preparation that leaves the pixels as they are is not read again by the same decoder")
     func identicalPixels() throws {
         // Full range already: the contrast stretch changes nothing, so zbar's contrast pass

@@ -44,7 +44,8 @@ final class ZXingEngine: Sendable {
     static let timeoutMilliseconds: Int32 = 10_000
 
     private let helperPath: String
-    private let idle = Mutex<[Helper]>([])
+    /// The helpers no caller is using, each with the thread that used it last.
+    private let idle = Mutex<[(helper: Helper, lastUser: pthread_t)]>([])
 
     init(helperPath: String) {
         self.helperPath = helperPath
@@ -112,13 +113,31 @@ final class ZXingEngine: Sendable {
         return Self.parse(response)
     }
 
+    /// The helper this thread used last if it is idle, else any idle one, else a new one. A
+    /// helper sleeps and wakes where its caller runs: handed to another thread, it is woken on
+    /// the processor where that thread's own helper is busy, and waits there while this
+    /// thread's processor idles.
     private func checkOut() -> Helper? {
-        if let helper = idle.withLock({ $0.popLast() }) { return helper }
-        return Helper(path: helperPath)
+        let thread = pthread_self()
+        let reused = idle.withLock { helpers -> Helper? in
+            guard let index = helpers.lastIndex(where: { $0.lastUser == thread }) ?? helpers.indices.last else { return nil }
+            return helpers.remove(at: index).helper
+        }
+        return reused ?? Helper(path: helperPath)
     }
 
     private func checkIn(_ helper: Helper) {
-        idle.withLock { $0.append(helper) }
+        let thread = pthread_self()
+        idle.withLock { $0.append((helper, thread)) }
+    }
+
+    /// The process ID of the helper this thread's next request would go to: checked out, held
+    /// while `hold` runs, and checked in again. How tests see which helper serves which thread.
+    func helperProcessID(holding hold: () -> Void = {}) -> pid_t? {
+        guard let helper = checkOut() else { return nil }
+        defer { checkIn(helper) }
+        hold()
+        return helper.processID
     }
 
     static func littleEndian(_ value: UInt32) -> [UInt8] {
@@ -201,6 +220,9 @@ private final class Helper: @unchecked Sendable {
         pid = child
         socket = pair[0]
     }
+
+    /// The helper's process ID (0 once terminated).
+    var processID: pid_t { pid }
 
     deinit {
         terminate()
