@@ -94,7 +94,7 @@ struct PipelineTests {
         let normal = BarcodeScanner().trace(texture)
         // The texture shows no light finder patterns either: the pass for light codes on dark is skipped too.
         #expect(FinderSurvey(texture).lightFinders.isEmpty)
-        let ungated = ScanPass.passes(for: .normal).filter { !$0.needsFinderPatterns && !$0.needsLightFinderPatterns }.map(\.name)
+        let ungated = ScanPass.passes(for: .normal).filter { !$0.needsFinderPatterns && !$0.needsFinderPair && !$0.needsLightFinderPatterns }.map(\.name)
         #expect(normal.symbols.isEmpty)
         #expect(normal.timings.map(\.pass) == ungated)
         let thorough = BarcodeScanner(effort: .thorough).trace(texture)
@@ -106,6 +106,32 @@ struct PipelineTests {
         #expect(trace.symbols.map(\.text) == ["blurred"])
         let gated = ScanPass.passes(for: .normal).filter(\.needsFinderPatterns).map(\.name)
         #expect(gated.contains(trace.pass ?? ""), "read by \(trace.pass ?? "none")")
+    }
+
+    @Test("one finder pattern alone opens the QR retries, but not the last ones, which need two of one code")
+    func singleFinderGate() throws {
+        // A lone finder pattern (a Micro QR code has one; a texture may show one) on a light
+        // ground. Gray levels that vary, so that no preparation leaves the pixels as they are.
+        let module = 4, origin = 40, size = 140
+        var pixels = (0..<size * size).map { UInt8(190 + ($0 % size) % 9 * 6) }
+        for row in 0..<7 {
+            for column in 0..<7 where max(abs(row - 3), abs(column - 3)) != 2 {
+                for y in 0..<module {
+                    for x in 0..<module { pixels[(origin + row * module + y) * size + origin + column * module + x] = UInt8(20 + x * 5) }
+                }
+            }
+        }
+        let image = try GrayImage(width: size, height: size, pixels: pixels)
+        let survey = FinderSurvey(image)
+        #expect(survey.count == 1 && !survey.showsFinderPair)
+        let passes = ScanPass.passes(for: .normal)
+        let pairGated = passes.filter(\.needsFinderPair).map(\.name)
+        #expect(!pairGated.isEmpty && passes.filter(\.needsFinderPair).allSatisfy { !$0.needsFinderPatterns })
+        let ran = BarcodeScanner().trace(image).timings.map(\.pass)
+        #expect(ran.contains("model1") && ran.contains("zxing-rotate22"), "ran \(ran)")
+        #expect(pairGated.allSatisfy { !ran.contains($0) }, "ran \(ran)")
+        let thorough = BarcodeScanner(effort: .thorough).trace(image).timings.map(\.pass)
+        #expect(pairGated.allSatisfy(thorough.contains), "thorough ran \(thorough)")
     }
 
     @Test("each thread gets back the helper it used last, not the one another thread checked in after it")

@@ -29,6 +29,32 @@ struct ScannerTests {
         #expect(try BarcodeScanner().scanFile(Fixture.path("corpus/falsepositives-2/13.png")).isEmpty)
     }
 
+    @Test("zbar reads ITF codes of eight digits and more, zxing-cpp (which checks the quiet zones) six too")
+    func shortITF() throws {
+        #expect(ZBarEngine(symbologies: [.itf]).scan(Self.itf("12345670")).map(\.text) == ["12345670"])
+        #expect(ZBarEngine(symbologies: [.itf]).scan(Self.itf("123456")).isEmpty)
+        #expect(BarcodeScanner(symbologies: [.itf]).scan(Self.itf("123456")).map(\.text) == ["123456"])
+    }
+
+    /// An Interleaved 2 of 5 code of `digits` (an even number of them): narrow elements 3 pixels,
+    /// wide 8, a quiet zone of 12 narrow ones on each side.
+    static func itf(_ digits: String) -> GrayImage {
+        let patterns = ["nnwwn", "wnnnw", "nwnnw", "wwnnn", "nnwnw", "wnwnn", "nwwnn", "nnnww", "wnnwn", "nwnwn"]
+        let values = digits.compactMap(\.wholeNumberValue)
+        var elements = "nnnn"  // start: bar, space, bar, space
+        for pair in stride(from: 0, to: values.count - 1, by: 2) {
+            for (bar, space) in zip(patterns[values[pair]], patterns[values[pair + 1]]) { elements += String([bar, space]) }
+        }
+        elements += "wnn"  // stop: bar, space, bar
+        var row = [UInt8](repeating: 255, count: 36)
+        for (index, element) in elements.enumerated() {
+            row += [UInt8](repeating: index % 2 == 0 ? 0 : 255, count: element == "w" ? 8 : 3)
+        }
+        row += [UInt8](repeating: 255, count: 36)
+        let height = 60
+        return GrayImage(unchecked: row.count, height, Array((0..<height).map { _ in row }.joined()))
+    }
+
     @Test("--symbology restricts what is scanned")
     func restriction() throws {
         let file = Fixture.path("corpus/ean13-1/1.png")

@@ -25,6 +25,7 @@ let clock = ContinuousClock()
 if arguments.first == "--pipeline" {
     let passes = ScanPass.passes(for: .normal)
     var stages: [Any] = passes.map { pass in
+        if pass.needsFinderPair { return ["when": ["evidence-finder-pairs", 1] as [Any], "passes": [pass.name]] as [String: Any] }
         if pass.needsFinderPatterns { return ["when": ["evidence-finders", 1] as [Any], "passes": [pass.name]] as [String: Any] }
         if pass.needsLightFinderPatterns { return ["when": ["evidence-light-finders", 1] as [Any], "passes": [pass.name]] as [String: Any] }
         if pass.yieldsToFinderPair { return ["unless": ["evidence-finder-pairs", 1] as [Any], "passes": [pass.name]] as [String: Any] }

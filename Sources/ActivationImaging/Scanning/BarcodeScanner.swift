@@ -180,10 +180,11 @@ public struct BarcodeScanner: Sendable, Hashable {
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
             let source = useReduced ? reduced! : image
             let key = pass.preparation + (useReduced ? "@half" : "")
-            if pass.needsFinderPatterns || pass.needsLightFinderPatterns || pass.yieldsToFinderPair {
+            if pass.needsFinderPatterns || pass.needsFinderPair || pass.needsLightFinderPatterns || pass.yieldsToFinderPair {
                 let finders = survey ?? FinderSurvey(source)
                 survey = finders
                 if pass.needsFinderPatterns && finders.count == 0 { continue }
+                if pass.needsFinderPair && !finders.showsFinderPair { continue }
                 if pass.needsLightFinderPatterns && finders.lightFinders.isEmpty { continue }
                 if pass.yieldsToFinderPair && !queue.isEmpty && finders.showsFinderPair {
                     postponed.append((index, pass))

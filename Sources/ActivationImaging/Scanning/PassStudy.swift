@@ -36,8 +36,9 @@ extension BarcodeScanner {
 
 extension ScanPass {
     /// The passes the study tries: every preparation the pipeline knows with both engines, and
-    /// variants of each (zbar with and without its inverted retry, on every second or third line,
-    /// for QR or linear codes alone; zxing with each set of its own retries).
+    /// variants of each (zbar with and without its inverted retry, on every second to sixth line,
+    /// for QR, linear or product codes (with or without ITF) alone; zxing with each set of its own
+    /// retries, and for product codes or the other linear codes alone).
     package static var candidates: [ScanPass] {
         var bases: [ScanPass] = []
         for engine in [Engine.zbar, .zxing] {
@@ -66,7 +67,11 @@ extension ScanPass {
             }
             if pass.engine == .zbar && !rotation {
                 all += [pass.density(2), pass.density(3), pass.only(linear).density(3), pass.only(qr).density(3)]
-                all += [pass.density(3), pass.density(2), pass.only(linear).density(3)].map { $0.with { $0.scanColumns = false } }
+                all += [pass.density(3), pass.density(2), pass.density(4), pass.density(6), pass.only(linear).density(3),
+                        pass.only(productCodes).density(3), pass.only(productCodes.union([.itf])).density(3)].map { $0.with { $0.scanColumns = false } }
+            }
+            if pass.engine == .zxing && !rotation {
+                all += [pass.only(productCodes).retries(.harder), pass.only(linear.subtracting(productCodes)).retries(.harder)]
             }
         }
         return all

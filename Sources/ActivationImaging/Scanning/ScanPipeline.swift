@@ -45,6 +45,10 @@ package struct ScanPass: Sendable {
     /// Runs only when the image shows QR finder patterns (``CodeEvidence``): the expensive QR
     /// retries, which an image without a code would otherwise pay for in full.
     package var needsFinderPatterns = false
+    /// Runs only when the image shows two finder patterns of one code
+    /// (``FinderSurvey/showsFinderPair``): the last and costliest QR retries, which a texture
+    /// with one finder-like blob would otherwise pay for in full.
+    package var needsFinderPair = false
     /// Runs only when the image shows light finder patterns on dark
     /// (``FinderSurvey/lightFinders``): the pass for light codes on a dark ground.
     package var needsLightFinderPatterns = false
@@ -69,7 +73,7 @@ package struct ScanPass: Sendable {
         if density > 1 { name += "/d\(density)" }
         if !scanColumns { name += "/rows" }
         if let symbologies {
-            name += symbologies == Self.qr ? "/qr" : symbologies == Self.linear ? "/linear" : "/" + symbologies.map(\.rawValue).sorted().joined(separator: "+")
+            name += symbologies == Self.qr ? "/qr" : symbologies == Self.linear ? "/linear" : symbologies == Self.productCodes ? "/products" : "/" + symbologies.map(\.rawValue).sorted().joined(separator: "+")
         }
         if engine == .zbar && invertedRetry { name += "/inv" }
         if engine == .zxing && zxingRetries != .all { name += zxingRetries.isEmpty ? "/once" : "/" + zxingRetries.name }
@@ -150,6 +154,8 @@ package struct ScanPass: Sendable {
     func retries(_ retries: ZXingEngine.Retries) -> ScanPass { with { $0.zxingRetries = retries } }
     /// This pass only where the image shows finder patterns.
     var gated: ScanPass { with { $0.needsFinderPatterns = true } }
+    /// This pass only where the image shows two finder patterns of one code.
+    var gatedOnFinderPair: ScanPass { with { $0.needsFinderPair = true } }
     /// This zbar pass across the rows only.
     var acrossRowsOnly: ScanPass { with { $0.scanColumns = false } }
     /// This pass only where the image shows light finder patterns on dark.
@@ -165,17 +171,21 @@ package struct ScanPass: Sendable {
 
     static let qr: Set<Symbology> = [.qr, .microqr]
     static let linear = Set(Symbology.allCases).subtracting(qr)
+    /// EAN-13, EAN-8, UPC-A and UPC-E: the codes on products, often photographed out of focus.
+    static let productCodes: Set<Symbology> = [.ean13, .ean8, .upca, .upce]
 
     /// The passes of each effort; the first pass that finds a code ends the scan.
     ///
     /// The order is the outcome of `benchmarks/pass-study.py` over every candidate pass on the
-    /// public corpus and its stress variants (docs/scanning.md, "The decoding pipeline"):
-    /// zxing-cpp reads most codes in about a millisecond; then retries for light codes on dark
-    /// (where light finder patterns show) and for linear codes (widened, sharpened along the rows,
-    /// zbar across the rows; all three after the QR passes where the image shows two finder
-    /// patterns of one code); zbar's full pass, the QR Model 1 reader, the expensive QR retries
-    /// (thresholded, enlarged, sharpened, rotated copies) and the QR resampler run only where
-    /// finder patterns show. Without the zxing helper, zbar's passes of before take its place.
+    /// public corpus, its stress variants and varied copies of every category
+    /// (docs/scanning.md, "The decoding pipeline"): zxing-cpp reads most codes in about a
+    /// millisecond; then retries for light codes on dark (where light finder patterns show) and
+    /// for linear codes (widened; sharpened along the rows and zbar across the rows, both for
+    /// product codes; all three after the QR passes where the image shows two finder patterns of
+    /// one code); zbar's full pass, the QR Model 1 reader, the expensive QR retries (thresholded,
+    /// enlarged, sharpened, rotated copies) and the QR resampler run only where finder patterns
+    /// show, the last of them only where two of one code do. Without the zxing helper, zbar's
+    /// passes of before take its place.
     package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
         let plainZBar = plain(.zbar).invertedToo
         guard effort != .fast else { return [plainZBar] }
@@ -193,11 +203,15 @@ package struct ScanPass: Sendable {
             plain(.zxing).retries([]),
             inverted(.zxing).only(qr).retries(.harder).whenLightFinders,
             stretched(.zxing).only(linear).retries(.harder).afterQRWhenFinderPair,
-            deblurredRows(.zxing).only(linear).retries(.harder).afterQRWhenFinderPair,
+            // Focus blur merges the narrow bars of product codes; the other linear codes it
+            // rescues too rarely to pay for their readers on every texture.
+            deblurredRows(.zxing).only(productCodes).retries(.harder).afterQRWhenFinderPair,
             // After zxing's linear retries: zbar's reads of blurred UPC codes are sometimes wrong.
-            // Across the rows only, for linear codes: half the cost of the columns too, which
-            // zbar's QR reader needs, and gets behind the finder-pattern gate.
-            plain(.zbar).density(3).acrossRowsOnly.afterQRWhenFinderPair,
+            // Across the rows only, and for product codes and ITF (GTIN-14 on cartons), where
+            // zbar reads what zxing misses: half the cost of the columns too (which zbar's QR
+            // reader needs, behind the finder-pattern gate), and less again without its other
+            // linear readers, which found nothing zxing's passes did not.
+            plain(.zbar).only(productCodes.union([.itf])).density(3).acrossRowsOnly.afterQRWhenFinderPair,
             plain(.zbar).density(3).gated,
             plain(.model1).gated,
             thresholded(.zxing).only(qr).retries([]).gated,
@@ -210,15 +224,17 @@ package struct ScanPass: Sendable {
             // It fits a grid for each finder triangle and size (a few milliseconds), and reads
             // most of what the zbar passes on enlarged and turned copies after it would, for less.
             plain(.resample).gated,
-            enlarged(.zxing).only(qr).gated,
-            smoothed(.zbar).density(3).gated,
-            thresholded(.zbar).only(qr).gated,
-            enlarged(.zbar).density(3).gated,
-            rotated(.zbar, by: -22.5).only(qr).gated,
-            enlarged(.zbar).density(2).gated,
+            // What these read, an image with one finder pattern alone (a Micro QR code, a blurred
+            // QR code) gave the passes before them; a texture with one finder-like blob stops here.
+            enlarged(.zxing).only(qr).gatedOnFinderPair,
+            smoothed(.zbar).density(3).gatedOnFinderPair,
+            thresholded(.zbar).only(qr).gatedOnFinderPair,
+            enlarged(.zbar).density(3).gatedOnFinderPair,
+            rotated(.zbar, by: -22.5).only(qr).gatedOnFinderPair,
+            enlarged(.zbar).density(2).gatedOnFinderPair,
         ]
         guard effort == .thorough else { return passes }
-        passes = passes.map { $0.with { $0.needsFinderPatterns = false; $0.needsLightFinderPatterns = false; $0.yieldsToFinderPair = false } }
+        passes = passes.map { $0.with { $0.needsFinderPatterns = false; $0.needsFinderPair = false; $0.needsLightFinderPatterns = false; $0.yieldsToFinderPair = false } }
         passes += [
             // Redundant in the study (later passes read all they read), kept for thoroughness.
             plain(.zxing).retries(.harder), thresholded(.zxing).only(linear).retries([]),

@@ -48,6 +48,9 @@ struct ZBarEngine: Sendable {
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
         // A one- or two-character Code 39 is almost always a false read of text or texture.
         zbar_image_scanner_set_config(scanner, ZBAR_CODE39, ZBAR_CFG_MIN_LEN, 3)
+        // So is a six-digit ITF from zbar, which checks no quiet zone: striped carpets give them.
+        // zxing-cpp, which does, still reads short ITF codes.
+        zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, 8)
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, testInverted ? 1 : 0)
         // X density spaces the columns zbar scans down, Y density the rows it scans across; 0 scans none.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, scanColumns ? Int32(density) : 0)
