@@ -9,7 +9,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test check deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-speed bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
+.PHONY: run test check deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-speed bench-varied bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -88,6 +88,15 @@ bench-speed: setup-bench
 	$(SWIFT) build -c release --product activate
 	$(SWIFT) build -c release --product activate-zxing-helper
 	benchmarks/decode-speed.py $(CORPUS) --slowest 10
+
+# Varied copies of every category (benchmarks/varied-corpus.py: turned, scaled, darkened, noisy,
+# JPEG): whether the speed lead holds on images the pipeline was not ordered on.
+bench-varied: setup-bench
+	$(SWIFT) build -c release --product activate
+	$(SWIFT) build -c release --product activate-zxing-helper
+	rm -rf .build/varied-corpus
+	benchmarks/varied-corpus.py $(CORPUS) .build/varied-corpus
+	benchmarks/decode-speed.py .build/varied-corpus --no-categories --runs 4
 
 # The corpus's codes pasted small into 12-megapixel photos (benchmarks/large-photos.py), then the
 # decoders side by side on them.
