@@ -50,7 +50,8 @@ struct PipelineTests {
         #expect(survey.count == 3 && survey.showsFinderPair)
         let trace = BarcodeScanner().trace(image)
         #expect(trace.symbols.map(\.text) == ["Version 1 QR"])
-        #expect(ScanPass.passes(for: .normal).first { $0.name == trace.pass }?.needsFinderPatterns == true, "read by \(trace.pass ?? "none")")
+        let pass = ScanPass.passes(for: .normal).first { $0.name == trace.pass }
+        #expect(pass?.needsFinderPatterns == true || pass?.needsFinderPair == true, "read by \(trace.pass ?? "none")")
     }
 
     @Test("the zxing helper reads images of growing and shrinking sizes from the memory it shares")
@@ -104,7 +105,7 @@ struct PipelineTests {
         let blurred = code.boxBlurred().boxBlurred().scaled(by: 0.75)
         let trace = BarcodeScanner(symbologies: [.qr]).trace(blurred)
         #expect(trace.symbols.map(\.text) == ["blurred"])
-        let gated = ScanPass.passes(for: .normal).filter(\.needsFinderPatterns).map(\.name)
+        let gated = ScanPass.passes(for: .normal).filter { $0.needsFinderPatterns || $0.needsFinderPair }.map(\.name)
         #expect(gated.contains(trace.pass ?? ""), "read by \(trace.pass ?? "none")")
     }
 
@@ -128,7 +129,7 @@ struct PipelineTests {
         let pairGated = passes.filter(\.needsFinderPair).map(\.name)
         #expect(!pairGated.isEmpty && passes.filter(\.needsFinderPair).allSatisfy { !$0.needsFinderPatterns })
         let ran = BarcodeScanner().trace(image).timings.map(\.pass)
-        #expect(ran.contains("model1") && ran.contains("zxing-rotate22"), "ran \(ran)")
+        #expect(ran.contains("zbar-smooth/qr") && ran.contains("zxing-rotate22"), "ran \(ran)")
         #expect(pairGated.allSatisfy { !ran.contains($0) }, "ran \(ran)")
         let thorough = BarcodeScanner(effort: .thorough).trace(image).timings.map(\.pass)
         #expect(pairGated.allSatisfy(thorough.contains), "thorough ran \(thorough)")

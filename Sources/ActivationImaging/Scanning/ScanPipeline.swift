@@ -184,7 +184,7 @@ package struct ScanPass: Sendable {
     /// product codes; all three after the QR passes where the image shows two finder patterns of
     /// one code); zbar's full pass, the QR Model 1 reader, the expensive QR retries (thresholded,
     /// enlarged, sharpened, rotated copies) and the QR resampler run only where finder patterns
-    /// show, the last of them only where two of one code do. Without the zxing helper, zbar's
+    /// show, those that need three finders and the last ones only where two of one code do. Without the zxing helper, zbar's
     /// passes of before take its place.
     package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
         let plainZBar = plain(.zbar).invertedToo
@@ -212,13 +212,16 @@ package struct ScanPass: Sendable {
             // reader needs, behind the finder-pattern gate), and less again without its other
             // linear readers, which found nothing zxing's passes did not.
             plain(.zbar).only(productCodes.union([.itf])).density(3).acrossRowsOnly.afterQRWhenFinderPair,
-            plain(.zbar).density(3).gated,
-            plain(.model1).gated,
+            // The QR Model 1 reader fits a finder triangle, and zbar's QR reader needs three
+            // finders of its own (it reads no Micro QR): with no two of one code in sight, the
+            // passes after them read what these would.
+            plain(.zbar).density(3).gatedOnFinderPair,
+            plain(.model1).gatedOnFinderPair,
             thresholded(.zxing).only(qr).retries([]).gated,
             enlarged(.zxing).only(qr).retries([]).gated,
             contrastStretched(.zxing).only(qr).retries([.harder, .rotate]).gated,
             sharpened(.zxing).only(qr).retries([]).gated,
-            sharpened(.zbar).only(qr).gated,
+            sharpened(.zbar).only(qr).gatedOnFinderPair,
             smoothed(.zbar).only(qr).gated,
             rotated(.zxing, by: 22.5).gated,
             // It fits a grid for each finder triangle and size (a few milliseconds), and reads
