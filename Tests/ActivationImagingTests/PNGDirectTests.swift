@@ -131,6 +131,9 @@ struct PNGDirectTests {
                 var writer = Writer(width: width, height: 13, colorType: colorType, bitDepth: 8)
                 let rows = Self.rows(writer, seed: UInt64(width) * 7 + UInt64(colorType))
                 try Self.expectSamePixels(writer.file(rows), "\(label) ×\(width)")
+                // Paeth rows in a row are unfiltered two at a time; 13 rows leave one over.
+                try Self.expectSamePixels(writer.file(rows, filters: [4]), "\(label) ×\(width), every row Paeth")
+                try Self.expectSamePixels(writer.file(rows, filters: [4, 4, 4, 2]), "\(label) ×\(width), Paeth runs of three")
                 writer.imageChunks = 5
                 try Self.expectSamePixels(writer.file(rows, filters: [4, 3, 1]), "\(label) ×\(width), 5 IDAT chunks")
             }

@@ -68,10 +68,19 @@ extension PNGCodec {
             guard let zeros = zeros.baseAddress else { return false }
             let levels = layout.grayLevels()
             return levels.withUnsafeBufferPointer { levels in
+                var pairedRow = -1
                 for y in 0..<layout.height {
                     let row = raw + (y &* (stride &+ 1) &+ 1)
                     let above = y == 0 ? zeros : UnsafePointer(row - (stride &+ 1))
-                    guard unfilter(row, above: above, count: stride, bytesPerPixel: bytesPerPixel, filter: row[-1]) else { return false }
+                    if y != pairedRow {
+                        let next = row + (stride &+ 1)
+                        if row[-1] == 4, y + 1 < layout.height, next[-1] == 4, bytesPerPixel == 3 || bytesPerPixel == 4 {
+                            unfilterPaethPair(row, next, above: above, count: stride, bytesPerPixel: bytesPerPixel)
+                            pairedRow = y + 1
+                        } else {
+                            guard unfilter(row, above: above, count: stride, bytesPerPixel: bytesPerPixel, filter: row[-1]) else { return false }
+                        }
+                    }
                     let out = gray + (y &* width)
                     switch (layout.colorType, layout.bitDepth) {
                     case (2, _):
@@ -157,6 +166,50 @@ extension PNGCodec {
             return false
         }
         return true
+    }
+
+    /// Reverses the Paeth filter of two rows in a row, `first` and `second`, of RGB or RGBA
+    /// pixels. Each pixel waits for the one to its left, which makes one row a chain of
+    /// dependent steps; the second row's pixel x needs only the first row's pixels up to x, so
+    /// the two rows advance together, two chains side by side, each pixel's channels in the
+    /// lanes of one vector.
+    private static func unfilterPaethPair(_ first: UnsafeMutablePointer<UInt8>, _ second: UnsafeMutablePointer<UInt8>,
+                                          above: UnsafePointer<UInt8>, count: Int, bytesPerPixel: Int) {
+        let alpha = bytesPerPixel == 4
+        @inline(__always) func pixel(_ bytes: UnsafePointer<UInt8>, _ at: Int) -> SIMD4<Int16> {
+            SIMD4(Int16(bytes[at]), Int16(bytes[at &+ 1]), Int16(bytes[at &+ 2]), alpha ? Int16(bytes[at &+ 3]) : 0)
+        }
+        @inline(__always) func store(_ value: SIMD4<Int16>, _ bytes: UnsafeMutablePointer<UInt8>, _ at: Int) {
+            bytes[at] = UInt8(truncatingIfNeeded: value[0])
+            bytes[at &+ 1] = UInt8(truncatingIfNeeded: value[1])
+            bytes[at &+ 2] = UInt8(truncatingIfNeeded: value[2])
+            if alpha { bytes[at &+ 3] = UInt8(truncatingIfNeeded: value[3]) }
+        }
+        @inline(__always) func predict(_ left: SIMD4<Int16>, _ up: SIMD4<Int16>, _ corner: SIMD4<Int16>) -> SIMD4<Int16> {
+            let p = up &- corner, q = left &- corner, r = p &+ q
+            let toLeft = pointwiseMax(p, 0 &- p), toUp = pointwiseMax(q, 0 &- q), toCorner = pointwiseMax(r, 0 &- r)
+            return corner.replacing(with: up, where: toUp .<= toCorner).replacing(with: left, where: (toLeft .<= toUp) .& (toLeft .<= toCorner))
+        }
+        // The first pixel of each row has no left or corner: its prediction is the pixel above.
+        var firstLeft = (pixel(first, 0) &+ pixel(above, 0)) & 0xFF
+        store(firstLeft, first, 0)
+        var firstCorner = pixel(above, 0)
+        var secondLeft = (pixel(second, 0) &+ firstLeft) & 0xFF
+        store(secondLeft, second, 0)
+        var secondCorner = firstLeft
+        var i = bytesPerPixel
+        while i < count {
+            // The second row's pixel waits for the first row's above it, made in this same step,
+            // not for the first row's next: the processor runs the two chains overlapped.
+            let up = pixel(above, i)
+            firstLeft = (pixel(first, i) &+ predict(firstLeft, up, firstCorner)) & 0xFF
+            store(firstLeft, first, i)
+            firstCorner = up
+            secondLeft = (pixel(second, i) &+ predict(secondLeft, firstLeft, secondCorner)) & 0xFF
+            store(secondLeft, second, i)
+            secondCorner = firstLeft
+            i &+= bytesPerPixel
+        }
     }
 
     /// The Paeth predictor: `left`, `up` or `corner`, whichever is nearest to left + up − corner
