@@ -223,7 +223,7 @@ package struct ScanPass: Sendable {
             sharpened(.zxing).only(qr).retries([]).gated,
             sharpened(.zbar).only(qr).gatedOnFinderPair,
             smoothed(.zbar).only(qr).gated,
-            rotated(.zxing, by: 22.5).gated,
+            rotated(.zxing, by: 22.5).only(qr).gated,
             // It fits a grid for each finder triangle and size (a few milliseconds), and reads
             // most of what the zbar passes on enlarged and turned copies after it would, for less.
             plain(.resample).gated,
