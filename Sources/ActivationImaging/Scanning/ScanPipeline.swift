@@ -222,11 +222,12 @@ package struct ScanPass: Sendable {
             contrastStretched(.zxing).only(qr).retries([.harder, .rotate]).gated,
             sharpened(.zxing).only(qr).retries([]).gated,
             sharpened(.zbar).only(qr).gatedOnFinderPair,
+            // It fits a grid for each finder triangle and size (a few milliseconds), and reads
+            // most of what the zbar passes on smoothed, enlarged and turned copies after it
+            // would, for less.
+            plain(.resample).gated,
             smoothed(.zbar).only(qr).gated,
             rotated(.zxing, by: 22.5).only(qr).gated,
-            // It fits a grid for each finder triangle and size (a few milliseconds), and reads
-            // most of what the zbar passes on enlarged and turned copies after it would, for less.
-            plain(.resample).gated,
             // What these read, an image with one finder pattern alone (a Micro QR code, a blurred
             // QR code) gave the passes before them; a texture with one finder-like blob stops here.
             enlarged(.zxing).only(qr).gatedOnFinderPair,
