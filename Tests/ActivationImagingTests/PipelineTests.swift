@@ -109,7 +109,7 @@ struct PipelineTests {
         #expect(gated.contains(trace.pass ?? ""), "read by \(trace.pass ?? "none")")
     }
 
-    @Test("one finder pattern alone opens the QR retries, but not the last ones, which need two of one code")
+    @Test("one finder pattern alone opens the QR retries it may need, not the passes that need two finders of one code")
     func singleFinderGate() throws {
         // A lone finder pattern (a Micro QR code has one; a texture may show one) on a light
         // ground. Gray levels that vary, so that no preparation leaves the pixels as they are.
@@ -139,25 +139,27 @@ struct PipelineTests {
     func helperAffinity() throws {
         let engine = try #require(ZXingEngine.shared)
         // A holds its helper until B holds another; B checks its own in after A: the idle helpers
-        // are then A's and B's, in that order, and A asks again.
+        // are then A's and B's, in that order, and A asks again. (Waits are bounded: a helper
+        // that cannot start fails the test instead of hanging it.)
         let aHolding = DispatchSemaphore(value: 0), bHolding = DispatchSemaphore(value: 0)
         let aReturned = DispatchSemaphore(value: 0), bReturned = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        @Sendable func waitBriefly(_ semaphore: DispatchSemaphore) { _ = semaphore.wait(timeout: .now() + 10) }
         let pids = Mutex<[String: pid_t]>([:])
         Thread.detachNewThread {
-            let first = engine.helperProcessID { aHolding.signal(); bHolding.wait() }
+            let first = engine.helperProcessID { aHolding.signal(); waitBriefly(bHolding) }
             aReturned.signal()
-            bReturned.wait()
+            waitBriefly(bReturned)
             let again = engine.helperProcessID()
             pids.withLock { $0["a"] = first; $0["a again"] = again }
             done.signal()
         }
         Thread.detachNewThread {
-            aHolding.wait()
-            let first = engine.helperProcessID { bHolding.signal(); aReturned.wait() }
+            waitBriefly(aHolding)
+            let first = engine.helperProcessID { bHolding.signal(); waitBriefly(aReturned) }
             pids.withLock { $0["b"] = first }
             bReturned.signal()
         }
-        done.wait()
+        waitBriefly(done)
         let seen = pids.withLock { $0 }
         #expect(seen["a"] != nil && seen["a"] != seen["b"], "\(seen)")
         #expect(seen["a again"] == seen["a"], "\(seen)")

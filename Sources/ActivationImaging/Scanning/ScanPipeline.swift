@@ -46,8 +46,9 @@ package struct ScanPass: Sendable {
     /// retries, which an image without a code would otherwise pay for in full.
     package var needsFinderPatterns = false
     /// Runs only when the image shows two finder patterns of one code
-    /// (``FinderSurvey/showsFinderPair``): the last and costliest QR retries, which a texture
-    /// with one finder-like blob would otherwise pay for in full.
+    /// (``FinderSurvey/showsFinderPair``): the QR passes that need three finders, and the last
+    /// and costliest QR retries, which a texture with one finder-like blob would otherwise pay
+    /// for in full.
     package var needsFinderPair = false
     /// Runs only when the image shows light finder patterns on dark
     /// (``FinderSurvey/lightFinders``): the pass for light codes on a dark ground.
@@ -184,8 +185,8 @@ package struct ScanPass: Sendable {
     /// product codes; all three after the QR passes where the image shows two finder patterns of
     /// one code); zbar's full pass, the QR Model 1 reader, the expensive QR retries (thresholded,
     /// enlarged, sharpened, rotated copies) and the QR resampler run only where finder patterns
-    /// show, those that need three finders and the last ones only where two of one code do. Without the zxing helper, zbar's
-    /// passes of before take its place.
+    /// show, those that need three finders and the last ones only where two of one code do.
+    /// Without the zxing helper, zbar's passes of before take its place.
     package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
         let plainZBar = plain(.zbar).invertedToo
         guard effort != .fast else { return [plainZBar] }
