@@ -47,7 +47,10 @@ enum TestPasscode {
     /// A 0600 file in the build folder holding ``text``.
     static let file: String = {
         let path = SourceTree.path(".build/test-passcode")
-        FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        let written = FileManager.default.createFile(
+            atPath: path, contents: Data((text + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        // Every test that onboards or restores needs this file; without it none of them means anything.
+        precondition(written, "cannot write the test passcode file \(path)")
         return path
     }()
 
