@@ -218,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "ActivationDiscoveryTests",
             dependencies: [
-                "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer", "ActivationConfiguration",
+                "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer", "ActivationConfiguration", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
             ]

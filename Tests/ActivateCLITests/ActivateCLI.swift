@@ -66,11 +66,14 @@ enum TestPasscode {
 /// Runs any program and captures its output.
 enum Tool {
     /// Runs the program on a Dispatch thread: waiting for a child must not hold one of the few
-    /// cooperative threads that every async test shares (two on a 2-core machine).
+    /// cooperative threads that every async test shares (two on a 2-core machine). At most
+    /// ``ProcessSlots/shared`` children run at once, however many suites run in parallel.
     static func run(_ program: String, _ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil) async throws -> ActivateCLI.Result {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Swift.Result { try runBlocking(program, arguments, stdin: stdin, in: directory) })
+        try await ProcessSlots.shared.holding {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(with: Swift.Result { try runBlocking(program, arguments, stdin: stdin, in: directory) })
+                }
             }
         }
     }
@@ -154,5 +157,43 @@ extension Pipe {
             line.append(chunk)
         }
         return String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+    }
+}
+
+/// A bound on the children the tests run at once: one per core. The suites run in parallel and
+/// spawn the binary hundreds of times; unbounded, they queue for two cores together and each
+/// command takes many times as long as it does alone.
+actor ProcessSlots {
+    static let shared = ProcessSlots(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
+
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) { free = count }
+
+    /// Runs `body` once a slot is free, and frees the slot after it, whatever it throws.
+    nonisolated func holding<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await acquire()
+        do {
+            let value = try await body()
+            await release()
+            return value
+        } catch {
+            await release()
+            throw error
+        }
+    }
+
+    private func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Hands the slot to the longest waiting caller, or frees it.
+    private func release() {
+        if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
     }
 }

@@ -85,9 +85,10 @@ struct DiscoveryServiceCLITests {
         }
         let readOnly = try ServeProcess(configs: nil, arguments: database, launcher: launcher)
         let ready = try await Self.fetch("\(readOnly.url)/ready")
-        #expect(ready.status == 503 && ready.seconds < 1, "\(ready)")
+        // Answered at once, not after a database timeout; the bounds leave room for a loaded machine.
+        #expect(ready.status == 503 && ready.seconds < 10, "\(ready)")
         let code = try await Self.fetch(lookup(readOnly, "OnboardingCode='24681357'"))
-        #expect(code.status == 503 && code.headers["retry-after"] == "2" && code.seconds < 2, "\(code)")
+        #expect(code.status == 503 && code.headers["retry-after"] == "2" && code.seconds < 10, "\(code)")
         #expect(try await Self.fetch(lookup(readOnly, "EmailAddress='someone@example.com'")).status == 200, "e-mail lookups answer from the snapshot")
         let (status, log) = readOnly.stop()
         #expect(status == 0)

@@ -233,7 +233,9 @@ struct OnboardingEndToEndTests {
     @Test("a damaged store: restore says so and suggests reset; reset clears it")
     func damagedStore() async throws {
         try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
-        try Data("{\"format\":1,\"prov".utf8).write(to: URL(fileURLWithPath: store))
+        // The stored form, its document damaged: reset knows the file by its form.
+        let record = #"{"format":1,"provider":"file","origin":"x.json","storedAt":"2026-01-01T00:00:00Z","signature":{"status":"unsigned"},"document":{"host":7}}"#
+        try Data(record.utf8).write(to: URL(fileURLWithPath: store))
         let result = try await ActivateCLI.run(["restore", "--store", store])
         #expect(result.status == 1)
         #expect(result.stderr.contains("the stored configuration is damaged"))
@@ -249,31 +251,39 @@ struct OnboardingEndToEndTests {
         var document = try String(contentsOfFile: "\(SourceTree.documents)/saml.json", encoding: .utf8)
         document = document.replacingOccurrences(of: "\"__comment\":\"SAML with defaults\"", with: "\"__comment\":\"\(String(repeating: "x", count: 200_000))\"")
         let big = try directory.write("big.json", Array(document.utf8))
-        func launch(_ file: String) throws -> Process {
-            try ActivateCLI.launch(["onboard", "--file", file, "--yes", "--force", "--store", store])
-        }
-        // How long a whole run takes here; the kills are spread from 0 to 1.5 times that.
-        let clock = ContinuousClock()
-        let started = clock.now
-        let full = try launch(big)
-        full.waitUntilExit()
-        let duration = clock.now - started
-        var outcomes: [String: Int] = [:]
-        let attempts = 40
-        for attempt in 0..<attempts {
+        /// Onboards the small document, starts onboarding the big one, kills it after `delay`, and
+        /// tells which configuration restore then finds.
+        func killed(after delay: Duration) async throws -> String {
             #expect(try await ActivateCLI.run(["onboard", "--file", small, "--yes", "--force", "--store", store]).status == 0)
-            let process = try launch(big)
-            let delay = duration * 1.5 * (Double(attempt) / Double(attempts))
-            usleep(UInt32(Double(delay.components.seconds) * 1e6 + Double(delay.components.attoseconds) / 1e12))
+            let process = try ActivateCLI.launch(["onboard", "--file", big, "--yes", "--force", "--store", store])
+            try await Task.sleep(for: delay)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let restore = try await ActivateCLI.run(["restore", "--store", store])
-            #expect(restore.status == 0, "attempt \(attempt): \(restore.stderr)")
-            let outcome = restore.text.contains("SAML 2.0") ? "new" : restore.text.contains("(basic)") ? "old" : "other"
-            outcomes[outcome, default: 0] += 1
+            #expect(restore.status == 0, "killed after \(delay): \(restore.stderr)")
+            return restore.text.contains("SAML 2.0") ? "new" : restore.text.contains("(basic)") ? "old" : "other"
         }
-        #expect(outcomes["other"] == nil)
-        // Both sides of the commit were hit, so the kills really fell around the write.
+        // The kills home in on the commit point by bisection, so they fall on both sides of the
+        // write and ever closer to it, however fast the machine is at the moment: first a delay
+        // after which the new configuration is there, then halving the span around the point.
+        var outcomes: [String: Int] = [:]
+        var before = Duration.zero, after = Duration.milliseconds(20)
+        while true {
+            let outcome = try await killed(after: after)
+            outcomes[outcome, default: 0] += 1
+            if outcome == "new" { break }
+            before = after
+            after *= 2
+            try #require(after < .seconds(120), "onboarding never finished: \(outcomes)")
+        }
+        for _ in 0..<24 {
+            let middle = (before + after) / 2
+            let outcome = try await killed(after: middle)
+            outcomes[outcome, default: 0] += 1
+            if outcome == "new" { after = middle } else { before = middle }
+        }
+        outcomes[try await killed(after: .zero), default: 0] += 1
+        #expect(outcomes["other"] == nil, "\(outcomes)")
         #expect((outcomes["old"] ?? 0) > 0 && (outcomes["new"] ?? 0) > 0, "\(outcomes)")
     }
 }

@@ -191,7 +191,7 @@ final class SecureStoreCLITests {
         #expect(try await restore(passcode: Self.newPasscode).status == 0)
     }
 
-    @Test("kill -9 at random moments of passcode change: afterwards exactly the old or the new passcode opens, contents intact")
+    @Test("kill -9 around the commit of a passcode change: afterwards exactly the old or the new passcode opens, contents intact")
     func killDuringChange() async throws {
         let credentials = try secret("credentials.json", #"{"user": "alice", "password": "pa55-word"}"#)
         #expect(try await onboard(["--credentials-file", credentials]).status == 0)
@@ -201,41 +201,47 @@ final class SecureStoreCLITests {
         func launch(from: String, to: String) throws -> Process {
             try ActivateCLI.launch(["passcode", "change", "--store", store, "--passcode-file", from, "--new-passcode-file", to, "--work-factor", "12"])
         }
-        // How long a whole change takes here; the kills fall from 0 to 1.5 times that.
-        let clock = ContinuousClock()
-        let started = clock.now
-        let full = try launch(from: current, to: next)
-        full.waitUntilExit()
-        #expect(full.terminationStatus == 0)
-        let duration = Double((clock.now - started).components.attoseconds) / 1e18 + Double((clock.now - started).components.seconds)
-        var passcodes = (old: Self.newPasscode, new: Self.passcode)
-        var files = (old: next, new: current)
-        var outcomes: [String: Int] = [:]
-        var generator = SystemRandomNumberGenerator()
-        let kills = 200
-        for attempt in 0..<kills {
+        var passcodes = (old: Self.passcode, new: Self.newPasscode)
+        var files = (old: current, new: next)
+        /// Starts a change from the passcode in force to the other, kills it after `delay`, checks
+        /// that exactly one of the two opens the intact contents, and tells which one.
+        func killed(after delay: Duration) async throws -> String {
             let process = try launch(from: files.old, to: files.new)
-            usleep(UInt32(Double.random(in: 0...(duration * 1.5), using: &generator) * 1e6))
+            try await Task.sleep(for: delay)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let old = try await restore(["--json", "--show-secrets"], passcode: passcodes.old)
             try await lock()
             let new = try await restore(["--json", "--show-secrets"], passcode: passcodes.new)
             try await lock()
-            #expect((old.status == 0) != (new.status == 0), "attempt \(attempt): old \(old.status) \(old.stderr) new \(new.status) \(new.stderr)")
+            #expect((old.status == 0) != (new.status == 0), "killed after \(delay): old \(old.status) \(old.stderr) new \(new.status) \(new.stderr)")
             let opened = old.status == 0 ? old : new
-            #expect(opened.stdout == expected, "attempt \(attempt): the contents changed")
-            if new.status == 0 {
-                outcomes["new", default: 0] += 1
-                swap(&passcodes.old, &passcodes.new)
-                swap(&files.old, &files.new)
-            } else {
-                outcomes["old", default: 0] += 1
-            }
+            #expect(opened.stdout == expected, "killed after \(delay): the contents changed")
+            guard new.status == 0 else { return "old" }
+            passcodes = (old: passcodes.new, new: passcodes.old)
+            files = (old: files.new, new: files.old)
+            return "new"
         }
-        // Both sides of the commit were hit, so the kills really fell around the write.
+        // The kills home in on the commit point by bisection (as in the onboarding kill test), so
+        // they fall on both sides of it and ever closer, however fast the machine is at the moment.
+        var outcomes: [String: Int] = [:]
+        var before = Duration.zero, after = Duration.milliseconds(20)
+        while true {
+            let outcome = try await killed(after: after)
+            outcomes[outcome, default: 0] += 1
+            if outcome == "new" { break }
+            before = after
+            after *= 2
+            try #require(after < .seconds(120), "the change never finished: \(outcomes)")
+        }
+        for _ in 0..<30 {
+            let middle = (before + after) / 2
+            let outcome = try await killed(after: middle)
+            outcomes[outcome, default: 0] += 1
+            if outcome == "new" { after = middle } else { before = middle }
+        }
+        outcomes[try await killed(after: .zero), default: 0] += 1
         #expect((outcomes["old"] ?? 0) > 0 && (outcomes["new"] ?? 0) > 0, "\(outcomes)")
-        #expect((outcomes["old"] ?? 0) + (outcomes["new"] ?? 0) == kills)
     }
 
     @Test("a store made by activate decrypts with age -d and pyrage to the documented plaintext")
@@ -358,5 +364,17 @@ final class SecureStoreCLITests {
         }
         try original.write(to: URL(fileURLWithPath: store))
         #expect(try await restore(passcode: Self.passcode).status == 0)
+    }
+
+    @Test("reset refuses any file that onboarding did not make, by name, exit 1, and leaves it as it was")
+    func resetRefusesOtherFiles() async throws {
+        for (name, text) in [("notes.txt", "all my notes\n"), ("package.json", #"{"name": "app"}"#)] {
+            let path = try directory.write(name, Array(text.utf8))
+            let result = try await run(["reset", "--store", path])
+            #expect(result.status == 1, "\(name): \(result.stderr)")
+            #expect(result.stderr.contains("activate: \(path): is not a secure store"), "\(result.stderr)")
+            #expect(result.stderr.contains("nothing was removed"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(text.utf8))
+        }
     }
 }

@@ -62,8 +62,7 @@ struct PropertyListReaderTests {
     func mutations() throws {
         let inputs = try Self.fixtures.map { try Fixture.bytes("documents/\($0)") }
         var random = SplitMix64(seed: 0xBAD_B17E5)
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ThreadCPUTime.now()
         var refused = 0
         for round in 0..<4000 {
             var bytes = inputs[round % inputs.count]
@@ -86,7 +85,7 @@ struct PropertyListReaderTests {
             }
         }
         #expect(refused > 2000)
-        #expect(clock.now - start < .seconds(20))
+        #expect(ThreadCPUTime.now() - start < .seconds(20))
     }
 
     // MARK: Hostile XML
@@ -108,12 +107,11 @@ struct PropertyListReaderTests {
     @Test("10,000 nested XML arrays are too deep, quickly")
     func xmlDeep() throws {
         let body = String(repeating: "<array>", count: 10_000) + String(repeating: "</array>", count: 10_000)
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ThreadCPUTime.now()
         let error = #expect(throws: ConfigurationError.self) { try PropertyListReader.parse(Self.xml(body), source: "deep.plist") }
         #expect(error?.code == .tooDeep)
         #expect(error?.reason == "deep.plist: nesting deeper than 32 levels")
-        #expect(clock.now - start < .seconds(1))
+        #expect(ThreadCPUTime.now() - start < .seconds(1))
         // 32 levels are fine.
         let fine = String(repeating: "<array>", count: 32) + String(repeating: "</array>", count: 32)
         #expect(throws: Never.self) { try PropertyListReader.parse(Self.xml(fine), source: "deep.plist") }
@@ -231,10 +229,9 @@ struct PropertyListReaderTests {
         // Object 0 is true, object n the array [n-1, n-1]: 30 objects, 2^30 values once expanded.
         let file = BPlist.file([[0x09]] + (1..<30).map { BPlist.array([$0 - 1, $0 - 1]) }, top: 29)
         #expect(file.count < 160)
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ThreadCPUTime.now()
         let error = #expect(throws: ConfigurationError.self) { try PropertyListReader.parse(file, source: "laughs.bplist") }
-        let elapsed = clock.now - start
+        let elapsed = ThreadCPUTime.now() - start
         #expect(error?.code == .tooManyItems)
         #expect(error?.reason == "laughs.bplist: more than 100000 values (the limit for a configuration document)")
         #expect(elapsed < .seconds(1), "\(elapsed)")

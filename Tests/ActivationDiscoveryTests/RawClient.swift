@@ -68,9 +68,10 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads one response (head and its Content-Length body); nil when none came in `timeout`.
-    /// A hang guard, not a measure: the suites beside this one (scrypt, hundreds of processes)
-    /// can hold a 2-core machine for seconds.
-    func response(timeout: Duration = .seconds(15)) -> RawResponse? {
+    /// A hang guard, not a measure: the suites beside this one (scrypt, hundreds of processes,
+    /// work that holds the cooperative threads the server under test needs too) can hold a
+    /// 2-core machine for many seconds.
+    func response(timeout: Duration = .seconds(60)) -> RawResponse? {
         RawResponse(read(timeout: timeout, until: { RawResponse($0)?.isComplete == true }).bytes)
     }
 }

@@ -268,7 +268,12 @@ struct SecureStoreTests {
                 Issue.record("a damaged store opened")
             } catch let error as ConfigurationError {
                 // A changed header cannot tell a wrong passcode from damage: refused, and not counted.
-                #expect(error.code == .storeDamaged || (error.code == .wrongPasscode && error.message.contains("this try is not counted")), "\(error.reason)")
+                // Without its first line and scrypt stanza the file is no store at all (so no reset
+                // removes it either).
+                let noStore = !AgeFormat.startsLikeScryptFile(variant)
+                #expect(noStore ? error.code == .fileUnreadable && error.message.hasPrefix("is not a secure store")
+                                : error.code == .storeDamaged || (error.code == .wrongPasscode && error.message.contains("this try is not counted")),
+                        "\(error.reason)")
             }
             #expect(try folder.bytes(folder.location.path) == variant)
             #expect(try folder.bytes(folder.location.statePath) == state)
@@ -383,5 +388,44 @@ struct SecureStoreTests {
         expectError(.fileUnwritable, containing: "the store's folder is a symbolic link; only a real folder is used") {
             try SecureStore.open(at: SecureStoreLocation(path: "\(link)/store.age"), passcode: Self.passcode, options: .init(useKeyring: false))
         }
+    }
+
+    @Test("only what onboarding made is deleted: text, JSON and others' age files are refused by name and left as they were")
+    func deleteRefusesOtherFiles() throws {
+        let folder = try StoreFolder()
+        let others: [(name: String, text: String)] = [
+            ("notes.txt", "a note to self\n"),
+            ("package.json", #"{"name": "app", "version": "1.0.0"}"#),
+            ("truncated.json", #"{"format":1,"prov"#),
+            ("someone.age", "age-encryption.org/v1\n-> X25519 SVrzdFfkPxf0LPHOUGB1gNb9E5Vr8EUDa9kxk04iQ0o\n0OrTkKHpE7klNLd0k+9Uam5hkQkzMxaqKcIPRIO1sNE\n--- gxhoSa5BciRDt8lOpYNcx4EYtKpS0CJ06F3ZwN82VaM\n"),
+            ("armored.age", "-----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCg==\n-----END AGE ENCRYPTED FILE-----\n"),
+            ("agenda.txt", "age-encryption.org/v1 is the first line of an age file\n"),
+        ]
+        for other in others {
+            let location = SecureStoreLocation(path: "\(folder.path)/\(other.name)")
+            #expect(FileManager.default.createFile(atPath: location.path, contents: Data(other.text.utf8), attributes: [.posixPermissions: 0o600]))
+            // A lock beside it, as an earlier command with a mistyped path leaves one, changes nothing.
+            #expect(FileManager.default.createFile(atPath: location.lockPath, contents: nil))
+            #expect(!location.holdsSecureStore, "\(other.name)")
+            #expect(location.plaintextStore() == nil, "\(other.name)")
+            expectError(.fileUnwritable, containing: "\(location.path): is not a secure store") { try SecureStore.delete(at: location) }
+            expectError(.fileUnreadable, containing: "\(location.path): is not a secure store") {
+                try SecureStore.open(at: location, passcode: Self.passcode, options: .init(useKeyring: false))
+            }
+            #expect(try folder.bytes(location.path) == Array(other.text.utf8), "\(other.name) is left as it was")
+        }
+
+        // A store is known by its header, damaged or not; a plaintext store by its stored form.
+        _ = try make(folder)
+        var damaged = try folder.bytes(folder.location.path)
+        damaged[damaged.count - 1] ^= 0x01
+        try Data(damaged).write(to: URL(fileURLWithPath: folder.location.path))
+        #expect(folder.location.holdsSecureStore)
+        #expect(try SecureStore.delete(at: folder.location))
+        #expect(!FileManager.default.fileExists(atPath: folder.location.path))
+        let plaintext = SecureStoreLocation(path: "\(folder.path)/configuration.json")
+        let record = #"{"format":1,"provider":"file","origin":"x.json","storedAt":"2026-01-01T00:00:00Z","signature":{"status":"unsigned"},"document":{}}"#
+        #expect(FileManager.default.createFile(atPath: plaintext.path, contents: Data(record.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(plaintext.plaintextStore()?.path == plaintext.path, "a damaged document inside the stored form is still ours to remove")
     }
 }

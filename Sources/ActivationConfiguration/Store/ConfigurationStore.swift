@@ -231,6 +231,18 @@ public struct FileConfigurationStore: ConfigurationStore {
         return try StoredConfiguration(from: value, source: path)
     }
 
+    /// Whether the file at ``path`` has this store's form: a JSON object with the stored form's
+    /// `format`, `provider`, `origin`, `storedAt`, `signature` and `document` (valid or not). Only
+    /// such a file is taken for a plaintext store, moved into a secure store or removed by a
+    /// reset; any other file, JSON or not, is left alone.
+    public var holdsStoredForm: Bool {
+        guard FileIO.exists(path), let bytes = try? FileIO.read(path, limit: Self.maxBytes, followLinks: false),
+              let value = try? JSONReader(maxBytes: Self.maxBytes).parse(bytes, source: path), let object = value.objectValue
+        else { return false }
+        return object["format"] == .integer(StoredConfiguration.format)
+            && ["provider", "origin", "storedAt", "signature", "document"].allSatisfy { object[$0] != nil }
+    }
+
     @discardableResult
     public func remove() throws -> Bool {
         guard FileIO.exists(directory) else { return false }

@@ -50,6 +50,13 @@ package enum AgeFormat {
 
     // MARK: Reading
 
+    /// Whether `file` begins as a passphrase-encrypted age file does: the version line, then a
+    /// scrypt stanza. What a secure store is known by, damaged or not; an age file encrypted to
+    /// someone's key, an armored one and any other file are not stores.
+    package static func startsLikeScryptFile(_ file: some Collection<UInt8>) -> Bool {
+        file.starts(with: Array("\(versionLine)\n-> scrypt ".utf8))
+    }
+
     /// Parses the header at the start of `file`.
     ///
     /// - Throws: `ConfigurationError` `storeDamaged` saying what is wrong, naming `source`.

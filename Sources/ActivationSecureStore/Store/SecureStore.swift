@@ -192,7 +192,13 @@ public struct SecureStore: Sendable {
         let cache = KeyringCache(storePath: location.path)
         return try FileIO.withExclusiveLock(location.lockPath) {
             let file = try readStoreFile(location)
-            let header = try AgeFormat.header(of: file, source: location.path)
+            let header: AgeHeader
+            do {
+                header = try AgeFormat.header(of: file, source: location.path)
+            } catch let error as ConfigurationError where !AgeFormat.startsLikeScryptFile(file) {
+                // Not a store at all, so not a damaged one either: deleting it is not ours to offer.
+                throw ConfigurationError(.fileUnreadable, source: location.path, "is not a secure store: \(error.message)")
+            }
             var state = try readState(location) ?? StoreState()
             // A header activate did not write here (the owner re-encrypted the store with
             // `age -p`, or the file was damaged or swapped) may still open with the passcode,
@@ -432,10 +438,11 @@ public struct SecureStore: Sendable {
             lock(at: location)
             return false
         }
-        // Only a store is deleted, damaged or not: an age file, or a file activate has used as a
-        // store (its state or lock file is beside it). A mistyped --store removes nothing else.
-        if FileIO.exists(location.path) && !location.holdsSecureStore && !FileIO.exists(location.statePath) && !FileIO.exists(location.lockPath) {
-            throw ConfigurationError(.fileUnwritable, source: location.path, "is not a secure store (no age header, no state beside it); nothing was removed")
+        // Only a store is deleted, damaged or not, and a store is known by its age header line:
+        // a mistyped path removes nothing else, even where an earlier command left a lock beside it.
+        if FileIO.exists(location.path) && !location.holdsSecureStore {
+            throw ConfigurationError(.fileUnwritable, source: location.path,
+                                     "is not a secure store (it does not start with an age header and a passphrase recipient); nothing was removed")
         }
         return try FileIO.withExclusiveLock(location.lockPath) { try removeFiles(location) }
     }

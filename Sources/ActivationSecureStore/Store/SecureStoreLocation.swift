@@ -32,24 +32,23 @@ public struct SecureStoreLocation: Sendable, Hashable {
     var lockPath: String { "\(folder)/.\(path.split(separator: "/").last.map(String.init) ?? "store").lock" }
 
     /// A plaintext store (`FileConfigurationStore`, the form of earlier versions) to move into
-    /// this store: the file at ``path`` itself when it holds plaintext JSON, or `configuration.json`
-    /// beside a store at the default place; `nil` when there is none.
+    /// this store: the file at ``path`` itself when it holds one, or `configuration.json` beside a
+    /// store at the default place when that holds one; `nil` when there is none. A file is taken
+    /// for a plaintext store only when it has the stored form (``FileConfigurationStore/holdsStoredForm``),
+    /// so that no other JSON file is ever moved or removed.
     public func plaintextStore(environment: [String: String] = ProcessInfo.processInfo.environment) -> FileConfigurationStore? {
-        if startsWith(UInt8(ascii: "{")) { return FileConfigurationStore(path: path) }
-        let legacy = FileConfigurationStore.defaultPath(environment: environment)
-        if path == Self.defaultPath(environment: environment) && FileIO.exists(legacy) {
-            return FileConfigurationStore(path: legacy)
-        }
+        let here = FileConfigurationStore(path: path)
+        if here.holdsStoredForm { return here }
+        let legacy = FileConfigurationStore(path: FileConfigurationStore.defaultPath(environment: environment))
+        if path == Self.defaultPath(environment: environment) && legacy.holdsStoredForm { return legacy }
         return nil
     }
 
-    /// Whether a secure store (an age file) is at ``path``.
-    public var holdsSecureStore: Bool { startsWith(UInt8(ascii: "a")) }
-
-    /// Whether the file at ``path`` starts, after white space, with `byte`: an age file with its
-    /// version line, a plaintext store with `{`.
-    private func startsWith(_ byte: UInt8) -> Bool {
+    /// Whether a secure store is at ``path``: a regular file that starts with the age header's
+    /// whole version line and a passphrase (scrypt) recipient, as every store does, damaged or
+    /// not. Only such a file is opened as a store or deleted as one.
+    public var holdsSecureStore: Bool {
         guard FileIO.exists(path), let bytes = try? FileIO.read(path, limit: SecureStore.maxFileBytes, followLinks: false) else { return false }
-        return bytes.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) == byte
+        return AgeFormat.startsLikeScryptFile(bytes)
     }
 }
