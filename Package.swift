@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "ActivationConfiguration", targets: ["ActivationConfiguration"]),
         .library(name: "ActivationImaging", targets: ["ActivationImaging"]),
         .library(name: "ActivationSecureStore", targets: ["ActivationSecureStore"]),
+        .library(name: "ActivationOnboarding", targets: ["ActivationOnboarding"]),
         .library(name: "ActivationDiscoveryProtocol", targets: ["ActivationDiscoveryProtocol"]),
         .library(name: "ActivationDiscovery", targets: ["ActivationDiscovery"]),
         .library(name: "ActivationDiscoveryServer", targets: ["ActivationDiscoveryServer"]),
@@ -98,6 +99,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
+        ),
+        // Onboarding as steps an app composes into flows (onboard, restore, sync, reset), with a
+        // presenter the app supplies; the commands of `activate` are flows of these steps.
+        .target(
+            name: "ActivationOnboarding",
+            dependencies: ["ActivationConfiguration", "ActivationSecureStore"]
         ),
         .target(
             name: "ActivationImaging",
@@ -214,6 +221,10 @@ let package = Package(
             name: "ActivationSecureStoreTests",
             dependencies: ["ActivationSecureStore", "ActivationConfiguration", "TestSupport",
                            .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
+            name: "ActivationOnboardingTests",
+            dependencies: ["ActivationOnboarding", "ActivationSecureStore", "ActivationConfiguration", "TestSupport"]
         ),
         .testTarget(
             name: "ActivationDiscoveryTests",

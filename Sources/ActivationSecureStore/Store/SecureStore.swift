@@ -405,20 +405,14 @@ public struct SecureStore: Sendable {
     ///
     /// - Throws: a `DecodingError` when the value is not a `type`.
     public func value<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
-        guard let stored = contents.values[key] else { return nil }
-        return try JSONDecoder().decode(Value.self, from: Data(JSONWriter.compact(stored).utf8))
+        try contents.value(type, forKey: key)
     }
 
     /// Sets the app's value for `key` (`nil` removes it); ``save()`` writes it.
     ///
     /// - Throws: an `EncodingError`, or `ConfigurationError` when the encoded value is not JSON this store keeps.
     public mutating func setValue<Value: Encodable>(_ value: Value?, forKey key: String) throws {
-        guard let value else {
-            contents.values[key] = nil
-            return
-        }
-        let encoded = try JSONEncoder().encode(value)
-        contents.values[key] = try JSONReader(maxBytes: SecureStoreContents.maxPlaintextBytes, maxDepth: 32).parse(Array(encoded), source: key)
+        try contents.setValue(value, forKey: key)
     }
 
     // MARK: Locking and deleting

@@ -226,6 +226,28 @@ public struct SecureStoreContents: Sendable, Hashable {
 }
 
 extension SecureStoreContents {
+    /// The app's value for `key`, decoded as `type`; `nil` when there is none.
+    ///
+    /// - Throws: a `DecodingError` when the value is not a `type`.
+    public func value<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
+        guard let stored = values[key] else { return nil }
+        return try JSONDecoder().decode(Value.self, from: Data(JSONWriter.compact(stored).utf8))
+    }
+
+    /// Sets the app's value for `key`; `nil` removes it.
+    ///
+    /// - Throws: an `EncodingError`, or `ConfigurationError` when the encoded value is not JSON this store keeps.
+    public mutating func setValue<Value: Encodable>(_ value: Value?, forKey key: String) throws {
+        guard let value else {
+            values[key] = nil
+            return
+        }
+        let encoded = try JSONEncoder().encode(value)
+        values[key] = try JSONReader(maxBytes: SecureStoreContents.maxPlaintextBytes, maxDepth: 32).parse(Array(encoded), source: key)
+    }
+}
+
+extension SecureStoreContents {
     /// What `restore --json` and `onboard --json` print of a secure store: the configuration's
     /// report with the store's protection, its credentials (secrets `(hidden)` unless
     /// `showingSecrets`) and the last server contact; `nil` when the store holds no configuration.

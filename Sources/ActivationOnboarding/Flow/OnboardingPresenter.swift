@@ -1,0 +1,144 @@
+import ActivationConfiguration
+import ActivationSecureStore
+
+/// Everything onboarding shows the user and asks of them, so that the steps never draw a screen
+/// or read a terminal: the app supplies the presenter. `activate` implements it on the terminal,
+/// the tests answer from a script, an app with a UI shows its own screens.
+///
+/// A question is asked once per call; the step that asks decides whether to ask again (a
+/// passcode that breaks the policy, a wrong current passcode) and says why in the request.
+public protocol OnboardingPresenter: Sendable {
+    /// Shows the configuration that was found ("You will be connected to: host") and asks
+    /// whether to go on; `false` declines it.
+    func confirm(_ summary: ConfigurationSummary) async -> Bool
+
+    /// Asks for what the configuration providers can use, such as an e-mail address or an
+    /// onboarding code for the discovery service; empty when the user gives nothing.
+    func providerInput(for keys: [ProviderInputKey]) async -> ProviderInput
+
+    /// Asks for a new passcode under the request's policy; `nil` when the user gives none.
+    ///
+    /// - Throws: to stop the step, e.g. when there is nobody to ask.
+    func newPasscode(_ request: NewPasscodeRequest) async throws -> Passcode?
+
+    /// Asks for the store's current passcode; `nil` when the user gives none.
+    ///
+    /// - Throws: to stop the step, e.g. when there is nobody to ask.
+    func currentPasscode(_ request: PasscodeRequest) async throws -> Passcode?
+
+    /// Asks for the credentials the configuration signs in with; empty credentials when the user
+    /// gives none (nothing is then kept).
+    ///
+    /// - Throws: to stop the step, e.g. when given credentials cannot be read.
+    func credentials(_ request: CredentialsRequest) async throws -> StoredCredentials
+
+    /// Tells the user something: progress, what a step did, or what it could not do.
+    func show(_ note: OnboardingNote)
+}
+
+/// The configuration onboarding found, as the user confirms it.
+public struct ConfigurationSummary: Sendable, Hashable {
+    /// The server the app will connect to.
+    public var host: String
+    /// Where the configuration was found, for people.
+    public var origin: String
+    /// The summary's lines: the headline, "You will be connected to: …", then the server, app,
+    /// sign-in and signature.
+    public var lines: [String]
+
+    /// A summary of a configuration for `host` found at `origin`.
+    public init(host: String, origin: String, lines: [String]) {
+        self.host = host
+        self.origin = origin
+        self.lines = lines
+    }
+}
+
+/// A question for a new passcode.
+public struct NewPasscodeRequest: Sendable {
+    /// What the passcode is for.
+    public enum Purpose: Sendable, Hashable {
+        /// A new store.
+        case newStore
+        /// A change of the passcode of a store that has one (or its first).
+        case change
+    }
+
+    /// The policy the passcode must meet; show it before asking.
+    public var policy: PasscodePolicy
+    /// What the passcode is for.
+    public var purpose: Purpose
+    /// 1 for the first question, then 2, 3, …
+    public var attempt: Int
+    /// Why the previous answer was refused (it broke the policy, or the two entries differed).
+    public var rejection: (any Error)?
+
+    /// A question for the passcode of `purpose` under `policy`.
+    public init(policy: PasscodePolicy, purpose: Purpose, attempt: Int = 1, rejection: (any Error)? = nil) {
+        self.policy = policy
+        self.purpose = purpose
+        self.attempt = attempt
+        self.rejection = rejection
+    }
+}
+
+/// A question for a store's current passcode.
+public struct PasscodeRequest: Sendable {
+    /// The store.
+    public var location: SecureStoreLocation
+    /// 1 for the first question, then 2, 3, …
+    public var attempt: Int
+    /// Why the previous answer was refused (a wrong passcode, with the tries left in its reason).
+    public var rejection: (any Error)?
+
+    /// A question for the passcode of the store at `location`.
+    public init(location: SecureStoreLocation, attempt: Int = 1, rejection: (any Error)? = nil) {
+        self.location = location
+        self.attempt = attempt
+        self.rejection = rejection
+    }
+}
+
+/// A question for the credentials a configuration signs in with.
+public struct CredentialsRequest: Sendable, Hashable {
+    /// The kind of credentials: a user name and password, or an API key.
+    public var kind: StoredCredentials.Kind
+    /// The server they are for.
+    public var host: String
+
+    /// A question for credentials of `kind` for `host`.
+    public init(kind: StoredCredentials.Kind, host: String) {
+        self.kind = kind
+        self.host = host
+    }
+}
+
+/// Something a step tells the user.
+public struct OnboardingNote: Sendable, Hashable, CustomStringConvertible {
+    /// How much it matters.
+    public enum Kind: Sendable, Hashable {
+        /// A step starts (the text names it).
+        case progress
+        /// What a step did or found.
+        case info
+        /// What a step could not do, and what applies instead.
+        case warning
+    }
+
+    /// How much it matters.
+    public var kind: Kind
+    /// The step that tells it.
+    public var step: String
+    /// The note, for people.
+    public var text: String
+
+    /// A note of `kind` from `step`.
+    public init(_ kind: Kind, step: String, _ text: String) {
+        self.kind = kind
+        self.step = step
+        self.text = text
+    }
+
+    /// The note's text.
+    public var description: String { text }
+}

@@ -1,0 +1,84 @@
+import ActivationConfiguration
+import ActivationOnboarding
+import ActivationSecureStore
+import Foundation
+import Synchronization
+
+/// A presenter that answers from a script, as a test or an unattended app would, and records
+/// every question and note.
+final class ScriptedPresenter: OnboardingPresenter {
+    struct Script: Sendable {
+        var confirms = true
+        var newPasscodes: [String?] = []
+        var currentPasscodes: [String?] = []
+        var credentials = StoredCredentials()
+        var providerInput: ProviderInput = [:]
+    }
+
+    private let state: Mutex<(script: Script, asked: [String], notes: [OnboardingNote])>
+
+    init(_ script: Script = Script()) {
+        state = Mutex((script, [], []))
+    }
+
+    /// The questions asked, in order: `confirm host`, `new passcode 1`, `passcode 2`, …
+    var asked: [String] { state.withLock { $0.asked } }
+    /// Every note shown, progress included.
+    var notes: [OnboardingNote] { state.withLock { $0.notes } }
+
+    func confirm(_ summary: ConfigurationSummary) async -> Bool {
+        state.withLock {
+            $0.asked.append("confirm \(summary.host)")
+            return $0.script.confirms
+        }
+    }
+
+    func providerInput(for keys: [ProviderInputKey]) async -> ProviderInput {
+        state.withLock {
+            $0.asked.append("input \(keys.map(\.rawValue).joined(separator: ","))")
+            return $0.script.providerInput
+        }
+    }
+
+    func newPasscode(_ request: NewPasscodeRequest) async throws -> Passcode? {
+        state.withLock {
+            $0.asked.append("new passcode \(request.attempt)")
+            return $0.script.newPasscodes.isEmpty ? nil : $0.script.newPasscodes.removeFirst().map(Passcode.init)
+        }
+    }
+
+    func currentPasscode(_ request: PasscodeRequest) async throws -> Passcode? {
+        state.withLock {
+            $0.asked.append("passcode \(request.attempt)")
+            return $0.script.currentPasscodes.isEmpty ? nil : $0.script.currentPasscodes.removeFirst().map(Passcode.init)
+        }
+    }
+
+    func credentials(_ request: CredentialsRequest) async throws -> StoredCredentials {
+        state.withLock {
+            $0.asked.append("credentials \(request.host)")
+            return $0.script.credentials
+        }
+    }
+
+    func show(_ note: OnboardingNote) {
+        state.withLock { $0.notes.append(note) }
+    }
+}
+
+/// A fresh folder for one test's store, removed afterwards.
+final class StoreFolder: Sendable {
+    let path: String
+    let location: SecureStoreLocation
+
+    init() throws {
+        path = NSTemporaryDirectory() + "activate-onboarding-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        location = SecureStoreLocation(path: "\(path)/store.age")
+    }
+
+    deinit {
+        SecureStore.lock(at: location)
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
