@@ -104,7 +104,12 @@ let package = Package(
         // presenter the app supplies; the commands of `activate` are flows of these steps.
         .target(
             name: "ActivationOnboarding",
-            dependencies: ["ActivationConfiguration", "ActivationSecureStore"]
+            dependencies: [
+                "ActivationConfiguration", "ActivationSecureStore",
+                .product(name: "Logging", package: "swift-log"),
+                // The settings download over HTTP (SettingsExchangeFetcher), only with the client's trait.
+                .target(name: "ActivationDiscovery", condition: client),
+            ]
         ),
         .target(
             name: "ActivationImaging",

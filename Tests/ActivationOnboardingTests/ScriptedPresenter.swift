@@ -13,6 +13,7 @@ final class ScriptedPresenter: OnboardingPresenter {
         var currentPasscodes: [String?] = []
         var credentials = StoredCredentials()
         var providerInput: ProviderInput = [:]
+        var consents: [Bool] = []
     }
 
     private let state: Mutex<(script: Script, asked: [String], notes: [OnboardingNote])>
@@ -26,9 +27,9 @@ final class ScriptedPresenter: OnboardingPresenter {
     /// Every note shown, progress included.
     var notes: [OnboardingNote] { state.withLock { $0.notes } }
 
-    func confirm(_ summary: ConfigurationSummary) async -> Bool {
+    func present(_ summary: ConfigurationSummary, confirming: Bool) async -> Bool {
         state.withLock {
-            $0.asked.append("confirm \(summary.host)")
+            $0.asked.append("\(confirming ? "confirm" : "show") \(summary.host)")
             return $0.script.confirms
         }
     }
@@ -58,6 +59,13 @@ final class ScriptedPresenter: OnboardingPresenter {
         state.withLock {
             $0.asked.append("credentials \(request.host)")
             return $0.script.credentials
+        }
+    }
+
+    func consent(_ request: ConsentRequest) async -> Bool {
+        state.withLock {
+            $0.asked.append("consent")
+            return $0.script.consents.isEmpty ? false : $0.script.consents.removeFirst()
         }
     }
 

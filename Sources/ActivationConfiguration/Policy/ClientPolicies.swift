@@ -1,8 +1,8 @@
 import Foundation
 
 /// The client policies a mobile services server sends as its `settingsExchange` document: the
-/// passcode policy, the block-and-wipe policy, and everything else it holds (log, usage and
-/// feature policies), kept as received.
+/// passcode policy, the block-and-wipe policy, the log settings, the usage policy and the feature
+/// restrictions, and everything it holds kept as received.
 ///
 /// SAP sends booleans and numbers as strings (`"true"`, `"8"`); both that form and JSON's own
 /// booleans and numbers are read. A key that is missing takes SAP's default; a key that is present
@@ -13,6 +13,12 @@ public struct ClientPolicies: Sendable, Hashable {
     public var passcode: PasscodePolicy
     /// The block-and-wipe policy (`blockWipingPolicy`).
     public var blockWiping: BlockWipingPolicy
+    /// The log settings (`logSettings`).
+    public var logSettings = LogSettings()
+    /// The usage policy (`usagePolicy`).
+    public var usage = UsagePolicy()
+    /// The feature restrictions (`featureVectorPolicies`).
+    public var featureVector = FeatureVectorPolicy()
     /// The whole document as received, unknown keys included, so that nothing the server sent is lost.
     public var document: ConfigurationValue
 
@@ -51,6 +57,9 @@ public struct ClientPolicies: Sendable, Hashable {
         let reader = SettingsReader(source: source)
         passcode = try PasscodePolicy(reading: object["passwordPolicy"], reader.at("passwordPolicy"))
         blockWiping = try BlockWipingPolicy(reading: object["blockWipingPolicy"], reader.at("blockWipingPolicy"))
+        logSettings = try LogSettings(reading: object["logSettings"], reader.at("logSettings"))
+        usage = try UsagePolicy(reading: object["usagePolicy"], reader.at("usagePolicy"))
+        featureVector = try FeatureVectorPolicy(reading: object["featureVectorPolicies"], reader.at("featureVectorPolicies"))
         document = value
     }
 }

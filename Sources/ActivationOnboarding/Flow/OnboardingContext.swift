@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import ActivationSecureStore
 import Foundation
+import Logging
 
 /// What the steps of one flow share: typed values, the secure store once it is open (or the
 /// contents waiting for it during onboarding), the client policies in force, and the presenter
@@ -22,6 +23,9 @@ public struct OnboardingContext: Sendable {
     /// During onboarding, before the store exists: what it will hold when it is created. Steps
     /// change it through ``updateContents(_:)``; the store's step creates the store with it.
     public var pendingContents = SecureStoreContents()
+    /// What the steps log through; its level follows the client policies' log settings where the
+    /// flow has a ``LogSettingsApplyStep``.
+    public var logger = Logger(label: "com.sap.activate.onboarding")
     /// The clock's reading that steps take as now (tests set it).
     public var now: @Sendable () -> Date = { Date() }
 

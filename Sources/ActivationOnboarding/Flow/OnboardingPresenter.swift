@@ -8,9 +8,10 @@ import ActivationSecureStore
 /// A question is asked once per call; the step that asks decides whether to ask again (a
 /// passcode that breaks the policy, a wrong current passcode) and says why in the request.
 public protocol OnboardingPresenter: Sendable {
-    /// Shows the configuration that was found ("You will be connected to: host") and asks
-    /// whether to go on; `false` declines it.
-    func confirm(_ summary: ConfigurationSummary) async -> Bool
+    /// Shows the configuration that was found ("You will be connected to: host") and, when
+    /// `confirming`, asks whether to go on: `false` declines it. Without `confirming` the answer
+    /// is not asked for, and ignored.
+    func present(_ summary: ConfigurationSummary, confirming: Bool) async -> Bool
 
     /// Asks for what the configuration providers can use, such as an e-mail address or an
     /// onboarding code for the discovery service; empty when the user gives nothing.
@@ -31,6 +32,9 @@ public protocol OnboardingPresenter: Sendable {
     ///
     /// - Throws: to stop the step, e.g. when given credentials cannot be read.
     func credentials(_ request: CredentialsRequest) async throws -> StoredCredentials
+
+    /// Asks whether the user consents to the collection of usage data under the request's policy.
+    func consent(_ request: ConsentRequest) async -> Bool
 
     /// Tells the user something: progress, what a step did, or what it could not do.
     func show(_ note: OnboardingNote)
@@ -125,18 +129,43 @@ public struct OnboardingNote: Sendable, Hashable, CustomStringConvertible {
         case warning
     }
 
+    /// What a note is about, for a presenter that adds its own advice (an option to give, a
+    /// screen to open) to some notes: matched by topic, never by text.
+    public struct Topic: Sendable, Hashable {
+        /// The topic's stable name.
+        public let rawValue: String
+        /// A topic named `rawValue`; use reverse-DNS names for an app's own steps.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// No server gave client policies, so SAP's defaults apply.
+        public static let defaultClientPolicies = Topic("default-client-policies")
+        /// No server was asked for client policies: the configuration names no application id.
+        public static let noApplicationID = Topic("no-application-id")
+        /// The configuration signs in with credentials, and none were given.
+        public static let noCredentials = Topic("no-credentials")
+        /// The passcode policy now requires a passcode that the store does not have.
+        public static let passcodeRequired = Topic("passcode-required")
+        /// The passcode expires soon.
+        public static let passcodeExpiring = Topic("passcode-expiring")
+        /// The store is blocked or wiped soon without contact with the server.
+        public static let serverContactNeeded = Topic("server-contact-needed")
+    }
+
     /// How much it matters.
     public var kind: Kind
     /// The step that tells it.
     public var step: String
     /// The note, for people.
     public var text: String
+    /// What it is about, where a presenter may add advice.
+    public var topic: Topic?
 
     /// A note of `kind` from `step`.
-    public init(_ kind: Kind, step: String, _ text: String) {
+    public init(_ kind: Kind, step: String, _ text: String, topic: Topic? = nil) {
         self.kind = kind
         self.step = step
         self.text = text
+        self.topic = topic
     }
 
     /// The note's text.

@@ -1,0 +1,74 @@
+import ActivationConfiguration
+import Logging
+
+/// The log settings' step: the level of the flow's logger (``OnboardingContext/logger``), which
+/// the steps and the app log through, follows the client policies' `logSettings` on onboard,
+/// restore and sync: nothing below `logLevel` when `logEnabled`, only critical messages otherwise.
+public struct LogSettingsApplyStep: OnboardingStep {
+    /// The step.
+    public init() {}
+
+    /// Applies the settings gathered for the store.
+    public func onboard(_ context: inout OnboardingContext) async throws { apply(&context) }
+    /// Applies the settings in the store.
+    public func restore(_ context: inout OnboardingContext) async throws { apply(&context) }
+    /// Applies the settings, perhaps new, in the store.
+    public func sync(_ context: inout OnboardingContext) async throws { apply(&context) }
+
+    func apply(_ context: inout OnboardingContext) {
+        let level = Self.level(for: context.clientPolicies.logSettings)
+        if context.logger.logLevel != level {
+            context.logger.logLevel = level
+            context.logger.info("log level \(level) from the client policies")
+        }
+    }
+
+    /// swift-log's level for SAP's settings: SAP's `PATH` is `trace`, `FATAL` and `NONE` are
+    /// `critical` (swift-log has no level that logs nothing), and so is logging turned off.
+    public static func level(for settings: LogSettings) -> Logger.Level {
+        switch settings.effectiveLevel {
+        case .none, .fatal: .critical
+        case .error: .error
+        case .warn: .warning
+        case .info: .info
+        case .debug: .debug
+        case .path: .trace
+        }
+    }
+}
+
+/// The feature restrictions' step: puts the client policies' `featureVectorPolicies` into the
+/// context on onboard, restore and sync, where the app asks whether a feature may run
+/// (``OnboardingContext/allows(feature:)``), and tells the user which features are turned off.
+public struct FeatureVectorPolicyApplyStep: OnboardingStep {
+    /// The step.
+    public init() {}
+
+    /// Applies the restrictions gathered for the store.
+    public func onboard(_ context: inout OnboardingContext) async throws { apply(&context) }
+    /// Applies the restrictions in the store.
+    public func restore(_ context: inout OnboardingContext) async throws { apply(&context) }
+    /// Applies the restrictions, perhaps new, in the store.
+    public func sync(_ context: inout OnboardingContext) async throws { apply(&context) }
+
+    func apply(_ context: inout OnboardingContext) {
+        let policy = context.clientPolicies.featureVector
+        context[.featureVectorPolicy] = policy
+        if !policy.restricted.isEmpty {
+            context.presenter.show(OnboardingNote(.info, step: name, "Turned off by your administrator: \(policy.restricted.joined(separator: ", "))"))
+        }
+    }
+}
+
+extension InfoKey where Value == FeatureVectorPolicy {
+    /// The feature restrictions in force, as ``FeatureVectorPolicyApplyStep`` applied them.
+    public static let featureVectorPolicy = InfoKey("com.sap.activate.featureVectorPolicy")
+}
+
+extension OnboardingContext {
+    /// Whether the feature named `feature` may run under the restrictions that
+    /// ``FeatureVectorPolicyApplyStep`` applied; every feature may when the step did not run.
+    public func allows(feature: String) -> Bool {
+        self[.featureVectorPolicy]?.allows(feature) ?? true
+    }
+}
