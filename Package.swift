@@ -229,7 +229,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ActivationOnboardingTests",
-            dependencies: ["ActivationOnboarding", "ActivationSecureStore", "ActivationConfiguration", "TestSupport"]
+            dependencies: ["ActivationOnboarding", "ActivationSecureStore", "ActivationConfiguration", "TestSupport",
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "ActivationDiscoveryTests",

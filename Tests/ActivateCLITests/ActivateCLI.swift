@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `activate` executable, as a user would.
 enum ActivateCLI {
@@ -131,35 +132,6 @@ final class TemporaryDirectory: Sendable {
         return file(name)
     }
 }
-
-extension Process {
-    /// Runs a server whose first stdout line is `listening on ADDRESS`, and returns ADDRESS; a
-    /// server that says anything else is stopped and named in the error.
-    func startListening(output: Pipe, name: String) throws -> String {
-        standardOutput = output
-        try run()
-        let first = output.readFirstLine()
-        guard first.hasPrefix("listening on ") else {
-            terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(name) did not start: \(first)"])
-        }
-        return String(first.dropFirst("listening on ".count))
-    }
-}
-
-extension Pipe {
-    /// Reads up to the first newline (or the end): the line a freshly started server prints.
-    func readFirstLine() -> String {
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        return String(decoding: line, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
-    }
-}
-
 /// A bound on the children the tests run at once: one per core. The suites run in parallel and
 /// spawn the binary hundreds of times; unbounded, they queue for two cores together and each
 /// command takes many times as long as it does alone.

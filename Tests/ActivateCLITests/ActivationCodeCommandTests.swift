@@ -2,6 +2,7 @@
 import ActivationImaging
 import Foundation
 import Testing
+import TestSupport
 
 /// `keys`, `generate --compact` and AC1 verification in `scan`, `inspect` and `onboard`, through
 /// the real executable, real key files, real trust lists and real code images.

@@ -2,14 +2,7 @@ import ActivationConfiguration
 import ActivationImaging
 import Foundation
 import Testing
-
-/// Paths in the source tree (goldens are compared with, and regenerated into, the checkout).
-enum SourceTree {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    static func path(_ relative: String) -> String { "\(root)/\(relative)" }
-    static let documents = path("Tests/ActivationConfigurationTests/Fixtures/documents")
-    static let keys = path("Tests/ActivationConfigurationTests/Fixtures/keys")
-}
+import TestSupport
 
 /// Compares output with `Tests/ActivateCLITests/Golden/<name>`; `UPDATE_GOLDEN=1 swift test`
 /// rewrites the files instead (review the diff before committing).

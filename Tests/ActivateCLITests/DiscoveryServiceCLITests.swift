@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Testing
+import TestSupport
 
 /// `activate serve --database …` with `activate discovery …` and `activate onboard --code`, each its
 /// own process, as an administrator and a user run them; and the console in a real headless Chromium.

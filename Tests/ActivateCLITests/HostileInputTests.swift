@@ -2,6 +2,7 @@ import ActivationConfiguration
 import ActivationSecureStore
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc

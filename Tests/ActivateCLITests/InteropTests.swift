@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// AC1 codes cross-checked with an independent implementation: `Tests/Interop/ac1_reference.py`
 /// (Python, cbor2, base45, cryptography), written from the format description alone. Codes

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The discovery service against its own OpenAPI description: `activate serve` on a database with
 /// the admin API, and schemathesis (PyPI) generating requests for every operation of the document

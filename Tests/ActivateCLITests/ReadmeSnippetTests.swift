@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Swift in the README, the pages under docs/, benchmarks/README.md and the DocC articles is
 /// compiled code: every ```swift block follows a marker that says which compiled file it is, and

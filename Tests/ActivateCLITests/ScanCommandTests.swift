@@ -1,6 +1,7 @@
 import ActivationImaging
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("activate scan")
 struct ScanCommandTests {

@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc

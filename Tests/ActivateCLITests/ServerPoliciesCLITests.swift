@@ -1,42 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A mobile services server's `settingsExchange` endpoint (`Tests/Servers/settings_server.py`)
-/// as its own process: it serves a policies file to requests with the credentials it asks for
-/// and logs which credentials each request carried.
-final class SettingsServer {
-    let process = Process()
-    let url: String
-    let log: String
-    private let output = Pipe()
-
-    init(appID: String, policies: String, auth: String, log: String) throws {
-        self.log = log
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [SourceTree.path("Tests/Servers/settings_server.py"), appID, policies, auth, log]
-        url = "http://localhost:\(try process.startListening(output: output, name: "settings_server.py"))"
-    }
-
-    /// The requests so far: which credentials each carried, and the status it got.
-    func requests() throws -> [[String: Any]] {
-        guard FileManager.default.fileExists(atPath: log) else { return [] }
-        return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
-
-    /// Ends the server with SIGKILL: it inherits the test process's blocked signals, SIGTERM among them.
-    func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    deinit { if process.isRunning { stop() } }
-}
 
 /// Client policies from servers at SAP's `settingsExchange` path: from the configuration's
 /// server with the user's credentials, from the discovery service without them, refreshed by
