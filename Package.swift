@@ -175,6 +175,7 @@ let package = Package(
                 "ActivationDiscoveryProtocol",
                 "ActivationDiscoveryServer",
                 "ActivationSecureStore",
+                "ActivationOnboarding",
                 "ZXingHelper",
                 "FileAccess",
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationOnboarding
 
 /// What a person can do about an error: the command line's own advice (options, commands), kept
 /// out of the library, whose errors say only what went wrong. Matched by code, never by text.
@@ -27,6 +28,31 @@ enum Hint {
         default:
             nil
         }
+    }
+
+    /// The advice for an onboarding error, if the command line has one.
+    static func text(for error: OnboardingError) -> String? {
+        switch error.code {
+        case .notOnboarded: "run `activate onboard`"
+        case .alreadyOnboarded: "pass --force to replace it, or run `activate reset` first"
+        default: nil
+        }
+    }
+
+    /// A note from an onboarding step with the command line's advice after it, matched by topic.
+    static func text(for note: OnboardingNote) -> String {
+        let advice: String? = switch note.topic {
+        case .defaultClientPolicies?: "--policy FILE gives others"
+        case .noApplicationID?: "give --app-id"
+        case .noCredentials?: "give them with --credentials-file FILE to keep them in the store"
+        case .passcodeRequired?: "set one with `activate passcode change`"
+        case .passcodeExpiring?: "change it with `activate passcode change`"
+        case .serverContactNeeded?: "run `activate restore --refresh` where the server can be reached"
+        case .plaintextBesideStore?: "`activate reset` removes both"
+        default: nil
+        }
+        guard let advice else { return note.text }
+        return note.text.hasSuffix(".") ? "\(note.text.dropLast()) (\(advice))." : "\(note.text); \(advice)"
     }
 
     /// The error's reason with the advice after it: `reason; advice`. A reason of several lines

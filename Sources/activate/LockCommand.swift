@@ -1,4 +1,4 @@
-import ActivationSecureStore
+import ActivationOnboarding
 import ArgumentParser
 
 struct LockCommand: AsyncParsableCommand {
@@ -16,7 +16,8 @@ struct LockCommand: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        let location = storeOptions.location
-        Console.note(SecureStore.lock(at: location) ? "locked \(location.path)" : "\(location.path) was not unlocked")
+        let context = OnboardingContext(location: storeOptions.location, presenter: TerminalPresenter())
+        let path = context.location.path
+        Console.note(StoreManagerStep().lock(context) ? "locked \(path)" : "\(path) was not unlocked")
     }
 }

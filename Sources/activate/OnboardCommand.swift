@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import ActivationDiscovery
 import ActivationImaging
+import ActivationOnboarding
 import ActivationSecureStore
 import ArgumentParser
 import Foundation
@@ -80,112 +81,31 @@ struct OnboardCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let location = storeOptions.location
-        let recognizer: PayloadRecognizer
-        let policies: ClientPolicies
+        let flow: OnboardingFlow
+        var context = OnboardingContext(location: storeOptions.location, presenter: TerminalPresenter(
+            currentPasscode: passcode.source, newPasscode: passcode.source, credentials: credentials.source, summaryOnStandardError: json))
         do {
-            recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
-            policies = try policyOptions.policies()
-            try refuseNoPasscode(under: policies, from: nil)
-            if !force { try refuseIfOnboarded(location, policies: policies) }
+            let securityPolicy = try policy.policy(applicationID: appID)
+            let given = try policyOptions.policies()
+            // What a plaintext store of an earlier version moves into before anything is asked.
+            context.pendingContents.clientPolicies = given
+            let settings: SettingsDownloadStep.Source = policyOptions.isGiven ? .given(given) : offline ? .defaults : .servers(discovery: discovery)
+            flow = .standard(
+                configuration: ConfigurationStep(providers: try providers(recognizer: PayloadRecognizer(policy: securityPolicy)), policy: securityPolicy,
+                                                 applicationID: appID, confirms: Console.stdinIsTerminal && !yes),
+                settings: SettingsDownloadStep(source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
+                store: StoreManagerStep(protection: noPasscode ? .deviceSecret : .passcode, workFactor: policyOptions.workFactor, replacing: force))
         } catch let error as ConfigurationError {
             Console.report(error)
             throw ExitCode(error.exitStatus)
         }
-
-        let loader = ConfigurationLoader(providers: try providers(recognizer: recognizer))
-        let interactive = Console.stdinIsTerminal
-        let result = try await loader.load { keys in interactive ? Self.ask(for: keys) : [:] }
-        let providerID: String, found: ProvidedConfiguration
-        do {
-            var winner = try result.get()
-            // Store the app id that onboarding used, so restore needs nothing but the store.
-            if winner.configuration.document.appID == nil { winner.configuration.document.appID = appID }
-            (providerID, found) = winner
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(ExitStatus.rejected)
+        let result = await flow.onboard(context)
+        if let failure = result.failure { throw failure.exit(rejectingConfiguration: true) }
+        guard let store = result.context.store else { throw ExitCode(ExitStatus.failure) }
+        if json, let output = result.context.restoreReport() {
+            Console.raw(JSONOutput.encode(output) + "\n")
         }
-
-        let report: ActivationReport
-        do {
-            report = try ActivationReport(document: found.document, signature: found.signature,
-                                          transformer: DiscoveryServiceTransformer(applicationID: appID), source: found.origin)
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(ExitStatus.rejected)
-        }
-        let summary = report.lines(headline: "Configuration found in \(found.origin).")
-        // What is about to be stored is shown even with --quiet when it is asked about.
-        let asking = interactive && !yes
-        if json { summary.forEach(asking ? Console.error : Console.note) } else { Console.print(lines: summary) }
-        if asking && !Self.confirm("Connect to \(found.document.host) and store this configuration? [y/N] ") {
-            Console.report("not stored")
-            throw ExitCode(ExitStatus.cancelled)
-        }
-        let record = StoredConfiguration(document: found.document, providerID: providerID, origin: found.origin,
-                                         signature: found.signature, signatureProof: found.signatureProof)
-        let store: SecureStore
-        do {
-            let given = try credentials.obtain(for: found.document)
-            var policies = policies, source: String?
-            if !policyOptions.isGiven && !offline {
-                let sources = ServerPolicies.sources(discovery: discovery, document: found.document)
-                if let fetched = try await ServerPolicies.fetch(from: sources, appID: found.document.appID, credentials: given) {
-                    (policies, source) = fetched
-                } else {
-                    Console.note("SAP's default client policies apply (--policy FILE gives others).")
-                }
-            }
-            try refuseNoPasscode(under: policies, from: source)
-            let contents = SecureStoreContents(configuration: record, credentials: given, clientPolicies: policies, clientPoliciesSource: source,
-                                               lastServerContact: Date())
-            let secret = try newPasscode(policies)
-            let plaintext = location.plaintextStore()
-            // The existence check above was early feedback; this one is atomic with the write,
-            // so of two onboards at once, the second is refused instead of silently replacing.
-            store = try SecureStore.create(at: location, contents: contents, passcode: secret, workFactor: policyOptions.workFactor,
-                                           replacing: force)
-            if let plaintext, plaintext.path != location.path, try plaintext.remove() {
-                Console.note("removed the plaintext configuration of an earlier version (\(plaintext.path))")
-            }
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(error.exitStatus)
-        }
-        if json, let output = store.contents.report(report) { Console.raw(JSONOutput.encode(output) + "\n") }
-        Console.note("stored in \(location.path), encrypted under \(store.contents.protection == .passcode ? "your passcode" : "a device secret only (the policy allows no passcode)")")
-    }
-
-    /// Refuses --no-passcode where the policies (from `source`, a server's URL, else --policy) require a passcode.
-    func refuseNoPasscode(under policies: ClientPolicies, from source: String?) throws {
-        guard noPasscode && !policies.passcode.allowsNoPasscode else { return }
-        throw ConfigurationError(.passcodeRequired, source: source ?? policyOptions.policyFile,
-                                 "--no-passcode: the passcode policy requires a passcode (passwordPolicyDefaultPasswordAllowed is not \"true\")")
-    }
-
-    /// Refuses to onboard over an existing store (early feedback; the write checks again). A
-    /// plaintext store of an earlier version is first moved into the secure store, so that
-    /// nothing is lost and the next command finds it there.
-    func refuseIfOnboarded(_ location: SecureStoreLocation, policies: ClientPolicies) throws {
-        if location.holdsSecureStore || (FileIO.exists(location.path) && location.plaintextStore() == nil) {
-            Console.report("already onboarded (\(location.path)); pass --force to replace it, or run `activate reset` first")
-            throw ExitCode(ExitStatus.failure)
-        }
-        guard let plaintext = location.plaintextStore(), let existing = try plaintext.load() else { return }
-        _ = try PlaintextMigration.run(plaintext, into: location, policies: policies, workFactor: policyOptions.workFactor, passcode: newPasscode)
-        Console.report("already onboarded to \(existing.document.host) (moved into \(location.path)); pass --force to replace it, or run `activate reset` first")
-        throw ExitCode(ExitStatus.failure)
-    }
-
-    /// The new store's passcode under `policies` (the policy shown first), or `nil` for --no-passcode.
-    func newPasscode(_ policies: ClientPolicies) throws -> Passcode? {
-        if noPasscode { return nil }
-        if !policies.passcode.isEnabled && !passcode.isGiven {
-            Console.note("The passcode policy asks for no passcode: a device secret protects the store.")
-            return nil
-        }
-        return try NewPasscode.obtain(passcode, policy: policies.passcode)
+        Console.note("stored in \(store.location.path), encrypted under \(store.contents.protection == .passcode ? "your passcode" : "a device secret only (the policy allows no passcode)")")
     }
 
     /// The provider queue, in the order of ``sources()``.
@@ -211,20 +131,5 @@ struct OnboardCommand: AsyncParsableCommand {
             discoveryProvider(nil).map { queue.append($0) }
         }
         return queue
-    }
-
-    /// Asks once for what the remaining providers can use.
-    static func ask(for keys: [ProviderInputKey]) -> ProviderInput {
-        let wantsEmail = keys.contains(.emailAddress), wantsCode = keys.contains(.onboardingCode)
-        guard wantsEmail || wantsCode else { return [:] }
-        let prompt = wantsEmail && wantsCode ? "E-mail address or onboarding code" : wantsEmail ? "E-mail address" : "Onboarding code"
-        Console.prompt("\(prompt): ")
-        guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else { return [:] }
-        return answer.contains("@") && wantsEmail ? [.emailAddress: answer] : [.onboardingCode: answer]
-    }
-
-    static func confirm(_ question: String) -> Bool {
-        Console.prompt(question)
-        return ["y", "yes"].contains(readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
     }
 }

@@ -1,5 +1,5 @@
 import ActivationConfiguration
-import ActivationSecureStore
+import ActivationOnboarding
 import ArgumentParser
 import Foundation
 
@@ -42,23 +42,15 @@ struct PasscodeCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let location = storeOptions.location
+            let newPasscode: SecretSource? = newPasscodeFD.map(SecretSource.descriptor) ?? newPasscodeFile.map(SecretSource.file)
+            var context = OnboardingContext(location: storeOptions.location,
+                                            presenter: TerminalPresenter(currentPasscode: passcode.source, newPasscode: newPasscode))
             do {
-                guard var store = try StoreAccess.open(location, passcode: passcode, useKeyring: false, allowExpiredPasscode: true) else {
-                    Console.report("nothing is onboarded (no store at \(location.path)); run `activate onboard`")
-                    throw ExitCode(ExitStatus.notOnboarded)
-                }
-                var given = PasscodeOptions()
-                given.passcodeFD = newPasscodeFD
-                given.passcodeFile = newPasscodeFile
-                let policy = store.contents.clientPolicies.passcode
-                let newPasscode = try NewPasscode.obtain(given, policy: policy, what: "passcode")
-                try store.changePasscode(to: newPasscode, workFactor: workFactor.workFactor)
-                Console.note("passcode changed (\(location.path))")
-            } catch let error as ConfigurationError {
-                Console.report(error)
-                throw ExitCode(error.exitStatus)
+                try await StoreManagerStep(workFactor: workFactor.workFactor).changePasscode(&context)
+            } catch {
+                throw StepFailure(step: "passcode change", error: error).exit()
             }
+            Console.note("passcode changed (\(context.location.path))")
         }
     }
 }

@@ -1,5 +1,5 @@
 import ActivationConfiguration
-import ActivationSecureStore
+import ActivationOnboarding
 import ArgumentParser
 import Foundation
 
@@ -18,19 +18,8 @@ struct ResetCommand: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        let location = storeOptions.location
-        do {
-            // A plaintext store of an earlier version at the store's own path goes first, so that
-            // the secure store's siblings then go with it; anything at the path that is neither
-            // store is refused before a file is removed.
-            let plaintext = location.plaintextStore()
-            var removed = try plaintext.map { $0.path == location.path ? try $0.remove() : false } ?? false
-            removed = try SecureStore.delete(at: location) || removed
-            if let plaintext, plaintext.path != location.path { removed = try plaintext.remove() || removed }
-            Console.note(removed ? "removed the store \(location.path) and its state" : "nothing to remove (\(location.path))")
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(ExitStatus.failure)
-        }
+        let context = OnboardingContext(location: storeOptions.location, presenter: TerminalPresenter())
+        let result = await OnboardingFlow(steps: [StoreManagerStep()]).reset(context)
+        if let failure = result.failure { throw failure.exit() }
     }
 }

@@ -1,5 +1,6 @@
 import ActivationConfiguration
 import ActivationDiscovery
+import ActivationOnboarding
 import ActivationSecureStore
 import ArgumentParser
 import Foundation
@@ -31,40 +32,40 @@ struct RestoreCommand: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        let location = storeOptions.location
-        let store: SecureStore
-        let record: StoredConfiguration
-        let report: ActivationReport
+        let flow: OnboardingFlow
+        var context = OnboardingContext(location: storeOptions.location,
+                                        presenter: TerminalPresenter(currentPasscode: passcode.source, newPasscode: passcode.source))
         do {
-            let migrated = try migratePlaintextStore(location)
-            guard var opened = try migrated ?? StoreAccess.open(location, passcode: passcode, allowBlocked: refresh) else {
-                Console.report("nothing is onboarded (no store at \(location.path)); run `activate onboard`")
-                throw ExitCode(ExitStatus.notOnboarded)
-            }
-            if refresh { try await refreshPolicies(&opened) }
-            store = opened
-            if store.unlockedWith == .deviceSecret {
-                Console.note("this store is protected by a device secret only, not a passcode: the passcode policy allows that")
-            }
-            guard let stored = store.contents.configuration else {
-                Console.report("the store at \(location.path) holds no configuration; run `activate onboard --force`")
-                throw ExitCode(ExitStatus.notOnboarded)
-            }
-            record = stored
-            try stored.check(against: try policy.policy(), source: location.path)
-            report = try ActivationReport(document: stored.document, signature: stored.signature,
-                                          transformer: DiscoveryServiceTransformer(applicationID: stored.document.appID), source: location.path)
+            // What a plaintext store of an earlier version moves into.
+            context.pendingContents.clientPolicies = try policyOptions.policies()
+            let securityPolicy = try policy.policy()
+            flow = .standard(
+                configuration: ConfigurationStep(providers: [], policy: securityPolicy),
+                settings: SettingsDownloadStep(source: .servers(discovery: nil), fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
+                store: StoreManagerStep(workFactor: policyOptions.workFactor, allowsBlocked: refresh))
         } catch let error as ConfigurationError {
             Console.report(error)
             throw ExitCode(error.exitStatus)
         }
-        if json, let output = store.contents.report(report, showingSecrets: showSecrets) {
+        var result = await flow.restore(context)
+        if refresh, result.succeeded { result = await flow.sync(result.context) }
+        if let failure = result.failure { throw failure.exit() }
+        guard let store = result.context.store, let record = store.contents.configuration, let report = result.context[.activationReport] else {
+            throw ExitCode(ExitStatus.failure)
+        }
+        if store.unlockedWith == .deviceSecret {
+            Console.note("this store is protected by a device secret only, not a passcode: the passcode policy allows that")
+        }
+        let contents = store.contents
+        let consent = UsagePolicyApplyStep.consent(in: contents)
+        let restricted = contents.clientPolicies.featureVector.restricted
+        if json, let output = result.context.restoreReport(showingSecrets: showSecrets) {
             Console.raw(JSONOutput.encode(output) + "\n")
             return
         }
         let when = record.storedAt.formatted(.iso8601)
         var lines = report.lines(headline: "Onboarded from \(record.origin) (\(record.providerID)) at \(when).")
-        let credentials = store.contents.credentials
+        let credentials = contents.credentials
         if !credentials.isEmpty {
             if showSecrets {
                 if let user = credentials.user { lines.append("User:       \(user)") }
@@ -74,51 +75,13 @@ struct RestoreCommand: AsyncParsableCommand {
                 lines.append("Credentials: \(credentials) (--show-secrets shows them)")
             }
         }
-        let contents = store.contents
         let contact = contents.lastServerContact.map { "; last server contact \($0.formatted(.iso8601))" } ?? ""
         lines.append("Policies:   " + (contents.clientPoliciesSource.map { "from \($0)" } ?? "from a file or SAP's defaults") + contact)
+        if contents.clientPolicies.usage.dataCollectionEnabled {
+            let answered = consent.answer.map { " on \($0.answeredAt.formatted(.iso8601))" } ?? ""
+            lines.append("Usage data: " + (consent.allowed ? "collected (you consented\(answered))" : "not collected (you declined\(answered))"))
+        }
+        if !restricted.isEmpty { lines.append("Restricted: \(restricted.joined(separator: ", ")) (turned off by your administrator)") }
         Console.print(lines: lines)
-    }
-
-    /// Asks the server the policies came from for the current ones; on success stores them and
-    /// records the contact. A failure leaves the stored policies in force, and a blocked store blocked.
-    func refreshPolicies(_ store: inout SecureStore) async throws {
-        let path = store.location.path
-        guard let recorded = store.contents.clientPoliciesSource else {
-            throw ConfigurationError(.notFound, source: path,
-                                     "--refresh: the client policies did not come from a server (onboarding used --policy, --offline or SAP's defaults); run `activate onboard --force` to ask one")
-        }
-        let document = store.contents.configuration?.document
-        let source = ServerPolicies.source(recorded: recorded, document: document)
-        let fetched = try await ServerPolicies.fetch(from: [source], appID: document?.appID, credentials: store.contents.credentials)
-        guard let (policies, _) = fetched else {
-            if store.isBlocked() {
-                throw ConfigurationError(.storeBlocked, source: path, "the server could not be asked, so the store stays blocked; try again when it can be reached")
-            }
-            Console.note("The stored client policies stay in force.")
-            return
-        }
-        let changed = policies != store.contents.clientPolicies
-        store.contents.clientPolicies = policies
-        try store.recordServerContact()
-        Console.note(changed ? "The new client policies are stored; contact recorded." : "The client policies are unchanged; contact recorded.")
-        if store.contents.protection == .deviceSecret && !policies.passcode.allowsNoPasscode {
-            Console.note("The passcode policy now requires a passcode: set one with `activate passcode change`.")
-        }
-    }
-
-    /// Moves a plaintext configuration of an earlier version into a new secure store, telling
-    /// the user; the new store, open, or `nil` when there was nothing to move.
-    func migratePlaintextStore(_ location: SecureStoreLocation) throws -> SecureStore? {
-        guard let plaintext = location.plaintextStore(), try plaintext.load() != nil else { return nil }
-        if location.holdsSecureStore {
-            Console.note("A plaintext configuration of an earlier version is still at \(plaintext.path), beside the secure store; `activate reset` removes both.")
-            return nil
-        }
-        let store = try PlaintextMigration.run(plaintext, into: location, policies: try policyOptions.policies(), workFactor: policyOptions.workFactor) {
-            try NewPasscode.obtain(passcode, policy: $0.passcode)
-        }
-        Console.note("moved: the configuration is now encrypted in \(location.path)\(plaintext.path == location.path ? "" : "; the plaintext file is removed")")
-        return store
     }
 }

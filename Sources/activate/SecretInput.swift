@@ -150,20 +150,18 @@ struct PasscodeOptions: ParsableArguments {
     }
 
     /// Whether the passcode comes from a descriptor or file (no question on the terminal).
-    var isGiven: Bool { passcodeFD != nil || passcodeFile != nil }
+    var isGiven: Bool { source != nil }
 
-    /// The passcode from the descriptor or file, or `nil` when neither is given.
-    func given() throws -> Passcode? {
-        if let passcodeFD { return Passcode(try SecretInput.line(fromDescriptor: passcodeFD, what: "passcode")) }
-        if let passcodeFile { return Passcode(try SecretInput.line(fromFile: passcodeFile, what: "passcode")) }
-        return nil
+    /// The descriptor or file the passcode comes from, or `nil` for the terminal.
+    var source: SecretSource? {
+        if let passcodeFD { return .descriptor(passcodeFD) }
+        return passcodeFile.map(SecretSource.file)
     }
 }
 
-/// Asking for a new passcode: shows the policy, asks twice on a terminal, re-asks when it breaks
-/// the policy, or reads it once from a descriptor or file.
+/// The passcode policy for people.
 enum NewPasscode {
-    /// The policy, for people: `at least 8 characters, at least one digit; 10 tries, then the store is deleted; …`.
+    /// The policy: `at least 8 characters, at least one digit; 10 tries, then the store is deleted; …`.
     static func describe(_ policy: PasscodePolicy) -> [String] {
         var lines = ["Passcode policy: \(policy.rules.map(\.description).joined(separator: ", "))."]
         var after: [String] = []
@@ -173,31 +171,6 @@ enum NewPasscode {
         if policy.fingerprintEnabled { after.append("fingerprint unlock is allowed (not on this system)") }
         lines.append("  " + after.joined(separator: "; ") + ".")
         return lines
-    }
-
-    /// The new passcode: from `given` when there is one (checked against the policy), else the
-    /// policy is shown and the passcode asked on the terminal twice, up to three times while it breaks the policy or the two differ.
-    static func obtain(_ given: PasscodeOptions, policy: PasscodePolicy, what: String = "passcode") throws -> Passcode {
-        if !given.isGiven { describe(policy).forEach(Console.note) }
-        if let passcode = try given.given() {
-            try policy.check(passcode.text)
-            return passcode
-        }
-        guard SecretInput.hasTerminal else {
-            throw ConfigurationError(.passcodeRequired, "a \(what) is needed and there is no terminal to ask on")
-        }
-        for attempt in 1...3 {
-            guard let first = SecretInput.ask("New \(what): "), let second = SecretInput.ask("Repeat the new \(what): ") else { break }
-            let passcode = Passcode(first)
-            do {
-                guard first == second else { throw ConfigurationError(.passcodeRejected, "the two entries differ") }
-                try policy.check(passcode.text)
-                return passcode
-            } catch let error as ConfigurationError where attempt < 3 {
-                Console.report(error)
-            }
-        }
-        throw ConfigurationError(.passcodeRejected, "no acceptable \(what) was given")
     }
 }
 
@@ -215,30 +188,9 @@ struct CredentialOptions: ParsableArguments {
         if credentialsFile != nil && credentialsFD != nil { throw ValidationError("give --credentials-file or --credentials-fd, not both") }
     }
 
-    /// The credentials `document` signs in with: given, asked on the terminal, or none (with a note).
-    func obtain(for document: ConfigurationDocument) throws -> StoredCredentials {
-        if let credentialsFile {
-            return try StoredCredentials(json: try FileIO.readSecret(credentialsFile, limit: StoredCredentials.maxJSONBytes, what: "the credentials file"),
-                                         source: credentialsFile)
-        }
-        if let credentialsFD {
-            let bytes = try FileIO.converting { () throws(FileFailure) in
-                try Files.readAll(FileDescriptor(rawValue: credentialsFD), name: "file descriptor \(credentialsFD)", limit: StoredCredentials.maxJSONBytes)
-            }
-            return try StoredCredentials(json: bytes, source: "file descriptor \(credentialsFD)")
-        }
-        guard let kind = StoredCredentials.kind(for: document) else { return StoredCredentials() }
-        guard SecretInput.hasTerminal else {
-            Console.note("no credentials stored: the configuration signs in with \(kind == .apiKey ? "an API key" : "a user name and password"); give them with --credentials-file FILE to keep them in the store")
-            return StoredCredentials()
-        }
-        switch kind {
-        case .userAndPassword:
-            guard let user = SecretInput.ask("User name for \(document.host) (empty: none): ", echo: true), !user.isEmpty else { return StoredCredentials() }
-            return StoredCredentials(user: user, password: SecretInput.ask("Password for \(user): "))
-        case .apiKey:
-            guard let key = SecretInput.ask("API key for \(document.host) (empty: none): "), !key.isEmpty else { return StoredCredentials() }
-            return StoredCredentials(apiKey: key)
-        }
+    /// The descriptor or file the credentials come from, or `nil` for the terminal.
+    var source: SecretSource? {
+        if let credentialsFD { return .descriptor(credentialsFD) }
+        return credentialsFile.map(SecretSource.file)
     }
 }

@@ -158,7 +158,7 @@ struct FlowTests {
         #expect(again.failure?.step == "StoreManagerStep")
     }
 
-    @Test("onboarding over an existing store is refused unless replacing; no passcode given is declined")
+    @Test("onboarding over an existing store is refused unless replacing; no passcode given is no answer")
     func storeRefusals() async throws {
         let folder = try StoreFolder()
         let first = await OnboardingFlow(steps: [StoreManagerStep(workFactor: 4, usesKeyring: false)])
@@ -169,7 +169,7 @@ struct FlowTests {
         #expect((again.failure?.error as? OnboardingError)?.code == .alreadyOnboarded)
         let replaced = await OnboardingFlow(steps: [StoreManagerStep(workFactor: 4, replacing: true, usesKeyring: false)])
             .onboard(OnboardingContext(location: folder.location, presenter: ScriptedPresenter()))
-        #expect((replaced.failure?.error as? OnboardingError)?.code == .declined)
+        #expect((replaced.failure?.error as? OnboardingError)?.code == .unanswered)
         #expect(try SecureStore.open(at: folder.location, passcode: Passcode(Self.passcode), options: .init(useKeyring: false)) != nil,
                 "the declined replacement left the store as it was")
     }

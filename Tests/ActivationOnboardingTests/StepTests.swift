@@ -32,15 +32,10 @@ final class StepTests {
     func steps(_ path: String, settings: SettingsDownloadStep.Source, store: StoreManagerStep = StoreManagerStep(workFactor: 4, usesKeyring: false))
         -> [any OnboardingStep] {
         let policy = SecurityPolicy(allowHTTP: true)
-        return [
-            ConfigurationStep(providers: [FileConfigurationProvider(path: path, recognizer: PayloadRecognizer(policy: policy))], policy: policy,
-                              confirms: false),
-            CredentialsStep(),
-            SettingsDownloadStep(source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
-            PasscodePolicyApplyStep(), BlockWipingPolicyApplyStep(), LogSettingsApplyStep(),
-            store,
-            UsagePolicyApplyStep(), FeatureVectorPolicyApplyStep(),
-        ]
+        return OnboardingFlow.standard(
+            configuration: ConfigurationStep(providers: [FileConfigurationProvider(path: path, recognizer: PayloadRecognizer(policy: policy))], policy: policy,
+                                             confirms: false),
+            settings: SettingsDownloadStep(source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)), store: store).steps
     }
 
     func context(_ presenter: ScriptedPresenter) -> OnboardingContext {

@@ -124,7 +124,7 @@ def main():
         check(driver.find_element(By.ID, "error").text.startswith("passwordPolicy.passwordPolicyUpperRequired: "),
               "a refused policy names its key path: %r" % driver.find_element(By.ID, "error").text)
         policies = {"passwordPolicy": {"passwordPolicyMinLength": "12", "passwordPolicyRetryLimit": "5"},
-                    "logSettings": {"logLevel": LABEL}}
+                    "appNotes": {"label": LABEL}}
         editor.clear()
         editor.send_keys(json.dumps(policies))
         driver.find_element(By.ID, "settings-save").click()

@@ -23,4 +23,10 @@ public struct RestoreReport: Codable, Sendable, Hashable {
     public var credentials: ConfigurationValue?
     /// The last successful contact with the server, ISO 8601 in UTC.
     public var lastServerContact: String?
+    /// Usage data under the client policies' usage policy: `off` (the policy allows no
+    /// collection), `consented` or `declined` (the user's answer to the policy in force).
+    public var usageDataCollection: String?
+    /// The features the client policies turn off (`featureVectorPolicies`); empty when every
+    /// feature may run.
+    public var restrictedFeatures: [String]?
 }

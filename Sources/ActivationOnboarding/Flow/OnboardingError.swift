@@ -14,6 +14,8 @@ public struct OnboardingError: Error, Hashable, Sendable, CustomStringConvertibl
 
         /// The user declined the configuration, or a question onboarding had to ask.
         public static let declined = Code("declined")
+        /// A question onboarding had to ask got no answer (no passcode was given).
+        public static let unanswered = Code("unanswered")
         /// Nothing is onboarded: there is no store, or it holds no configuration.
         public static let notOnboarded = Code("not-onboarded")
         /// Something is already onboarded and the flow was not asked to replace it.

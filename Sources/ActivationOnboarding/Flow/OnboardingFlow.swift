@@ -16,7 +16,8 @@
 public struct OnboardingFlow: Sendable {
     /// Which of the four runs.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        /// The first start: each step's ``OnboardingStep/onboard(_:)``, in order.
+        /// The first start: each step's ``OnboardingStep/checkBeforeOnboarding(_:)``, then each
+        /// step's ``OnboardingStep/onboard(_:)``, in order.
         case onboard
         /// A later start: the store's step first, then the others, in order.
         case restore
@@ -44,9 +45,18 @@ public struct OnboardingFlow: Sendable {
         }
     }
 
-    /// Runs each step's onboard, in order, stopping at the first that fails.
+    /// Runs each step's check before onboarding, then each step's onboard, in order, stopping at
+    /// the first that fails.
     public func onboard(_ context: OnboardingContext) async -> OnboardingResult {
-        await run(.onboard, context) { step, context in try await step.onboard(&context) }
+        var context = context
+        for step in steps {
+            do {
+                try await step.checkBeforeOnboarding(&context)
+            } catch {
+                return OnboardingResult(kind: .onboard, context: context, completed: [], failures: [StepFailure(step: step.name, error: error)])
+            }
+        }
+        return await run(.onboard, context) { step, context in try await step.onboard(&context) }
     }
 
     /// Runs the store's step's restore, then every other step's, stopping at the first that fails.
@@ -139,4 +149,24 @@ public struct StepFailure: Error, CustomStringConvertible {
 
     /// `step: error`.
     public var description: String { "\(step): \(error)" }
+}
+
+extension OnboardingFlow {
+    /// The predefined steps in the order the reference SDK runs them: the configuration, the
+    /// credentials, the client policies and the steps that apply them, the store, then the app's
+    /// own steps (which find the store open).
+    ///
+    /// - Parameters:
+    ///   - configuration: where the configuration comes from and how it is checked.
+    ///   - settings: where the client policies come from.
+    ///   - store: how the store is created and opened.
+    ///   - appSteps: the app's own steps, run after the store's.
+    public static func standard(configuration: ConfigurationStep, settings: SettingsDownloadStep, store: StoreManagerStep,
+                                appSteps: [any OnboardingStep] = []) -> OnboardingFlow {
+        OnboardingFlow(steps: [
+            configuration, CredentialsStep(), settings,
+            PasscodePolicyApplyStep(), BlockWipingPolicyApplyStep(), LogSettingsApplyStep(),
+            store, UsagePolicyApplyStep(), FeatureVectorPolicyApplyStep(),
+        ] + appSteps)
+    }
 }

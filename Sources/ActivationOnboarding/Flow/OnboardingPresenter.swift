@@ -149,6 +149,8 @@ public struct OnboardingNote: Sendable, Hashable, CustomStringConvertible {
         public static let passcodeExpiring = Topic("passcode-expiring")
         /// The store is blocked or wiped soon without contact with the server.
         public static let serverContactNeeded = Topic("server-contact-needed")
+        /// A plaintext configuration of an earlier version is still beside the secure store.
+        public static let plaintextBesideStore = Topic("plaintext-beside-store")
     }
 
     /// How much it matters.

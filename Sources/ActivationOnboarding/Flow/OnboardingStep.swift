@@ -29,6 +29,10 @@ public protocol OnboardingStep: Sendable {
     /// does, so that every other step finds what it kept (as the reference SDK orders a restore).
     var opensStore: Bool { get }
 
+    /// Before any step onboards: refuse early what would make onboarding fail at the end (a store
+    /// already there), so that the user is not asked for everything first. By default, nothing.
+    func checkBeforeOnboarding(_ context: inout OnboardingContext) async throws
+
     /// First start: gather what the step is for and keep it.
     func onboard(_ context: inout OnboardingContext) async throws
 
@@ -50,6 +54,9 @@ extension OnboardingStep {
 
     /// `false`: only the store's own step opens it.
     public var opensStore: Bool { false }
+
+    /// Nothing to check.
+    public func checkBeforeOnboarding(_ context: inout OnboardingContext) async throws {}
 
     /// Nothing to bring up to date.
     public func sync(_ context: inout OnboardingContext) async throws {}

@@ -81,7 +81,7 @@ public struct SettingsDownloadStep: OnboardingStep {
             }
             let servers = Self.servers(discovery: discovery, document: document)
             guard let (policies, server) = try await fetch(from: servers, document: document, credentials: context.contents.credentials, context: context) else {
-                context.presenter.show(OnboardingNote(.warning, step: name, "SAP's default client policies apply", topic: .defaultClientPolicies))
+                context.presenter.show(OnboardingNote(.warning, step: name, "SAP's default client policies apply.", topic: .defaultClientPolicies))
                 try context.updateContents { $0.clientPolicies = .default }
                 return
             }

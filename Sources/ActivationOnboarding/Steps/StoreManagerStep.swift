@@ -28,34 +28,86 @@ public struct StoreManagerStep: OnboardingStep {
     /// Whether an unlocked store's key may wait in the kernel keyring for the lock timeout, and
     /// open the store without the passcode within it.
     public var usesKeyring: Bool
+    /// Whether restore opens a store that the block-and-wipe policy blocks: only for a sync that
+    /// follows at once, whose contact with the server unblocks it.
+    public var allowsBlocked: Bool
 
     /// The store's step.
     public init(protection: Protection = .passcode, workFactor: Int = SecureStore.defaultWorkFactor, replacing: Bool = false,
-                attempts: Int = 3, usesKeyring: Bool = true) {
+                attempts: Int = 3, usesKeyring: Bool = true, allowsBlocked: Bool = false) {
         self.protection = protection
         self.workFactor = workFactor
         self.replacing = replacing
         self.attempts = attempts
         self.usesKeyring = usesKeyring
+        self.allowsBlocked = allowsBlocked
     }
 
     /// `true`: restore opens the store before any other step runs.
     public var opensStore: Bool { true }
 
-    /// Creates the store from the context's pending contents and leaves it open in the context.
+    /// Refuses early to onboard over a store (unless ``replacing``), and over any other file at
+    /// the store's path in any case. A plaintext store of an earlier version there is first moved
+    /// into the secure store, so that nothing is lost and the next restore finds it there.
+    ///
+    /// - Throws: ``OnboardingError`` `alreadyOnboarded`; `ConfigurationError` `fileUnwritable`
+    ///   for a file that is no store.
+    public func checkBeforeOnboarding(_ context: inout OnboardingContext) async throws {
+        let location = context.location
+        guard FileIO.exists(location.path) || location.plaintextStore() != nil else { return }
+        if FileIO.exists(location.path) && !location.holdsSecureStore && location.plaintextStore()?.path != location.path {
+            throw ConfigurationError(.fileUnwritable, source: location.path,
+                                     "is neither a secure store nor a plaintext configuration of an earlier version; onboarding does not replace it")
+        }
+        if replacing { return }
+        if location.holdsSecureStore { throw OnboardingError(.alreadyOnboarded, "already onboarded (\(location.path))") }
+        guard let moved = try await migratePlaintextStore(&context) else { return }
+        let host = moved.contents.configuration?.document.host ?? "a server"
+        throw OnboardingError(.alreadyOnboarded, "already onboarded to \(host) (moved into \(location.path))")
+    }
+
+    /// Creates the store from the context's pending contents and leaves it open in the context;
+    /// then removes a plaintext store of an earlier version that the new store replaces.
     ///
     /// - Throws: ``OnboardingError`` `alreadyOnboarded` (a store is there and ``replacing`` is
-    ///   off) or `declined` (no passcode was given); `ConfigurationError` `passcodeRequired`
+    ///   off) or `unanswered` (no passcode was given); `ConfigurationError` `passcodeRequired`
     ///   (a device secret where the policy requires a passcode), `passcodeRejected`, or a file error.
     public func onboard(_ context: inout OnboardingContext) async throws {
         let location = context.location
-        if !replacing && FileIO.exists(location.path) {
-            throw OnboardingError(.alreadyOnboarded, "a store is already at \(location.path)")
-        }
+        try await checkBeforeOnboarding(&context)
         let policy = context.pendingContents.clientPolicies.passcode
         let passcode = try await newPasscode(policy, context: context)
+        let plaintext = location.plaintextStore()
+        // The existence check before was early feedback; the one in create is atomic with the
+        // write, so of two onboardings at once, the second is refused instead of replacing.
         context.store = try SecureStore.create(at: location, contents: context.pendingContents, passcode: passcode, workFactor: workFactor,
                                                replacing: replacing, now: context.now())
+        if let plaintext, plaintext.path != location.path, try plaintext.remove() {
+            context.presenter.show(OnboardingNote(.info, step: name, "removed the plaintext configuration of an earlier version (\(plaintext.path))"))
+        }
+    }
+
+    /// Moves a plaintext store of an earlier version into a new secure store, under the client
+    /// policies gathered so far, with a new passcode; the new store, open, or `nil` when there is
+    /// nothing to move (or a secure store is already there, beside which it stays until a reset).
+    func migratePlaintextStore(_ context: inout OnboardingContext) async throws -> SecureStore? {
+        let location = context.location
+        guard let plaintext = location.plaintextStore(), try plaintext.load() != nil else { return nil }
+        if location.holdsSecureStore {
+            context.presenter.show(OnboardingNote(.info, step: name,
+                                                  "A plaintext configuration of an earlier version is still at \(plaintext.path), beside the secure store; a reset removes both",
+                                                  topic: .plaintextBesideStore))
+            return nil
+        }
+        context.presenter.show(OnboardingNote(.info, step: name,
+                                              "A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path)."))
+        let policies = context.pendingContents.clientPolicies
+        let passcode = try await newPasscode(policies.passcode, context: context)
+        let store = try SecureStore.migrate(plaintext, into: location, clientPolicies: policies, passcode: passcode, workFactor: workFactor)
+        context.presenter.show(OnboardingNote(.info, step: name,
+                                              "moved: the configuration is now encrypted in \(location.path)\(plaintext.path == location.path ? "" : "; the plaintext file is removed")"))
+        context.store = store
+        return store
     }
 
     /// The new store's passcode, or `nil` for a device secret.
@@ -82,8 +134,15 @@ public struct StoreManagerStep: OnboardingStep {
     ///   `wrongPasscode`, `passcodeRequired`, `passcodeExpired`, `storeBlocked`, `storeWiped`,
     ///   `storeDamaged`, or a file error.
     public func restore(_ context: inout OnboardingContext) async throws {
+        if try await migratePlaintextStore(&context) != nil { return }
         let location = context.location
-        let options = SecureStore.OpenOptions(useKeyring: usesKeyring, now: context.now())
+        let options = SecureStore.OpenOptions(useKeyring: usesKeyring, allowBlocked: allowsBlocked, now: context.now())
+        context.store = try await open(location, options: options, presenter: context.presenter)
+    }
+
+    /// Opens the store with `options`: without a passcode when it can, else with the current
+    /// passcode, asked up to ``attempts`` times.
+    func open(_ location: SecureStoreLocation, options: SecureStore.OpenOptions, presenter: any OnboardingPresenter) async throws -> SecureStore {
         var opened: SecureStore?
         do {
             opened = try SecureStore.open(at: location, passcode: nil, options: options)
@@ -91,7 +150,7 @@ public struct StoreManagerStep: OnboardingStep {
             var rejection: (any Error)?
             for attempt in 1...max(1, attempts) {
                 let request = PasscodeRequest(location: location, attempt: attempt, rejection: rejection)
-                guard let passcode = try await context.presenter.currentPasscode(request) else { throw error }
+                guard let passcode = try await presenter.currentPasscode(request) else { throw error }
                 do {
                     opened = try SecureStore.open(at: location, passcode: passcode, options: options)
                     break
@@ -100,8 +159,31 @@ public struct StoreManagerStep: OnboardingStep {
                 }
             }
         }
-        guard let opened else { throw OnboardingError(.notOnboarded, "nothing is onboarded: there is no store at \(location.path)") }
-        context.store = opened
+        guard let opened else { throw OnboardingError(.notOnboarded, "nothing is onboarded (no store at \(location.path))") }
+        return opened
+    }
+
+    /// Changes the store's passcode (also an expired one, or gives a store without a passcode its
+    /// first): the current passcode is asked (never taken from the keyring), then a new one under
+    /// the stored policy, which must differ from it. The store's key is wrapped anew in one
+    /// atomic step: interrupted at any moment, the store opens with the old or the new passcode.
+    ///
+    /// - Throws: ``OnboardingError`` `notOnboarded` or `unanswered`; `ConfigurationError`
+    ///   `wrongPasscode`, `passcodeRejected`, `storeBlocked`, `storeWiped`, or a file error.
+    public func changePasscode(_ context: inout OnboardingContext) async throws {
+        let options = SecureStore.OpenOptions(useKeyring: false, allowExpiredPasscode: true, now: context.now())
+        var store = try await open(context.location, options: options, presenter: context.presenter)
+        let policy = store.contents.clientPolicies.passcode
+        let passcode = try await NewPasscodeQuestion(policy: policy, purpose: .change, attempts: attempts).ask(context.presenter)
+        try store.changePasscode(to: passcode, workFactor: workFactor, now: context.now())
+        context.store = store
+    }
+
+    /// Forgets the store's key kept in the kernel keyring: the next restore asks for the
+    /// passcode. `true` when a key was kept.
+    @discardableResult
+    public func lock(_ context: OnboardingContext) -> Bool {
+        SecureStore.lock(at: context.location)
     }
 
     /// Deletes the store, its state, its device secret and its key in the keyring, and a
@@ -131,13 +213,13 @@ struct NewPasscodeQuestion {
 
     /// The accepted passcode.
     ///
-    /// - Throws: ``OnboardingError`` `declined` when none is given; the policy's
+    /// - Throws: ``OnboardingError`` `unanswered` when none is given; the policy's
     ///   `passcodeRejected` for the last refused one.
     func ask(_ presenter: any OnboardingPresenter) async throws -> Passcode {
         var rejection: (any Error)?
         for attempt in 1...max(1, attempts) {
             guard let passcode = try await presenter.newPasscode(NewPasscodeRequest(policy: policy, purpose: purpose, attempt: attempt, rejection: rejection)) else {
-                throw OnboardingError(.declined, "no passcode was given")
+                throw OnboardingError(.unanswered, "no passcode was given")
             }
             do {
                 try policy.check(passcode.text)
@@ -146,6 +228,6 @@ struct NewPasscodeQuestion {
                 rejection = error
             }
         }
-        throw OnboardingError(.declined, "no acceptable passcode was given")
+        throw OnboardingError(.unanswered, "no acceptable passcode was given")
     }
 }

@@ -84,3 +84,17 @@ public struct UsagePolicyApplyStep: OnboardingStep {
         return (policy.dataCollectionEnabled && answer?.granted == true && answer?.answers(policy) == true, answer)
     }
 }
+
+extension OnboardingContext {
+    /// What `activate onboard --json` and `restore --json` print of the open store: the
+    /// configuration as the configuration step reported it, the store's protection, credentials
+    /// (secrets hidden unless `showingSecrets`) and last server contact, the usage-data answer
+    /// and the restricted features; `nil` before the store holds a configuration.
+    public func restoreReport(showingSecrets: Bool = false) -> RestoreReport? {
+        guard let activation = self[.activationReport], var report = contents.report(activation, showingSecrets: showingSecrets) else { return nil }
+        let consent = UsagePolicyApplyStep.consent(in: contents)
+        report.usageDataCollection = contents.clientPolicies.usage.dataCollectionEnabled ? (consent.allowed ? "consented" : "declined") : "off"
+        report.restrictedFeatures = contents.clientPolicies.featureVector.restricted
+        return report
+    }
+}

@@ -1,0 +1,140 @@
+import ActivationConfiguration
+import ActivationOnboarding
+import ActivationSecureStore
+import FileAccess
+import Foundation
+import SystemPackage
+
+/// Onboarding on the terminal: summaries and notes on stderr (the summary on stdout unless the
+/// result goes there as JSON), questions on `/dev/tty` without echo for secrets, and the secrets
+/// a script gives (a descriptor or a file only its owner can read) instead of questions.
+struct TerminalPresenter: OnboardingPresenter {
+    /// The store's current passcode, from --passcode-fd or --passcode-file.
+    var currentPasscode: SecretSource?
+    /// A new passcode, from the same options (onboard, a restore that moves a plaintext store) or
+    /// from --new-passcode-fd and --new-passcode-file (passcode change).
+    var newPasscode: SecretSource?
+    /// The credentials as JSON, from --credentials-file or --credentials-fd.
+    var credentials: SecretSource?
+    /// Whether the summary goes to stderr because stdout carries JSON.
+    var summaryOnStandardError = false
+
+    func present(_ summary: ConfigurationSummary, confirming: Bool) async -> Bool {
+        // What is about to be stored is shown even with --quiet when it is asked about.
+        if summaryOnStandardError { summary.lines.forEach(confirming ? Console.error : Console.note) } else { Console.print(lines: summary.lines) }
+        guard confirming else { return true }
+        Console.prompt("Connect to \(summary.host) and store this configuration? [y/N] ")
+        return ["y", "yes"].contains(readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+    }
+
+    func providerInput(for keys: [ProviderInputKey]) async -> ProviderInput {
+        let wantsEmail = keys.contains(.emailAddress), wantsCode = keys.contains(.onboardingCode)
+        guard Console.stdinIsTerminal, wantsEmail || wantsCode else { return [:] }
+        let prompt = wantsEmail && wantsCode ? "E-mail address or onboarding code" : wantsEmail ? "E-mail address" : "Onboarding code"
+        Console.prompt("\(prompt): ")
+        guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else { return [:] }
+        return answer.contains("@") && wantsEmail ? [.emailAddress: answer] : [.onboardingCode: answer]
+    }
+
+    func newPasscode(_ request: NewPasscodeRequest) async throws -> Passcode? {
+        if let newPasscode {
+            // A script gives one passcode: one that the policy refuses is the answer, not a try.
+            if let rejection = request.rejection { throw rejection }
+            return Passcode(try newPasscode.line(what: "passcode"))
+        }
+        guard SecretInput.hasTerminal else {
+            throw ConfigurationError(.passcodeRequired, "a passcode is needed and there is no terminal to ask on")
+        }
+        if let rejection = request.rejection { Self.report(rejection) } else { NewPasscode.describe(request.policy).forEach(Console.note) }
+        for attempt in 1...3 {
+            guard let first = SecretInput.ask("New passcode: "), let second = SecretInput.ask("Repeat the new passcode: ") else { return nil }
+            if first == second { return Passcode(first) }
+            if attempt < 3 { Console.report("the two entries differ") }
+        }
+        throw ConfigurationError(.passcodeRejected, "the two entries differ")
+    }
+
+    func currentPasscode(_ request: PasscodeRequest) async throws -> Passcode? {
+        if let currentPasscode {
+            if let rejection = request.rejection { throw rejection }
+            return Passcode(try currentPasscode.line(what: "passcode"))
+        }
+        guard SecretInput.hasTerminal else { return nil }
+        if let rejection = request.rejection { Self.report(rejection) }
+        while true {
+            guard let typed = SecretInput.ask("Passcode for \(request.location.path): ") else { return nil }
+            // Enter alone is no try.
+            if !typed.isEmpty { return Passcode(typed) }
+        }
+    }
+
+    func credentials(_ request: CredentialsRequest) async throws -> StoredCredentials {
+        if let credentials {
+            return try StoredCredentials(json: try credentials.bytes(what: "the credentials file", limit: StoredCredentials.maxJSONBytes),
+                                         source: credentials.name)
+        }
+        guard SecretInput.hasTerminal else { return StoredCredentials() }
+        switch request.kind {
+        case .userAndPassword:
+            guard let user = SecretInput.ask("User name for \(request.host) (empty: none): ", echo: true), !user.isEmpty else { return StoredCredentials() }
+            return StoredCredentials(user: user, password: SecretInput.ask("Password for \(user): "))
+        case .apiKey:
+            guard let key = SecretInput.ask("API key for \(request.host) (empty: none): "), !key.isEmpty else { return StoredCredentials() }
+            return StoredCredentials(apiKey: key)
+        }
+    }
+
+    func consent(_ request: ConsentRequest) async -> Bool {
+        let policy = request.policy
+        let upload = policy.uploadDataAfterDays > 0 ? ", uploaded every \(policy.uploadDataAfterDays) days" : ""
+        let question = "\(request.previous == nil ? "Your" : "The changed") administrator's policy allows collecting usage data\(upload)\(policy.crashLogUploadEnabled ? " and crash logs" : "")."
+        guard SecretInput.hasTerminal else {
+            Console.note("\(question) There is no terminal to ask on, so none is collected.")
+            return false
+        }
+        Console.note(question)
+        return ["y", "yes"].contains(SecretInput.ask("Allow it? [y/N] ", echo: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+    }
+
+    func show(_ note: OnboardingNote) {
+        guard note.kind != .progress else { return }
+        Console.note(Hint.text(for: note))
+    }
+
+    static func report(_ error: any Error) {
+        if let error = error as? ConfigurationError { Console.report(error) } else { Console.report("\(error)") }
+    }
+}
+
+/// Where a secret comes from instead of the terminal: an open descriptor, or a file only its
+/// owner can read. Never argv, never the environment: both are visible to other processes.
+enum SecretSource: Sendable {
+    case descriptor(Int32)
+    case file(String)
+
+    /// The descriptor or file, as errors name it.
+    var name: String {
+        switch self {
+        case .descriptor(let fd): "file descriptor \(fd)"
+        case .file(let path): path
+        }
+    }
+
+    /// One line: the descriptor's next, or the file's first.
+    func line(what: String) throws -> String {
+        switch self {
+        case .descriptor(let fd): try SecretInput.line(fromDescriptor: fd, what: what)
+        case .file(let path): try SecretInput.line(fromFile: path, what: what)
+        }
+    }
+
+    /// All of it, up to `limit` bytes.
+    func bytes(what: String, limit: Int) throws -> [UInt8] {
+        switch self {
+        case .descriptor(let fd):
+            try FileIO.converting { () throws(FileFailure) in try Files.readAll(FileDescriptor(rawValue: fd), name: name, limit: limit) }
+        case .file(let path):
+            try FileIO.readSecret(path, limit: limit, what: what)
+        }
+    }
+}
