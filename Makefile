@@ -5,7 +5,7 @@
 SWIFT ?= swift
 ACTIVATE = .build/debug/activate
 
-SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer sample-verify-activation-code sample-scan-and-check sample-secure-store sample-discovery-service
+SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer sample-verify-activation-code sample-scan-and-check sample-secure-store sample-onboarding-flow sample-discovery-service
 
 PREFIX ?= /usr/local
 
@@ -30,11 +30,11 @@ check: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'
 
-# DocC archives of the six libraries (.build/plugins/Swift-DocC/outputs/), failing on any DocC
+# DocC archives of the seven libraries (.build/plugins/Swift-DocC/outputs/), failing on any DocC
 # warning, then the doc-comment coverage of their public API, which must be 100 %.
 docs: setup
 	ACTIVATE_DOCS=1 $(SWIFT) package --disable-sandbox generate-documentation --warnings-as-errors \
-		--target ActivationConfiguration --target ActivationImaging --target ActivationSecureStore --target ActivationDiscoveryProtocol --target ActivationDiscovery --target ActivationDiscoveryServer
+		--target ActivationConfiguration --target ActivationImaging --target ActivationSecureStore --target ActivationOnboarding --target ActivationDiscoveryProtocol --target ActivationDiscovery --target ActivationDiscoveryServer
 	scripts/doc-coverage.py
 
 samples:

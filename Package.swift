@@ -192,7 +192,10 @@ let package = Package(
             name: "sample-scan-to-configuration", dependencies: ["ActivationConfiguration", "ActivationImaging"],
             path: "SampleCodes/ScanToConfiguration"),
         .executableTarget(name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomTransformer"),
-        .executableTarget(name: "sample-secure-store", dependencies: ["ActivationConfiguration", "ActivationSecureStore"], path: "SampleCodes/SecureStore"),
+        .executableTarget(name: "sample-secure-store", dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
+                          path: "SampleCodes/SecureStore"),
+        .executableTarget(name: "sample-onboarding-flow", dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
+                          path: "SampleCodes/OnboardingFlow"),
         .executableTarget(name: "sample-verify-activation-code", dependencies: ["ActivationConfiguration"], path: "SampleCodes/VerifyActivationCode"),
         .executableTarget(
             name: "sample-discovery-service",

@@ -3,9 +3,10 @@
 //
 //   swift run sample-secure-store [STORE]        (the passcode on standard input)
 //
-// Without STORE it first makes a store in a temporary folder, as `activate onboard` would, so that
-// it runs anywhere.
+// Without STORE it first onboards into a temporary folder, as `activate onboard` does, from
+// SampleCodes/basic-configuration.json and without asking anything, so that it runs anywhere.
 import ActivationConfiguration
+import ActivationOnboarding
 import ActivationSecureStore
 import Foundation
 
@@ -27,10 +28,18 @@ if let path = arguments.popFirst() {
     temporary = folder
     location = SecureStoreLocation(path: "\(folder)/store.age")
     passcode = Passcode("Sample-passcode-1")
-    let document = try ConfigurationDocument(from: try JSONReader().parse(Array(#"{"host":"mobile.example.com","appID":"com.example.app","auth":[{"type":"basic.default"}]}"#.utf8), source: "sample"), source: "sample")
-    let contents = SecureStoreContents(configuration: StoredConfiguration(document: document, providerID: "sample", origin: "sample", signature: .unsigned),
-                                       credentials: StoredCredentials(user: "alice", password: "pa55-word"))
-    _ = try SecureStore.create(at: location, contents: contents, passcode: passcode, workFactor: 12)
+    let policy = SecurityPolicy(allowedHosts: SecurityPolicy.sapCloudHosts)
+    let flow = OnboardingFlow.standard(
+        configuration: ConfigurationStep(providers: [FileConfigurationProvider(path: "SampleCodes/basic-configuration.json",
+                                                                               recognizer: PayloadRecognizer(policy: policy))],
+                                         policy: policy),
+        settings: SettingsDownloadStep(source: .defaults, fetcher: SettingsExchangeFetcher()),
+        store: StoreManagerStep(workFactor: 12, usesKeyring: false))
+    let answers = UnattendedPresenter(passcode: passcode, credentials: StoredCredentials(user: "alice", password: "pa55-word"))
+    if let failure = await flow.onboard(OnboardingContext(location: location, presenter: answers)).failure {
+        print("onboarding failed in \(failure.step): \(failure.error)")
+        exit(1)
+    }
 }
 defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
 
