@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TestSupport
 
 /// Runs the built `activate` executable, as a user would.
@@ -167,5 +168,34 @@ actor ProcessSlots {
     /// Hands the slot to the longest waiting caller, or frees it.
     private func release() {
         if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+    }
+}
+
+/// Kills that home in on a commit point: the delay after a start at which a write has happened.
+/// First a delay after which the new state is there (doubling from a short one), then halving the
+/// span around the point, so that the kills fall on both sides of the write and ever closer to it,
+/// however fast the machine is at the moment; one kill at once comes last.
+enum CommitPointSearch {
+    /// Runs `killed` at each delay; it kills a run after the delay and tells what it left: `new`
+    /// (the write happened), `old`, or anything else. Returns how often each outcome came.
+    static func outcomes(steps: Int, killed: (Duration) async throws -> String) async throws -> [String: Int] {
+        var outcomes: [String: Int] = [:]
+        var before = Duration.zero, after = Duration.milliseconds(20)
+        while true {
+            let outcome = try await killed(after)
+            outcomes[outcome, default: 0] += 1
+            if outcome == "new" { break }
+            before = after
+            after *= 2
+            try #require(after < .seconds(120), "the run never got to its write: \(outcomes)")
+        }
+        for _ in 0..<steps {
+            let middle = (before + after) / 2
+            let outcome = try await killed(middle)
+            outcomes[outcome, default: 0] += 1
+            if outcome == "new" { after = middle } else { before = middle }
+        }
+        outcomes[try await killed(.zero), default: 0] += 1
+        return outcomes
     }
 }

@@ -70,14 +70,6 @@ struct GenerateCommandTests {
         #expect(result.stderr.contains("/nonexistent-directory/code.png: cannot write"))
     }
 
-    @Test("options are checked", arguments: [
-        ["generate", "x", "--scale", "1"], ["generate", "x", "--ec", "X"], ["generate", "x", "--min-version", "41"],
-        ["generate", "x", "-o", "code.jpg"], ["generate", "x", "--input", "f"], ["generate", "x", "--margin", "-1"],
-    ])
-    func usage(arguments: [String]) async throws {
-        #expect(try await ActivateCLI.run(arguments, in: directory.path).status == 64)
-    }
-
     @Test("--ec, --scale, --margin and --min-version shape the image")
     func shape() async throws {
         let output = directory.file("shaped.png")

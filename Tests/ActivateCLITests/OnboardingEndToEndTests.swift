@@ -264,26 +264,7 @@ struct OnboardingEndToEndTests {
             #expect(restore.status == 0, "killed after \(delay): \(restore.stderr)")
             return restore.text.contains("SAML 2.0") ? "new" : restore.text.contains("(basic)") ? "old" : "other"
         }
-        // The kills home in on the commit point by bisection, so they fall on both sides of the
-        // write and ever closer to it, however fast the machine is at the moment: first a delay
-        // after which the new configuration is there, then halving the span around the point.
-        var outcomes: [String: Int] = [:]
-        var before = Duration.zero, after = Duration.milliseconds(20)
-        while true {
-            let outcome = try await killed(after: after)
-            outcomes[outcome, default: 0] += 1
-            if outcome == "new" { break }
-            before = after
-            after *= 2
-            try #require(after < .seconds(120), "onboarding never finished: \(outcomes)")
-        }
-        for _ in 0..<24 {
-            let middle = (before + after) / 2
-            let outcome = try await killed(after: middle)
-            outcomes[outcome, default: 0] += 1
-            if outcome == "new" { after = middle } else { before = middle }
-        }
-        outcomes[try await killed(after: .zero), default: 0] += 1
+        let outcomes = try await CommitPointSearch.outcomes(steps: 24, killed: killed(after:))
         #expect(outcomes["other"] == nil, "\(outcomes)")
         #expect((outcomes["old"] ?? 0) > 0 && (outcomes["new"] ?? 0) > 0, "\(outcomes)")
     }

@@ -223,25 +223,7 @@ final class SecureStoreCLITests {
             files = (old: files.new, new: files.old)
             return "new"
         }
-        // The kills home in on the commit point by bisection (as in the onboarding kill test), so
-        // they fall on both sides of it and ever closer, however fast the machine is at the moment.
-        var outcomes: [String: Int] = [:]
-        var before = Duration.zero, after = Duration.milliseconds(20)
-        while true {
-            let outcome = try await killed(after: after)
-            outcomes[outcome, default: 0] += 1
-            if outcome == "new" { break }
-            before = after
-            after *= 2
-            try #require(after < .seconds(120), "the change never finished: \(outcomes)")
-        }
-        for _ in 0..<30 {
-            let middle = (before + after) / 2
-            let outcome = try await killed(after: middle)
-            outcomes[outcome, default: 0] += 1
-            if outcome == "new" { after = middle } else { before = middle }
-        }
-        outcomes[try await killed(after: .zero), default: 0] += 1
+        let outcomes = try await CommitPointSearch.outcomes(steps: 30, killed: killed(after:))
         #expect((outcomes["old"] ?? 0) > 0 && (outcomes["new"] ?? 0) > 0, "\(outcomes)")
     }
 

@@ -3,6 +3,7 @@ import ActivationOnboarding
 import ActivationSecureStore
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A presenter that answers from a script, as a test or an unattended app would, and records
 /// every question and note.
@@ -74,19 +75,16 @@ final class ScriptedPresenter: OnboardingPresenter {
     }
 }
 
-/// A fresh folder for one test's store, removed afterwards.
+/// A fresh folder for one test's store, removed afterwards (the store locked first).
 final class StoreFolder: Sendable {
-    let path: String
+    let folder: TemporaryFolder
     let location: SecureStoreLocation
+    var path: String { folder.path }
 
     init() throws {
-        path = NSTemporaryDirectory() + "activate-onboarding-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        location = SecureStoreLocation(path: "\(path)/store.age")
+        folder = try TemporaryFolder(prefix: "activate-onboarding")
+        location = SecureStoreLocation(path: "\(folder.path)/store.age")
     }
 
-    deinit {
-        SecureStore.lock(at: location)
-        try? FileManager.default.removeItem(atPath: path)
-    }
+    deinit { SecureStore.lock(at: location) }
 }

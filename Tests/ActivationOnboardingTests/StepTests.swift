@@ -168,6 +168,19 @@ final class StepTests {
                 == ["The passcode policy now requires a passcode, and the store has none"])
     }
 
+    @Test("which servers are asked, in which order, and which get the credentials: a decision apart from I/O")
+    func serverDecision() throws {
+        let document = try ConfigurationDocument(from: try JSONReader().parse(Array(#"{"host": "mobile.example.com", "appID": "a", "auth": [{"type": "basic.default"}]}"#.utf8), source: "d"),
+                                                 source: "d")
+        let both = SettingsDownloadStep.servers(discovery: "https://discovery.example.com", document: document)
+        #expect(both.map(\.baseURL) == ["https://discovery.example.com", "https://mobile.example.com"])
+        #expect(both.map(\.sendsCredentials) == [false, true])
+        #expect(SettingsDownloadStep.servers(discovery: nil, document: document).map(\.sendsCredentials) == [true])
+        #expect(SettingsDownloadStep.server(recorded: "https://mobile.example.com", document: document).sendsCredentials)
+        #expect(!SettingsDownloadStep.server(recorded: "https://discovery.example.com", document: document).sendsCredentials)
+        #expect(!SettingsDownloadStep.server(recorded: "https://mobile.example.com", document: nil).sendsCredentials)
+    }
+
     @Test("log levels follow SAP's settings", arguments: [
         (#"{"logEnabled": "true", "logLevel": "PATH"}"#, Logger.Level.trace), (#"{"logEnabled": "true", "logLevel": "warn"}"#, .warning),
         (#"{"logEnabled": "false", "logLevel": "DEBUG"}"#, .critical), (#"{"logEnabled": "true", "logLevel": "NONE"}"#, .critical),

@@ -64,3 +64,20 @@ extension OnboardingStep {
     /// Nothing to forget.
     public func reset(_ context: inout OnboardingContext) async throws {}
 }
+
+/// A step that applies a client policy the same way whenever it runs: on onboard (to the
+/// policies gathered for the store), on restore (to those in the store) and on sync (to those the
+/// server may just have changed).
+public protocol PolicyApplyStep: OnboardingStep {
+    /// Applies the policy in ``OnboardingContext/clientPolicies``.
+    func apply(_ context: inout OnboardingContext) async throws
+}
+
+extension PolicyApplyStep {
+    /// Applies the policies gathered for the store.
+    public func onboard(_ context: inout OnboardingContext) async throws { try await apply(&context) }
+    /// Applies the policies in the store.
+    public func restore(_ context: inout OnboardingContext) async throws { try await apply(&context) }
+    /// Applies the policies, perhaps new, in the store.
+    public func sync(_ context: inout OnboardingContext) async throws { try await apply(&context) }
+}

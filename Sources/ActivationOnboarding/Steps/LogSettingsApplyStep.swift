@@ -4,18 +4,12 @@ import Logging
 /// The log settings' step: the level of the flow's logger (``OnboardingContext/logger``), which
 /// the steps and the app log through, follows the client policies' `logSettings` on onboard,
 /// restore and sync: nothing below `logLevel` when `logEnabled`, only critical messages otherwise.
-public struct LogSettingsApplyStep: OnboardingStep {
+public struct LogSettingsApplyStep: PolicyApplyStep {
     /// The step.
     public init() {}
 
-    /// Applies the settings gathered for the store.
-    public func onboard(_ context: inout OnboardingContext) async throws { apply(&context) }
-    /// Applies the settings in the store.
-    public func restore(_ context: inout OnboardingContext) async throws { apply(&context) }
-    /// Applies the settings, perhaps new, in the store.
-    public func sync(_ context: inout OnboardingContext) async throws { apply(&context) }
-
-    func apply(_ context: inout OnboardingContext) {
+    /// Sets the logger's level from the log settings.
+    public func apply(_ context: inout OnboardingContext) {
         let level = Self.level(for: context.clientPolicies.logSettings)
         if context.logger.logLevel != level {
             context.logger.logLevel = level
@@ -40,18 +34,12 @@ public struct LogSettingsApplyStep: OnboardingStep {
 /// The feature restrictions' step: puts the client policies' `featureVectorPolicies` into the
 /// context on onboard, restore and sync, where the app asks whether a feature may run
 /// (``OnboardingContext/allows(feature:)``), and tells the user which features are turned off.
-public struct FeatureVectorPolicyApplyStep: OnboardingStep {
+public struct FeatureVectorPolicyApplyStep: PolicyApplyStep {
     /// The step.
     public init() {}
 
-    /// Applies the restrictions gathered for the store.
-    public func onboard(_ context: inout OnboardingContext) async throws { apply(&context) }
-    /// Applies the restrictions in the store.
-    public func restore(_ context: inout OnboardingContext) async throws { apply(&context) }
-    /// Applies the restrictions, perhaps new, in the store.
-    public func sync(_ context: inout OnboardingContext) async throws { apply(&context) }
-
-    func apply(_ context: inout OnboardingContext) {
+    /// Puts the restrictions into the context and names the features turned off.
+    public func apply(_ context: inout OnboardingContext) {
         let policy = context.clientPolicies.featureVector
         context[.featureVectorPolicy] = policy
         if !policy.restricted.isEmpty {

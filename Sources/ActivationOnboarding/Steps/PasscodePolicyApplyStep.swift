@@ -5,7 +5,7 @@ import Foundation
 /// The passcode policy's step. The store's step makes a new passcode meet the policy; this step
 /// tells the user, on every restore and sync, what the policy in force asks of the store they
 /// have: a passcode that soon expires, or a passcode where the store has only a device secret.
-public struct PasscodePolicyApplyStep: OnboardingStep {
+public struct PasscodePolicyApplyStep: PolicyApplyStep {
     /// How many days before the passcode expires the user is told.
     public var warningDays: Int
 
@@ -14,18 +14,13 @@ public struct PasscodePolicyApplyStep: OnboardingStep {
         self.warningDays = warningDays
     }
 
-    /// Nothing to do: the store's step applies the policy when it makes the passcode.
-    public func onboard(_ context: inout OnboardingContext) async throws {}
-
-    /// Tells what the policy asks of the open store.
-    public func restore(_ context: inout OnboardingContext) async throws {
+    /// Tells what the policy asks of the store (nothing yet while onboarding: the store's step
+    /// applies the policy when it makes the passcode).
+    public func apply(_ context: inout OnboardingContext) {
         for text in Self.notices(for: context.contents, unlockedWith: context.store?.unlockedWith, now: context.now(), warningDays: warningDays) {
             context.presenter.show(OnboardingNote(.warning, step: name, text, topic: text.hasPrefix("The passcode policy now") ? .passcodeRequired : .passcodeExpiring))
         }
     }
-
-    /// Tells what the policy, perhaps new, asks of the store.
-    public func sync(_ context: inout OnboardingContext) async throws { try await restore(&context) }
 
     /// What the policy asks of a store with `contents`: a pure function of its inputs.
     public static func notices(for contents: SecureStoreContents, unlockedWith: SecureStore.Unlock?, now: Date, warningDays: Int) -> [String] {
@@ -49,7 +44,7 @@ public struct PasscodePolicyApplyStep: OnboardingStep {
 /// The block-and-wipe policy's step. The store refuses to open when it is blocked and deletes
 /// itself when it is to be wiped; this step tells the user, on every restore, how long the store
 /// has until then without contact with the server, when that time runs short.
-public struct BlockWipingPolicyApplyStep: OnboardingStep {
+public struct BlockWipingPolicyApplyStep: PolicyApplyStep {
     /// How many days before the store is blocked (or wiped) the user is told.
     public var warningDays: Int
 
@@ -58,18 +53,13 @@ public struct BlockWipingPolicyApplyStep: OnboardingStep {
         self.warningDays = warningDays
     }
 
-    /// Nothing to do: the contact that onboarding made is the first the policy counts from.
-    public func onboard(_ context: inout OnboardingContext) async throws {}
-
-    /// Tells how long the store has without contact, when it runs short.
-    public func restore(_ context: inout OnboardingContext) async throws {
+    /// Tells how long the store has without contact, when it runs short (never while onboarding:
+    /// the contact that onboarding makes is the first the policy counts from).
+    public func apply(_ context: inout OnboardingContext) {
         if let text = Self.notice(for: context.contents, now: context.now(), warningDays: warningDays) {
             context.presenter.show(OnboardingNote(.warning, step: name, text, topic: .serverContactNeeded))
         }
     }
-
-    /// Tells it again after a sync, which may have recorded a contact.
-    public func sync(_ context: inout OnboardingContext) async throws { try await restore(&context) }
 
     /// What the policy says of a store with `contents` at `now`: a pure function of its inputs.
     public static func notice(for contents: SecureStoreContents, now: Date, warningDays: Int) -> String? {

@@ -29,12 +29,6 @@ public struct SettingsDownloadStep: OnboardingStep {
         public var baseURL: String
         /// Whether the user's credentials go with the request: only to the configuration's own server.
         public var sendsCredentials: Bool
-
-        /// The server at `baseURL`, with or without the credentials.
-        public init(baseURL: String, sendsCredentials: Bool) {
-            self.baseURL = baseURL
-            self.sendsCredentials = sendsCredentials
-        }
     }
 
     /// Where the policies come from.

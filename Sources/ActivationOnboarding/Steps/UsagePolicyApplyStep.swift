@@ -50,23 +50,18 @@ public struct ConsentRequest: Sendable, Hashable {
 /// (`dataCollectionEnabled`), the user is asked once for consent; the answer is kept in the store
 /// with when it was given, and asked again only when the policy changes. Without the consent the
 /// app collects nothing; ``UsagePolicyApplyStep/consent(in:)`` tells the app what holds.
-public struct UsagePolicyApplyStep: OnboardingStep {
+public struct UsagePolicyApplyStep: PolicyApplyStep {
     /// Where the answer is kept among the store's values.
     public static let key = "com.sap.activate.usageConsent"
 
     /// The step.
     public init() {}
 
-    /// Asks for consent where the policy allows collection, and keeps the answer.
-    public func onboard(_ context: inout OnboardingContext) async throws { try await apply(&context) }
-    /// Asks again only when the policy changed since the kept answer.
-    public func restore(_ context: inout OnboardingContext) async throws { try await apply(&context) }
-    /// Asks again only when the new policy differs from the one answered.
-    public func sync(_ context: inout OnboardingContext) async throws { try await apply(&context) }
-    /// Nothing to do: the answer goes with the store.
-    public func reset(_ context: inout OnboardingContext) async throws {}
-
-    func apply(_ context: inout OnboardingContext) async throws {
+    /// Asks for consent where the policy allows collection and no answer to this very policy is
+    /// kept, and keeps the answer with its time.
+    ///
+    /// - Throws: `ConfigurationError` when the store cannot be written.
+    public func apply(_ context: inout OnboardingContext) async throws {
         let policy = context.clientPolicies.usage
         let kept = try context.kept(UsageConsent.self, forKey: Self.key)
         guard policy.dataCollectionEnabled else { return }
