@@ -36,18 +36,29 @@ extension Activate {
             for line in helpMessage().split(separator: "\n", omittingEmptySubsequences: false) { Console.error(String(line)) }
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
+        Foundation.exit(await execute(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// Parses `arguments`, runs the command and tells its exit status; errors and ArgumentParser's
+    /// messages (help on stdout, usage errors on stderr) go where the console writes. The one path
+    /// of every command, for the process and for tests that run a command in-process.
+    static func execute(_ arguments: [String]) async -> Int32 {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
         } catch {
-            if !Console.finish() { Foundation.exit(ExitStatus.failure) }
-            exit(withError: error)
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                if code == .success { Console.raw(message + "\n") } else { message.split(separator: "\n", omittingEmptySubsequences: false).forEach { Console.error(String($0)) } }
+            }
+            return Console.finish() ? code.rawValue : ExitStatus.failure
         }
-        if !Console.finish() { Foundation.exit(ExitStatus.failure) }
+        return Console.finish() ? ExitStatus.success : ExitStatus.failure
     }
 }
 

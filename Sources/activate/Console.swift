@@ -26,11 +26,26 @@ enum Console {
     static func print(_ line: String) { print(lines: [line]) }
 
     /// `--quiet`: no summaries, notes or progress; errors still.
-    static let quiet = Atomic<Bool>(false)
+    private static let quietProcess = Atomic<Bool>(false)
+
+    /// Whether `--quiet` was given (to the command this task runs).
+    static var quiet: Bool {
+        if let capture { return capture.quiet.load(ordering: .relaxed) }
+        return quietProcess.load(ordering: .relaxed)
+    }
+
+    /// Sets `--quiet` for the command this task runs.
+    static func setQuiet(_ value: Bool) {
+        if let capture { capture.quiet.store(value, ordering: .relaxed) } else { quietProcess.store(value, ordering: .relaxed) }
+    }
+
+    /// Where a command run in-process writes instead of the process's stdout and stderr
+    /// (``Activate/execute(_:)`` under a capture); `nil` for the process's own.
+    @TaskLocal static var capture: ConsoleCapture?
 
     /// One line for people on stderr (summaries, notes, warnings); nothing with `--quiet`.
     static func note(_ line: String) {
-        if !quiet.load(ordering: .relaxed) { error(line) }
+        if !quiet { error(line) }
     }
 
     /// One line on stderr, whatever `--quiet` says: errors and the help.
@@ -62,19 +77,19 @@ enum Console {
 
     /// The tool's own terminal control sequences (the progress bar) on stderr; none with `--quiet`.
     static func terminalControl(_ text: String) {
-        if quiet.load(ordering: .relaxed) { return }
+        if quiet { return }
         write(STDERR_FILENO, Array(text.utf8))
     }
 
-    static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    static var stdoutIsTerminal: Bool { capture == nil && isatty(STDOUT_FILENO) == 1 }
     /// The width of the terminal on stdout, in columns, when stdout is one and says.
     static var terminalColumns: Int? {
         var size = winsize()
         guard stdoutIsTerminal, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
         return Int(size.ws_col)
     }
-    static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
-    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    static var stdinIsTerminal: Bool { capture == nil && isatty(STDIN_FILENO) == 1 }
+    static var stderrIsTerminal: Bool { capture == nil && isatty(STDERR_FILENO) == 1 }
 
     /// The errno of the first failed write to stdout; 0 while all went well.
     private static let outputError = Atomic<Int32>(0)
@@ -82,6 +97,7 @@ enum Console {
     /// Whether a write to stdout failed; if so, says why on stderr (not for a closed pipe, which
     /// the reader closed on purpose, as in `| head`).
     static func finish() -> Bool {
+        if capture != nil { return true }
         let code = outputError.load(ordering: .relaxed)
         guard code != 0 else { return true }
         if code != EPIPE { report("standard output: write failed: \(FileFailure.describe(Errno(rawValue: code)))") }
@@ -89,6 +105,10 @@ enum Console {
     }
 
     private static func write(_ fd: Int32, _ bytes: [UInt8]) {
+        if let capture {
+            if fd == STDOUT_FILENO { capture.stdout.withLock { $0 += bytes } } else { capture.stderr.withLock { $0 += bytes } }
+            return
+        }
         if fd == STDOUT_FILENO, outputError.load(ordering: .relaxed) != 0 { return }  // stop after the first failure
         do {
             _ = try FileDescriptor(rawValue: fd).writeAll(bytes)  // retries EINTR and short writes
@@ -126,6 +146,13 @@ struct QuietOption: ParsableArguments {
 
     // Parsing is the one place every command passes through before it prints anything.
     func validate() throws {
-        Console.quiet.store(quiet, ordering: .relaxed)
+        Console.setQuiet(quiet)
     }
+}
+
+/// What a command run in-process wrote: its stdout and stderr, and its `--quiet`.
+final class ConsoleCapture: Sendable {
+    let stdout = Mutex<[UInt8]>([])
+    let stderr = Mutex<[UInt8]>([])
+    let quiet = Atomic<Bool>(false)
 }

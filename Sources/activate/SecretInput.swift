@@ -60,6 +60,8 @@ enum SecretInput {
     /// Asks on the terminal (`/dev/tty`) with echo off, as `sudo` and `age` do; `nil` when there is
     /// no terminal, echo cannot be turned off, the input ends (Ctrl-D), or the answer is not UTF-8.
     static func ask(_ prompt: String, echo: Bool = false) -> String? {
+        // A command run in-process (a test) has no terminal of its own.
+        guard Console.capture == nil else { return nil }
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -104,6 +106,7 @@ enum SecretInput {
 
     /// Whether a terminal is there to ask on.
     static var hasTerminal: Bool {
+        guard Console.capture == nil else { return false }
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         close(fd)

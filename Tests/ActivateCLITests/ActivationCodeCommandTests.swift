@@ -20,14 +20,14 @@ struct ActivationCodeCommandTests {
         key = Self.edKey
         publicKey = "\(SourceTree.keys)/ed25519.pub.pem"
         trustList = directory.file("trust.json")
-        let added = try await ActivateCLI.run(["keys", "trust", "add", publicKey, "--trust-list", trustList])
+        let added = try await ActivateCLI.runInProcess(["keys", "trust", "add", publicKey, "--trust-list", trustList])
         #expect(added.status == 0, "\(added.stderr)")
     }
 
     /// Draws `text` as a QR code image (a plain payload: what a forger could print).
     func image(_ name: String, _ text: String) async throws -> String {
         let path = directory.file("\(name).png")
-        let result = try await ActivateCLI.run(["generate", text, "-o", path])
+        let result = try await ActivateCLI.runInProcess(["generate", text, "-o", path])
         #expect(result.status == 0, "\(result.stderr)")
         return path
     }
@@ -48,7 +48,7 @@ struct ActivationCodeCommandTests {
     @Test("keys create: PKCS #8 in a 0600 file, the key id on stdout, never a silent replace")
     func create() async throws {
         let path = directory.file("admin.pem")
-        let created = try await ActivateCLI.run(["keys", "create", "--out", path])
+        let created = try await ActivateCLI.runInProcess(["keys", "create", "--out", path])
         #expect(created.status == 0, "\(created.stderr)")
         let id = created.text.trimmingCharacters(in: .newlines)
         #expect(id.count == 16 && id.allSatisfy { $0.isHexDigit && !$0.isUppercase })
@@ -58,26 +58,26 @@ struct ActivationCodeCommandTests {
         #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         #expect(!created.stderr.contains(pem.split(separator: "\n")[1]))
 
-        let again = try await ActivateCLI.run(["keys", "create", "--out", path])
+        let again = try await ActivateCLI.runInProcess(["keys", "create", "--out", path])
         #expect(again.status == 1)
         #expect(again.stderr.contains("already exists; pass --force"))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == pem)
-        let forced = try await ActivateCLI.run(["keys", "create", "--out", path, "--force", "--algorithm", "p256"])
+        let forced = try await ActivateCLI.runInProcess(["keys", "create", "--out", path, "--force", "--algorithm", "p256"])
         #expect(forced.status == 0)
         #expect(forced.text != created.text)
-        #expect(try await ActivateCLI.run(["keys", "id", path]).text == forced.text)
+        #expect(try await ActivateCLI.runInProcess(["keys", "id", path]).text == forced.text)
     }
 
     @Test("keys public and keys id: the same id from the private and the public key")
     func publicAndID() async throws {
-        let printed = try await ActivateCLI.run(["keys", "public", key])
+        let printed = try await ActivateCLI.runInProcess(["keys", "public", key])
         #expect(printed.status == 0)
         #expect(printed.text == (try String(contentsOfFile: publicKey, encoding: .utf8)))
         let out = directory.file("pub.pem")
-        #expect(try await ActivateCLI.run(["keys", "public", key, "--out", out]).status == 0)
-        let fromPrivate = try await ActivateCLI.run(["keys", "id", key]), fromPublic = try await ActivateCLI.run(["keys", "id", out])
+        #expect(try await ActivateCLI.runInProcess(["keys", "public", key, "--out", out]).status == 0)
+        let fromPrivate = try await ActivateCLI.runInProcess(["keys", "id", key]), fromPublic = try await ActivateCLI.run(["keys", "id", out])
         #expect(fromPrivate.status == 0 && fromPrivate.text == fromPublic.text)
-        let wrong = try await ActivateCLI.run(["keys", "public", publicKey])
+        let wrong = try await ActivateCLI.runInProcess(["keys", "public", publicKey])
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("an Ed25519 public key is not a usable private key"))
     }
@@ -89,7 +89,7 @@ struct ActivationCodeCommandTests {
         ("rsa.pem", true, "an RSA-2048 key cannot sign AC1 codes"),
     ])
     func wrongSigningKey(file: String, compact: Bool, message: String) async throws {
-        let result = try await ActivateCLI.run(["generate", "--config", Self.sample, "--sign", "\(SourceTree.keys)/\(file)", "-o", directory.file("x.png")]
+        let result = try await ActivateCLI.runInProcess(["generate", "--config", Self.sample, "--sign", "\(SourceTree.keys)/\(file)", "-o", directory.file("x.png")]
                                                    + (compact ? ["--compact"] : []))
         #expect(result.status == 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
@@ -98,41 +98,41 @@ struct ActivationCodeCommandTests {
 
     @Test("keys trust add, list and remove; removing a key revokes its codes, stored ones too")
     func trust() async throws {
-        let twice = try await ActivateCLI.run(["keys", "trust", "add", publicKey, "--trust-list", trustList])
+        let twice = try await ActivateCLI.runInProcess(["keys", "trust", "add", publicKey, "--trust-list", trustList])
         #expect(twice.status == 2)
         #expect(twice.stderr.contains("is in the trust list already (--replace updates it)"))
-        let replaced = try await ActivateCLI.run(["keys", "trust", "add", publicKey, "--trust-list", trustList, "--replace", "--issuer", "acme-it",
+        let replaced = try await ActivateCLI.runInProcess(["keys", "trust", "add", publicKey, "--trust-list", trustList, "--replace", "--issuer", "acme-it",
                                                   "--allow-host", "hana.ondemand.com", "--not-after", "30d"])
         #expect(replaced.status == 0, "\(replaced.stderr)")
-        #expect(try await ActivateCLI.run(["keys", "trust", "add", key, "--trust-list", trustList]).status == 2)  // a private key
-        #expect(try await ActivateCLI.run(["keys", "trust", "add", "\(SourceTree.keys)/ec256.pub.pem", "--trust-list", trustList]).status == 0)
+        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "add", key, "--trust-list", trustList]).status == 2)  // a private key
+        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "add", "\(SourceTree.keys)/ec256.pub.pem", "--trust-list", trustList]).status == 0)
 
-        let listed = try await ActivateCLI.run(["keys", "trust", "list", "--trust-list", trustList, "--json"])
+        let listed = try await ActivateCLI.runInProcess(["keys", "trust", "list", "--trust-list", trustList, "--json"])
         let entries = try JSONSerialization.jsonObject(with: Data(listed.stdout)) as? [[String: Any]]
         #expect(entries?.count == 2)
         #expect(entries?.first?["issuer"] as? String == "acme-it")
         #expect(entries?.first?["allowedHosts"] as? [String] == ["hana.ondemand.com"])
         #expect(entries?.first?["status"] as? String == "valid")
-        let table = try await ActivateCLI.run(["keys", "trust", "list", "--trust-list", trustList])
+        let table = try await ActivateCLI.runInProcess(["keys", "trust", "list", "--trust-list", trustList])
         #expect(table.text.contains("EdDSA  acme-it") && table.text.contains("ES256"))
 
         // Onboard a signed code, then revoke its key: scanning and restoring both refuse it.
         let code = try await image("signed", try Self.code(issuer: "acme-it"))
         let store = directory.file("state/configuration.json")
-        let onboarded = try await ActivateCLI.run(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--store", store])
+        let onboarded = try await ActivateCLI.runInProcess(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--store", store])
         #expect(onboarded.status == 0, "\(onboarded.stderr)")
-        #expect(try await ActivateCLI.run(["restore", "--store", store, "--trust-list", trustList]).status == 0)
-        let id = try await ActivateCLI.run(["keys", "id", key]).text.trimmingCharacters(in: .newlines)
-        let removed = try await ActivateCLI.run(["keys", "trust", "remove", id, "--trust-list", trustList])
+        #expect(try await ActivateCLI.runInProcess(["restore", "--store", store, "--trust-list", trustList]).status == 0)
+        let id = try await ActivateCLI.runInProcess(["keys", "id", key]).text.trimmingCharacters(in: .newlines)
+        let removed = try await ActivateCLI.runInProcess(["keys", "trust", "remove", id, "--trust-list", trustList])
         #expect(removed.status == 0)
         #expect(removed.stderr.contains("removed (codes it signed are refused)"))
-        let scan = try await ActivateCLI.run(["scan", code, "--trust-list", trustList])
+        let scan = try await ActivateCLI.runInProcess(["scan", code, "--trust-list", trustList])
         #expect(scan.status == 2)
         #expect(scan.text.contains("Rejected: \(code): the code is signed by key \(id), which is not in the trust list (unknown or revoked)"))
-        let restore = try await ActivateCLI.run(["restore", "--store", store, "--trust-list", trustList])
+        let restore = try await ActivateCLI.runInProcess(["restore", "--store", store, "--trust-list", trustList])
         #expect(restore.status == 2)
         #expect(restore.stderr.contains("which is not in the trust list (revoked?)"))
-        #expect(try await ActivateCLI.run(["keys", "trust", "remove", id, "--trust-list", trustList]).status == 2)
+        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "remove", id, "--trust-list", trustList]).status == 2)
     }
 
     // MARK: generate --compact
@@ -144,36 +144,36 @@ struct ActivationCodeCommandTests {
         for (level, most) in [("M", 13), ("Q", 17)] {
             for signer in [key, "\(SourceTree.keys)/ec256.pem"] {
                 let out = directory.file("c-\(level).png")
-                let made = try await ActivateCLI.run(["generate", "--config", Self.sample, "--compact", "--sign", signer, "--issuer", "acme-it",
+                let made = try await ActivateCLI.runInProcess(["generate", "--config", Self.sample, "--compact", "--sign", signer, "--issuer", "acme-it",
                                                       "--audience", "com.example.fieldservice", "--ec", level, "-o", out, "--force"])
                 #expect(made.status == 0, "\(made.stderr)")
                 let version = made.stderr.firstMatch(of: /QR version (\d+)-(\w)/).flatMap { Int($0.1) }
                 #expect(version.map { $0 <= most } == true, "\(made.stderr)")
                 #expect(made.stderr.contains("alphanumeric mode"))
-                let id = try await ActivateCLI.run(["keys", "id", signer]).text.trimmingCharacters(in: .newlines)
+                let id = try await ActivateCLI.runInProcess(["keys", "id", signer]).text.trimmingCharacters(in: .newlines)
                 #expect(made.stderr.contains("signed: AC1, \(signer == key ? "EdDSA" : "ES256"), key \(id), issuer acme-it, expires "))
             }
         }
-        let jws = try await ActivateCLI.run(["generate", "--config", Self.sample, "--sign", key, "-o", directory.file("jws.png")])
+        let jws = try await ActivateCLI.runInProcess(["generate", "--config", Self.sample, "--sign", key, "-o", directory.file("jws.png")])
         #expect(jws.stderr.contains("signed: JWS EdDSA, key "))
     }
 
     @Test("generate refuses what a reader would refuse: a document without an app id, unless --app-id gives one")
     func appID() async throws {
         let document = try directory.write("no-app.json", Array(#"{"host":"mobile.example.hana.ondemand.com","auth":[{"type":"basic"}]}"#.utf8))
-        let refused = try await ActivateCLI.run(["generate", "--config", document, "-o", directory.file("a.png")])
+        let refused = try await ActivateCLI.runInProcess(["generate", "--config", document, "-o", directory.file("a.png")])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("appID: missing"))
-        let given = try await ActivateCLI.run(["generate", "--config", document, "--app-id", "com.example.app", "-o", directory.file("a.png")])
+        let given = try await ActivateCLI.runInProcess(["generate", "--config", document, "--app-id", "com.example.app", "-o", directory.file("a.png")])
         #expect(given.status == 0, "\(given.stderr)")
-        let scanned = try await ActivateCLI.run(["scan", directory.file("a.png")])
+        let scanned = try await ActivateCLI.runInProcess(["scan", directory.file("a.png")])
         #expect(scanned.status == 0)
         #expect(scanned.text.contains("App ID:     com.example.app"))
     }
 
     @Test("generate --margin below the quiet zone warns (the --compact usage errors: CommandParsingTests)")
     func usage() async throws {
-        let margin = try await ActivateCLI.run(["generate", "HELLO", "--margin", "2", "-o", directory.file("m.png")])
+        let margin = try await ActivateCLI.runInProcess(["generate", "HELLO", "--margin", "2", "-o", directory.file("m.png")])
         #expect(margin.status == 0)
         #expect(margin.stderr.contains("warning: a quiet zone of 2 modules is below the 4"))
     }
@@ -183,25 +183,25 @@ struct ActivationCodeCommandTests {
     @Test("scan, inspect and onboard verify an AC1 code and report key, algorithm, issuer and expiry")
     func verified() async throws {
         let code = try await image("good", try Self.code(issuer: "acme-it"))
-        let scan = try await ActivateCLI.run(["scan", code, "--trust-list", trustList])
+        let scan = try await ActivateCLI.runInProcess(["scan", code, "--trust-list", trustList])
         #expect(scan.status == 0, "\(scan.stderr)")
-        let id = try await ActivateCLI.run(["keys", "id", key]).text.trimmingCharacters(in: .newlines)
+        let id = try await ActivateCLI.runInProcess(["keys", "id", key]).text.trimmingCharacters(in: .newlines)
         #expect(scan.text.contains("Signature:  verified (AC1, EdDSA, key \(id), issuer acme-it, expires "))
-        let json = try await ActivateCLI.run(["scan", "--json", code, "--trust-list", trustList])
+        let json = try await ActivateCLI.runInProcess(["scan", "--json", code, "--trust-list", trustList])
         let activation = try #require(try decodeReport([ScanReport].self, json.stdout).first?.symbols.first?.activation)
         #expect(activation.format == "ac1")
         let signature = try #require(activation.configuration?.signature)
         #expect(signature.status == "verified" && signature.algorithm == "EdDSA" && signature.keyFingerprint == id && signature.issuer == "acme-it")
         #expect(signature.expires.flatMap { try? Date($0, strategy: .iso8601) } != nil && signature.issuedAt != nil)
-        let raw = try await ActivateCLI.run(["scan", "--raw", code])
+        let raw = try await ActivateCLI.runInProcess(["scan", "--raw", code])
         let inspect = try await ActivateCLI.run(["inspect", "-", "--json"], stdin: raw.stdout, in: nil)
         #expect(inspect.status == 2)  // no trust list, no key: cannot be verified
         let environment = try await Tool.run("/usr/bin/env", ["ACTIVATE_TRUST_LIST=\(trustList)", ActivateCLI.executable, "inspect", "-", "--json"], stdin: raw.stdout)
         #expect(environment.status == 0, "\(environment.stderr)")
         #expect(environment.text.contains(#""keyID" : "\#(id)""#))
         // The public key alone verifies too.
-        #expect(try await ActivateCLI.run(["scan", code, "--public-key", publicKey]).status == 0)
-        let onboard = try await ActivateCLI.run(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--store", directory.file("s/c.json"), "--json"])
+        #expect(try await ActivateCLI.runInProcess(["scan", code, "--public-key", publicKey]).status == 0)
+        let onboard = try await ActivateCLI.runInProcess(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--store", directory.file("s/c.json"), "--json"])
         #expect(onboard.status == 0, "\(onboard.stderr)")
         #expect(!onboard.text.contains("AC1:"))
     }
@@ -227,7 +227,7 @@ struct ActivationCodeCommandTests {
                                      with: trusted, algorithm: .EdDSA)
         let otherHost = try Self.code(document: ConfigurationDocument(host: "evil.example.com", appID: "com.example.app"))
         let restricted = directory.file("restricted.json")
-        #expect(try await ActivateCLI.run(["keys", "trust", "add", publicKey, "--trust-list", restricted, "--allow-host", "hana.ondemand.com"]).status == 0)
+        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "add", publicKey, "--trust-list", restricted, "--allow-host", "hana.ondemand.com"]).status == 0)
 
         let cases: [(String, String, [String], String)] = [
             ("unknown-key", try Self.code(key: mallory), [], "which is not in the trust list (unknown or revoked)"),
@@ -248,21 +248,21 @@ struct ActivationCodeCommandTests {
         for (name, text, options, reason) in cases {
             let path = try await image(name, text)
             let trust = options.contains("--trust-list") ? [] : ["--trust-list", trustList]
-            let scan = try await ActivateCLI.run(["scan", path] + trust + options)
+            let scan = try await ActivateCLI.runInProcess(["scan", path] + trust + options)
             #expect(scan.status == 2, "\(name): \(scan.text) \(scan.stderr)")
             #expect(scan.text.contains("Rejected: \(path): "), "\(name)")
             #expect(scan.text.contains(reason), "\(name): \(scan.text)")
-            let onboard = try await ActivateCLI.run(["onboard", "--scan", path, "--yes", "--store", directory.file("\(name)/c.json")] + trust + options)
+            let onboard = try await ActivateCLI.runInProcess(["onboard", "--scan", path, "--yes", "--store", directory.file("\(name)/c.json")] + trust + options)
             #expect(onboard.status == 2, "\(name): \(onboard.stderr)")
             #expect(onboard.stderr.contains(reason), "\(name): \(onboard.stderr)")
             #expect(!FileManager.default.fileExists(atPath: directory.file("\(name)/c.json")))
             let file = try directory.write("\(name).txt", Array(text.utf8))
-            let inspect = try await ActivateCLI.run(["inspect", file] + trust + options)
+            let inspect = try await ActivateCLI.runInProcess(["inspect", file] + trust + options)
             #expect(inspect.status == 2 && inspect.stderr.contains(reason), "\(name): \(inspect.stderr)")
         }
         // An unsigned code is fine again when the administrator says signatures are optional.
         let unsigned = try await image("unsigned-ok", try Self.document().canonicalJSON())
-        #expect(try await ActivateCLI.run(["scan", unsigned, "--trust-list", trustList, "--signature", "optional"]).status == 0)
+        #expect(try await ActivateCLI.runInProcess(["scan", unsigned, "--trust-list", trustList, "--signature", "optional"]).status == 0)
     }
 }
 
@@ -294,7 +294,7 @@ struct BatchGenerateTests {
         ]
         let jsonl = try directory.write("people.jsonl", Array(lines.joined(separator: "\n").utf8))
         let out = directory.file("codes"), sheet = directory.file("codes.html")
-        let result = try await ActivateCLI.run(["generate", "--batch", folder, jsonl, "--out-dir", out, "--compact",
+        let result = try await ActivateCLI.runInProcess(["generate", "--batch", folder, jsonl, "--out-dir", out, "--compact",
                                                 "--sign", "\(SourceTree.keys)/ed25519.pem", "--issuer", "acme-it", "--sheet", sheet, "--jobs", "2"])
         #expect(result.status == 2, "\(result.stderr)")
         let written = result.text.split(separator: "\n").map(String.init)
@@ -307,8 +307,8 @@ struct BatchGenerateTests {
         #expect(result.stderr.contains("made 5 of 9 codes in \(out) and the sheet \(sheet)"))
         // Each code reads back as a verified AC1 code.
         let trust = directory.file("trust.json")
-        #expect(try await ActivateCLI.run(["keys", "trust", "add", "\(SourceTree.keys)/ed25519.pub.pem", "--trust-list", trust]).status == 0)
-        let scan = try await ActivateCLI.run(["scan", out, "--trust-list", trust])
+        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "add", "\(SourceTree.keys)/ed25519.pub.pem", "--trust-list", trust]).status == 0)
+        let scan = try await ActivateCLI.runInProcess(["scan", out, "--trust-list", trust])
         #expect(scan.status == 0, "\(scan.text)")
         #expect(scan.text.components(separatedBy: "Signature:  verified (AC1, EdDSA").count == 6)
         // The sheet: a card per code, every document text escaped.
@@ -317,9 +317,9 @@ struct BatchGenerateTests {
         #expect(page.contains("<dd>c&amp;d</dd>") && page.contains("data:image/png;base64,"))
         #expect(!page.contains("<script>"))
         // Nothing is replaced without --force.
-        let again = try await ActivateCLI.run(["generate", "--batch", folder, "--out-dir", out])
+        let again = try await ActivateCLI.runInProcess(["generate", "--batch", folder, "--out-dir", out])
         #expect(again.status == 1)
         #expect(again.stderr.contains("already exists; pass --force"))
-        #expect(try await ActivateCLI.run(["generate", "--batch", folder, "--out-dir", out, "--force"]).status == 0)
+        #expect(try await ActivateCLI.runInProcess(["generate", "--batch", folder, "--out-dir", out, "--force"]).status == 0)
     }
 }

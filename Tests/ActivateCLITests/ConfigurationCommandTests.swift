@@ -70,7 +70,7 @@ struct ConfigurationCommandTests {
     @Test("rejections: exit 2, the reason names the key path; --json gives the error object")
     func rejected() async throws {
         let file = try directory.write("bad.json", Array(#"{"host":"x.example.com","appID":"a","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://x.example.com/a","oauth2.tokenEndpoint":"http://x.example.com/t","oauth2.clients":[{"clientID":"c","redirectURL":"https://x.example.com"}]}}]}"#.utf8))
-        let result = try await ActivateCLI.run(["inspect", file])
+        let result = try await ActivateCLI.runInProcess(["inspect", file])
         #expect(result.status == 2)
         #expect(result.stderr == "activate: \(file): auth[0].config.oauth2.tokenEndpoint: not an https URL (http://x.example.com/t)\n")
         let json = try await ActivateCLI.run(["inspect", "--json", "bad.json"], in: directory.path)
@@ -89,21 +89,21 @@ struct ConfigurationCommandTests {
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("OVERVIEW: Scan, check and generate activation QR codes"))
         #expect(result.stderr.contains("SUBCOMMANDS:") && result.stderr.contains("keys"))
-        #expect(try await ActivateCLI.run(["--help"]).status == 0)
+        #expect(try await ActivateCLI.runInProcess(["--help"]).status == 0)
     }
 
     @Test("-q/--quiet: no summaries or warnings, results and errors still")
     func quiet() async throws {
         let directory = try TemporaryDirectory()
-        let loud = try await ActivateCLI.run(["generate", "HELLO", "--margin", "2", "-o", directory.file("a.png")])
+        let loud = try await ActivateCLI.runInProcess(["generate", "HELLO", "--margin", "2", "-o", directory.file("a.png")])
         #expect(loud.stderr.contains("warning: a quiet zone") && loud.stderr.contains("read back and verified"))
-        let quiet = try await ActivateCLI.run(["generate", "HELLO", "--margin", "2", "-q", "-o", directory.file("b.png")])
+        let quiet = try await ActivateCLI.runInProcess(["generate", "HELLO", "--margin", "2", "-q", "-o", directory.file("b.png")])
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
-        let key = try await ActivateCLI.run(["keys", "create", "--quiet", "--out", directory.file("k.pem")])
+        let key = try await ActivateCLI.runInProcess(["keys", "create", "--quiet", "--out", directory.file("k.pem")])
         #expect(key.stderr.isEmpty && key.text.count == 17)
-        let failed = try await ActivateCLI.run(["generate", "HELLO", "-q", "-o", directory.file("b.png")])
+        let failed = try await ActivateCLI.runInProcess(["generate", "HELLO", "-q", "-o", directory.file("b.png")])
         #expect(failed.status == 1 && failed.stderr.contains("already exists"))
-        let scan = try await ActivateCLI.run(["scan", "-q", directory.file("b.png")])
+        let scan = try await ActivateCLI.runInProcess(["scan", "-q", directory.file("b.png")])
         #expect(scan.status == 0 && scan.text == "QR-Code: HELLO\n" && scan.stderr.isEmpty)
     }
 
@@ -121,7 +121,7 @@ struct ConfigurationCommandTests {
 
     @Test("inspect exit codes: 1 unreadable, 2 not a configuration (64 usage: CommandParsingTests)")
     func exitCodes() async throws {
-        #expect(try await ActivateCLI.run(["inspect", directory.file("missing.json")]).status == 1)
+        #expect(try await ActivateCLI.runInProcess(["inspect", directory.file("missing.json")]).status == 1)
         #expect(try await ActivateCLI.run(["inspect", "-"], stdin: Array("https://example.com".utf8)).status == 2)
         #expect(try await ActivateCLI.run(["inspect", "-"], stdin: Array("https://example.com".utf8)).stderr.contains("a web address on example.com, not an onboarding configuration"))
         #expect(try await ActivateCLI.run(["inspect", "-", "--public-key", directory.file("nokey.pem")], stdin: []).status == 1)
@@ -167,10 +167,10 @@ struct ConfigurationCommandTests {
     func configurationRoundTrip(file: String) async throws {
         let input = "\(SourceTree.documents)/\(file)"
         let image = directory.file("\(file).png")
-        let generated = try await ActivateCLI.run(["generate", "--config", input, "-o", image, "--allow-passcode"])
+        let generated = try await ActivateCLI.runInProcess(["generate", "--config", input, "-o", image, "--allow-passcode"])
         #expect(generated.status == 0, "\(generated.stderr)")
-        let inspected = try decodeReport(InspectReport.self, try await ActivateCLI.run(["inspect", "--json", input]).stdout)
-        let scanned = try decodeReport([ScanReport].self, try await ActivateCLI.run(["scan", "--json", image]).stdout)
+        let inspected = try decodeReport(InspectReport.self, try await ActivateCLI.runInProcess(["inspect", "--json", input]).stdout)
+        let scanned = try decodeReport([ScanReport].self, try await ActivateCLI.runInProcess(["scan", "--json", image]).stdout)
         let activation = try #require(scanned.first?.symbols.first?.activation)
         #expect(activation.accepted)
         let expected = try #require(inspected.configuration)
@@ -184,22 +184,22 @@ struct ConfigurationCommandTests {
         #expect(sso.stderr.contains("carries an OAuth passcode"))
         #expect(sso.stderr.contains("--allow-passcode encodes it anyway"))  // the CLI's advice (Hint), not the library's
         let bad = try directory.write("bad.json", Array(#"{"host":"https://x.example.com"}"#.utf8))
-        #expect(try await ActivateCLI.run(["generate", "--config", bad, "-o", directory.file("bad.png")]).status == 2)
+        #expect(try await ActivateCLI.runInProcess(["generate", "--config", bad, "-o", directory.file("bad.png")]).status == 2)
         #expect(!FileManager.default.fileExists(atPath: directory.file("bad.png")))
     }
 
     @Test("generate --sign: ES256 and RS256 codes verify with the matching key, and only with it", arguments: ["ec256", "rsa"])
     func signed(key: String) async throws {
         let image = directory.file("signed-\(key).png")
-        let generated = try await ActivateCLI.run(["generate", "--config", "\(SourceTree.documents)/android-basic.json",
+        let generated = try await ActivateCLI.runInProcess(["generate", "--config", "\(SourceTree.documents)/android-basic.json",
                                              "--sign", "\(SourceTree.keys)/\(key).pem", "--ec", "L", "-o", image])
         #expect(generated.status == 0, "\(generated.stderr)")
-        let verified = try await ActivateCLI.run(["scan", image, "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--signature", "required"])
+        let verified = try await ActivateCLI.runInProcess(["scan", image, "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--signature", "required"])
         #expect(verified.text.contains("Scan succeeded. You will be connected to: mobile-demo.example.hana.ondemand.com"))
         #expect(verified.text.contains("Signature:  verified (\(key == "rsa" ? "RS256" : "ES256")"))
-        let wrong = try await ActivateCLI.run(["scan", image, "--public-key", "\(SourceTree.keys)/other-\(key == "rsa" ? "rsa" : "ec256").pub.pem"])
+        let wrong = try await ActivateCLI.runInProcess(["scan", image, "--public-key", "\(SourceTree.keys)/other-\(key == "rsa" ? "rsa" : "ec256").pub.pem"])
         #expect(wrong.text.contains("Rejected: \(image): the \(key == "rsa" ? "RS256" : "ES256") signature does not verify with the given public key"))
-        let raw = try await ActivateCLI.run(["scan", "--raw", image])
+        let raw = try await ActivateCLI.runInProcess(["scan", "--raw", image])
         let inspect = try await ActivateCLI.run(["inspect", "-", "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--json"], stdin: raw.stdout)
         #expect(inspect.status == 0)
         let report = try decodeReport(InspectReport.self, inspect.stdout)

@@ -19,29 +19,29 @@ struct ScanCommandTests {
 
     @Test("default output: type and text; file names when several files are given")
     func readable() async throws {
-        let one = try await ActivateCLI.run(["scan", code])
+        let one = try await ActivateCLI.runInProcess(["scan", code])
         #expect(one.status == 0)
         #expect(one.text == "QR-Code: Hello Zürich 日本\n")
-        let two = try await ActivateCLI.run(["scan", code, other])
+        let two = try await ActivateCLI.runInProcess(["scan", code, other])
         #expect(two.text == "\(code): QR-Code: Hello Zürich 日本\n\(other): QR-Code: second\n")
     }
 
     @Test("--raw prints each payload and one newline, like zbarimg --raw")
     func raw() async throws {
-        #expect(try await ActivateCLI.run(["scan", "--raw", code, other]).stdout == Array("Hello Zürich 日本\nsecond\n".utf8))
+        #expect(try await ActivateCLI.runInProcess(["scan", "--raw", code, other]).stdout == Array("Hello Zürich 日本\nsecond\n".utf8))
     }
 
     @Test("--raw --binary prints the exact bytes")
     func binary() async throws {
         let latin1: [UInt8] = [0x43, 0x61, 0x66, 0xE9]
         let file = try directory.write("latin1.png", QRCodeGenerator(scale: 4).generate(latin1, as: .png).data)
-        #expect(try await ActivateCLI.run(["scan", "--raw", "--binary", file]).stdout == latin1 + [0x0A])
-        #expect(try await ActivateCLI.run(["scan", "--raw", file]).stdout == Array("Café\n".utf8))
+        #expect(try await ActivateCLI.runInProcess(["scan", "--raw", "--binary", file]).stdout == latin1 + [0x0A])
+        #expect(try await ActivateCLI.runInProcess(["scan", "--raw", file]).stdout == Array("Café\n".utf8))
     }
 
     @Test("--json: one object per file with type, text, base64 bytes and four corners")
     func json() async throws {
-        let result = try await ActivateCLI.run(["scan", "--json", code, blank])
+        let result = try await ActivateCLI.runInProcess(["scan", "--json", code, blank])
         #expect(result.status == 4)
         let reports = try decodeReport([ScanReport].self, result.stdout)
         #expect(reports.map(\.file) == [code, blank])
@@ -53,7 +53,7 @@ struct ScanCommandTests {
         #expect(reports[1].symbols.isEmpty && reports[1].error == nil)
         // The library's type decodes what the tool prints, the verdict included.
         #expect(!symbol.activation.accepted && symbol.activation.kind == "text" && symbol.activation.configuration == nil)
-        let sample = try await ActivateCLI.run(["scan", "--json", SourceTree.path("SampleCodes/oauth-activation.png")])
+        let sample = try await ActivateCLI.runInProcess(["scan", "--json", SourceTree.path("SampleCodes/oauth-activation.png")])
         let activation = try #require(try decodeReport([ScanReport].self, sample.stdout).first?.symbols.first?.activation)
         #expect(activation.accepted)
         #expect(activation.configuration?.host == "mobile-demo.example.hana.ondemand.com")
@@ -68,7 +68,7 @@ struct ScanCommandTests {
 
     @Test("exit 4 when an input has no code; the others are still printed")
     func nothingFound() async throws {
-        let result = try await ActivateCLI.run(["scan", "--raw", blank, code])
+        let result = try await ActivateCLI.runInProcess(["scan", "--raw", blank, code])
         #expect(result.status == 4)
         #expect(result.text == "Hello Zürich 日本\n")
         #expect(result.stderr.contains("\(blank): no QR code or barcode found"))
@@ -76,8 +76,8 @@ struct ScanCommandTests {
 
     @Test("--symbology restricts the scan")
     func symbology() async throws {
-        #expect(try await ActivateCLI.run(["scan", "--symbology", "ean13,code128", code]).status == 4)
-        #expect(try await ActivateCLI.run(["scan", "--symbology", "qr", code]).status == 0)
+        #expect(try await ActivateCLI.runInProcess(["scan", "--symbology", "ean13,code128", code]).status == 4)
+        #expect(try await ActivateCLI.runInProcess(["scan", "--symbology", "qr", code]).status == 0)
     }
 
     @Test("hostile inputs: a clear error naming the file, exit 1, never a crash; other files still scanned")
@@ -93,7 +93,7 @@ struct ScanCommandTests {
             (directory.file("missing.png"), "no such file"),
         ]
         for (file, message) in cases {
-            let result = try await ActivateCLI.run(["scan", file, code])
+            let result = try await ActivateCLI.runInProcess(["scan", file, code])
             #expect(result.status == 1, "\(file)")
             #expect(result.stderr.contains("activate: \(file): \(message)"), "\(file): \(result.stderr)")
             #expect(result.text.hasSuffix("\(code): QR-Code: Hello Zürich 日本\n"), "\(file): the good file is still scanned")
@@ -104,7 +104,7 @@ struct ScanCommandTests {
     func emptyFolder() async throws {
         let empty = directory.file("empty-folder")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-        let result = try await ActivateCLI.run(["scan", empty, code])
+        let result = try await ActivateCLI.runInProcess(["scan", empty, code])
         #expect(result.status == 4)
         #expect(result.stderr.contains("activate: \(empty): no image files in this folder"))
         #expect(result.text.contains("QR-Code: Hello Zürich 日本"))
@@ -112,7 +112,7 @@ struct ScanCommandTests {
 
     @Test("--max-pixels refuses large images before decoding")
     func maxPixels() async throws {
-        let result = try await ActivateCLI.run(["scan", "--max-pixels", "1000", code])
+        let result = try await ActivateCLI.runInProcess(["scan", "--max-pixels", "1000", code])
         #expect(result.status == 1)
         #expect(result.stderr.contains("exceeds the limit of"))
     }
@@ -127,23 +127,23 @@ struct ScanCommandTests {
                 .write(to: URL(fileURLWithPath: "\(sub)/\(String(format: "%02d", index)).png"))
         }
         try Data("not scanned".utf8).write(to: URL(fileURLWithPath: "\(folder)/readme.txt"))
-        let lines = try await ActivateCLI.run(["scan", "--json-lines", "--jobs", "2", folder])
+        let lines = try await ActivateCLI.runInProcess(["scan", "--json-lines", "--jobs", "2", folder])
         #expect(lines.status == 0, "\(lines.stderr)")
         let objects = try lines.text.split(separator: "\n").map { try JSONDecoder().decode(ScanReport.self, from: Data($0.utf8)) }
         let expectedOrder = (0..<3).flatMap { sub in stride(from: sub, to: 12, by: 3).map { "\(folder)/\(sub)/\(String(format: "%02d", $0)).png" } }
         #expect(objects.map(\.file) == expectedOrder)
         #expect(objects.map { $0.symbols.first?.text } == expectedOrder.map { "code \(Int(($0 as NSString).lastPathComponent.prefix(2))!)" })
         // One job or two: the same output.
-        let serial = try await ActivateCLI.run(["scan", "--json-lines", "--jobs", "1", folder])
+        let serial = try await ActivateCLI.runInProcess(["scan", "--json-lines", "--jobs", "1", folder])
         #expect(serial.stdout == lines.stdout)
     }
 
     @Test("--effort fast is one zbar pass; --verbose says which pass found the code")
     func effort() async throws {
         let micro = SourceTree.path("Tests/ActivationImagingTests/Fixtures/corpus/microqrcode-1/M2-Alpha.png")
-        let fast = try await ActivateCLI.run(["scan", "--effort", "fast", micro])
+        let fast = try await ActivateCLI.runInProcess(["scan", "--effort", "fast", micro])
         #expect(fast.status == 4)
-        let normal = try await ActivateCLI.run(["scan", "--verbose", micro])
+        let normal = try await ActivateCLI.runInProcess(["scan", "--verbose", micro])
         #expect(normal.status == 0)
         #expect(normal.text == "MicroQR-Code: ABC\n")
         #expect(normal.stderr.contains("1 found by zxing/once (pass 1)"))
@@ -199,6 +199,6 @@ struct ScanCommandTests {
         #expect(without.status == 4)
         let onPath = try await Tool.run("/usr/bin/env", ["PATH=\(buildFolder):/usr/bin:/bin", alone.file("activate"), "scan", "--raw", image])
         #expect(onPath.status == 0 && onPath.text == "ABC\n", "\(onPath.stderr)")
-        #expect(try await ActivateCLI.run(["scan", "--raw", image]).text == "ABC\n")
+        #expect(try await ActivateCLI.runInProcess(["scan", "--raw", image]).text == "ABC\n")
     }
 }
