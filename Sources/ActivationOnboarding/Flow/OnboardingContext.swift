@@ -15,7 +15,7 @@ public struct OnboardingContext: Sendable {
     public var location: SecureStoreLocation
     /// Who answers the questions steps ask, and sees what they tell.
     public var presenter: any OnboardingPresenter
-    /// Values steps pass on to later steps, under typed keys (``InfoKey``): the transformer's
+    /// Values steps pass on to later steps, under typed keys (`InfoKey`): the transformer's
     /// typed configuration among them.
     public var info = TransformResult()
     /// The store, once a step has created or opened it.

@@ -2,7 +2,7 @@
 /// takes it back on every later start, refreshes it while the app runs, and forgets it on reset.
 ///
 /// Steps pass what they learn to the steps after them through the ``OnboardingContext``: typed
-/// values under ``InfoKey``s, the store once it is open, the client policies in force. What a
+/// values under `InfoKey`s, the store once it is open, the client policies in force. What a
 /// step must find again after a restart it keeps in the store
 /// (``OnboardingContext/keep(_:forKey:)``), never in memory only.
 ///

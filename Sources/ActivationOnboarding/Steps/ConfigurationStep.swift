@@ -3,7 +3,7 @@ import ActivationSecureStore
 
 extension InfoKey where Value == ActivationReport {
     /// What the configuration step found or restored, as the user confirmed it: the document,
-    /// its signature and the typed configuration (``ActivationReport/info``).
+    /// its signature and the typed configuration (`ActivationReport.info`).
     public static let activationReport = InfoKey("com.sap.activate.activationReport")
 }
 
@@ -11,8 +11,8 @@ extension InfoKey where Value == ActivationReport {
 /// providers, checked with the security policy, shows it ("You will be connected to: host") and
 /// has the user confirm it; restore checks the stored configuration again, as onboarding did.
 ///
-/// Its result, the ``ActivationReport``, is in the context under ``InfoKey/activationReport``,
-/// and its typed configuration (``OnboardingInfo``) in ``OnboardingContext/info``.
+/// Its result, the `ActivationReport`, is in the context under `InfoKey.activationReport`,
+/// and its typed configuration (`OnboardingInfo`) in ``OnboardingContext/info``.
 public struct ConfigurationStep: OnboardingStep {
     /// The providers, in the order they are asked; build them with the same security policy.
     public var providers: [any ConfigurationProvider]

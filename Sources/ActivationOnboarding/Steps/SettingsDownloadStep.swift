@@ -5,7 +5,7 @@ import ActivationSecureStore
 /// how restore brings it up to date. The policies go into the store; the policy steps after it
 /// apply them.
 ///
-/// With ``Source-swift.enum/servers(discovery:)`` it asks the discovery service first (without
+/// With `.servers(discovery:)` it asks the discovery service first (without
 /// the user's credentials), then the configuration's own server (with them): credentials never
 /// go to the discovery service (``servers(discovery:document:)``). The first server that answers
 /// with policies is recorded, and sync asks it again; a successful answer is the contact with the

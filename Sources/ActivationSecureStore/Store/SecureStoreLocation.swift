@@ -34,7 +34,7 @@ public struct SecureStoreLocation: Sendable, Hashable {
     /// A plaintext store (`FileConfigurationStore`, the form of earlier versions) to move into
     /// this store: the file at ``path`` itself when it holds one, or `configuration.json` beside a
     /// store at the default place when that holds one; `nil` when there is none. A file is taken
-    /// for a plaintext store only when it has the stored form (``FileConfigurationStore/holdsStoredForm``),
+    /// for a plaintext store only when it has the stored form (`FileConfigurationStore.holdsStoredForm`),
     /// so that no other JSON file is ever moved or removed.
     public func plaintextStore(environment: [String: String] = ProcessInfo.processInfo.environment) -> FileConfigurationStore? {
         let here = FileConfigurationStore(path: path)
