@@ -172,5 +172,15 @@ struct FlowTests {
         #expect((replaced.failure?.error as? OnboardingError)?.code == .unanswered)
         #expect(try SecureStore.open(at: folder.location, passcode: Passcode(Self.passcode), options: .init(useKeyring: false)) != nil,
                 "the declined replacement left the store as it was")
+
+        // A file that is no store is never replaced, not even when replacing: refused before anything is asked.
+        let notes = SecureStoreLocation(path: "\(folder.path)/notes.txt")
+        #expect(FileManager.default.createFile(atPath: notes.path, contents: Data("my notes\n".utf8)))
+        let presenter = ScriptedPresenter(.init(newPasscodes: [Self.passcode]))
+        let overNotes = await OnboardingFlow(steps: [StoreManagerStep(workFactor: 4, replacing: true, usesKeyring: false)])
+            .onboard(OnboardingContext(location: notes, presenter: presenter))
+        #expect((overNotes.failure?.error as? ConfigurationError)?.code == .fileUnwritable)
+        #expect(presenter.asked.isEmpty)
+        #expect(FileManager.default.contents(atPath: notes.path) == Data("my notes\n".utf8))
     }
 }
