@@ -33,15 +33,31 @@ public struct LogSettingsApplyStep: PolicyApplyStep {
 
 /// The feature restrictions' step: puts the client policies' `featureVectorPolicies` into the
 /// context on onboard, restore and sync, where the app asks whether a feature may run
-/// (``OnboardingContext/allows(feature:)``), and tells the user which features are turned off.
+/// (``OnboardingContext/allows(feature:)``), and tells the user which features are turned off
+/// when onboarding and when a sync changes them.
 public struct FeatureVectorPolicyApplyStep: PolicyApplyStep {
     /// The step.
     public init() {}
 
-    /// Puts the restrictions into the context and names the features turned off.
+    /// Puts the restrictions into the context.
     public func apply(_ context: inout OnboardingContext) {
-        let policy = context.clientPolicies.featureVector
-        context[.featureVectorPolicy] = policy
+        context[.featureVectorPolicy] = context.clientPolicies.featureVector
+    }
+
+    /// Applies the restrictions and names the features turned off.
+    public func onboard(_ context: inout OnboardingContext) async throws {
+        apply(&context)
+        tell(context.clientPolicies.featureVector, &context)
+    }
+
+    /// Applies the restrictions, naming the features turned off when they changed.
+    public func sync(_ context: inout OnboardingContext) async throws {
+        let previous = context[.featureVectorPolicy]
+        apply(&context)
+        if previous != context.clientPolicies.featureVector { tell(context.clientPolicies.featureVector, &context) }
+    }
+
+    func tell(_ policy: FeatureVectorPolicy, _ context: inout OnboardingContext) {
         if !policy.restricted.isEmpty {
             context.presenter.show(OnboardingNote(.info, step: name, "Turned off by your administrator: \(policy.restricted.joined(separator: ", "))"))
         }
