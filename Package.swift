@@ -38,7 +38,7 @@ let package = Package(
     // nor builds SwiftNIO, AsyncHTTPClient or Hummingbird (README, "Library"). The discovery
     // targets and the `activate` tool need both traits.
     traits: [
-        .trait(name: "DiscoveryClient", description: "ActivationDiscovery: the discovery-service provider, over AsyncHTTPClient."),
+        .trait(name: "DiscoveryClient", description: "The HTTP client: ActivationDiscovery (the discovery-service provider) and the settings download and sign-in of ActivationOnboarding, over AsyncHTTPClient."),
         .trait(name: "DiscoveryServer", description: "ActivationDiscoveryServer: the discovery service of `activate serve`, over Hummingbird."),
         .default(enabledTraits: ["DiscoveryClient", "DiscoveryServer"]),
     ],
@@ -107,8 +107,15 @@ let package = Package(
             dependencies: [
                 "ActivationConfiguration", "ActivationSecureStore",
                 .product(name: "Logging", package: "swift-log"),
-                // The settings download over HTTP (SettingsExchangeFetcher), only with the client's trait.
+                // PKCE's S256 challenge.
+                .product(name: "Crypto", package: "swift-crypto"),
+                // The settings download and the sign-in over HTTP, and the sign-in's loopback
+                // listener, only with the client's trait.
                 .target(name: "ActivationDiscovery", condition: client),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
+                .product(name: "NIOCore", package: "swift-nio", condition: client),
+                .product(name: "NIOPosix", package: "swift-nio", condition: client),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: client),
             ]
         ),
         .target(

@@ -177,7 +177,7 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
     }
 
     /// What went wrong with a request, for people, from the error's type: never by matching its text.
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         switch error {
         case let error as HTTPClientError where [.deadlineExceeded, .readTimeout, .connectTimeout].contains(error):
             return "timed out"

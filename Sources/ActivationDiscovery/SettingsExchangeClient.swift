@@ -17,8 +17,10 @@ public struct SettingsExchangeClient: Sendable {
     public enum Credentials: Sendable, Hashable {
         /// HTTP basic authentication (`basic.default`).
         case basic(user: String, password: String)
-        /// SAP's API key header, `APIKey` (`apikeyonly`).
+        /// SAP's API key header for Mobile Services service keys, `X-API-Key` (`apikeyonly`).
         case apiKey(String)
+        /// An OAuth 2.0 access token, as `Authorization: Bearer` (`oauth2`).
+        case bearer(String)
     }
 
     /// The server's base URL, e.g. `https://mobile.example.com`.
@@ -77,7 +79,9 @@ public struct SettingsExchangeClient: Sendable {
         case .basic(let user, let password)?:
             request.headers.add(name: "Authorization", value: "Basic " + Base64.encode(Array("\(user):\(password)".utf8)))
         case .apiKey(let key)?:
-            request.headers.add(name: "APIKey", value: key)
+            request.headers.add(name: "X-API-Key", value: key)
+        case .bearer(let token)?:
+            request.headers.add(name: "Authorization", value: "Bearer " + token)
         case nil:
             break
         }

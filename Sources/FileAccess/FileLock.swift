@@ -35,3 +35,37 @@ package enum FileLock {
         return try body()
     }
 }
+
+extension FileLock {
+    /// Like ``withExclusiveLock(_:timeout:_:)`` for a body that awaits (a request to a server
+    /// made while the lock is held): waiting for the lock suspends the task instead of blocking
+    /// its thread.
+    package static func withExclusiveLockWhileAwaiting<T>(_ path: String, timeout: Duration = .seconds(10),
+                                                          _ body: () async throws -> T) async throws -> T {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(FilePath(path), .readWrite,
+                                         options: [.create, .closeOnExec, .noFollow, .nonBlocking, Files.noControllingTerminal],
+                                         permissions: .ownerReadWrite)
+        } catch {
+            throw FileFailure(.unwritable, path, cannot: "open the lock file", error as? Errno ?? .ioError)
+        }
+        defer { try? fd.close() }  // closing releases the lock
+        guard (try? fd.stat().type) == .regular else {
+            throw FileFailure(.unwritable, path, "the lock file is not a regular file")
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while flock(fd.rawValue, LOCK_EX | LOCK_NB) != 0 {
+            let code = Errno.last
+            guard code == .wouldBlock || code == .interrupted else {
+                throw FileFailure(.unwritable, path, cannot: "lock", code)
+            }
+            guard clock.now < deadline else {
+                throw FileFailure(.unwritable, path, "another activate process holds the lock (waited \(timeout.components.seconds) s); try again")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try await body()
+    }
+}

@@ -135,6 +135,11 @@ enum ExitStatus {
     static let cancelled: Int32 = 5
     /// The store was deleted (too many wrong passcodes, too long without the server) or is blocked.
     static let lockedOut: Int32 = 6
+    /// Not signed in: no sign-in is kept, the server refused to refresh it, the sign-in ended
+    /// without tokens, or the server refused the credentials.
+    static let notSignedIn: Int32 = 7
+    /// The store is locked and no passcode was given, with no terminal to ask on.
+    static let passcodeNeeded: Int32 = 8
     /// Usage error (ArgumentParser's validation errors exit with the same code).
     static let usage: Int32 = 64
 }

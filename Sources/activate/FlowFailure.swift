@@ -19,9 +19,12 @@ extension StepFailure {
             case .alreadyOnboarded:
                 Console.report("\(error.reason); \(Hint.text(for: error) ?? "")")
                 return ExitCode(ExitStatus.failure)
-            case .missingValue:
+            case .missingValue, .serverUnavailable:
                 Console.report(error.reason)
                 return ExitCode(ExitStatus.failure)
+            case .signInRequired, .signInFailed, .credentialsRefused:
+                Console.report([error.reason, Hint.text(for: error)].compactMap { $0 }.joined(separator: "; "))
+                return ExitCode(ExitStatus.notSignedIn)
             default:
                 Console.report(error.reason)
                 return ExitCode(ExitStatus.rejected)

@@ -35,6 +35,8 @@ enum Hint {
         switch error.code {
         case .notOnboarded: "run `activate onboard`"
         case .alreadyOnboarded: "pass --force to replace it, or run `activate reset` first"
+        case .signInRequired, .signInFailed: "sign in with `activate login` (--device signs in with a code on another device)"
+        case .credentialsRefused: "check them, or sign in again with `activate login`"
         default: nil
         }
     }
@@ -49,6 +51,8 @@ enum Hint {
         case .passcodeExpiring?: "change it with `activate passcode change`"
         case .serverContactNeeded?: "run `activate restore --refresh` where the server can be reached"
         case .plaintextBesideStore?: "`activate reset` removes both"
+        case .credentialsUnchecked?: "`activate login` checks them once the server can be reached"
+        case .noBrowser?: "--no-browser asks for the address the browser ends on instead"
         default: nil
         }
         guard let advice else { return note.text }

@@ -34,7 +34,9 @@ struct OnboardCommand: AsyncParsableCommand {
               activate onboard --from scan:activation.png --from file:fallback.json --yes
               activate onboard --file config.json --yes --policy settings.json --passcode-fd 3 3<passcode.txt
 
-            Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is listed), or the passcode breaks the policy; 5 you declined; 1 the store cannot be written or read; 64 usage error.
+            Signing in follows the configuration's method, before the client policies are fetched (with the new sign-in): basic and API-key credentials are checked with one request to the server, and refused ones are asked again on a terminal (at most three times) and never stored; --offline stores them unchecked and says so. OAuth 2.0 signs in in the browser, with a pasted address (--no-browser) or with a code on another device (--device), as `activate login` explains; --no-sign-in stores the configuration without signing in.
+
+            Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is listed), or the passcode breaks the policy; 5 you declined; 7 the sign-in ended without tokens or the server refused the credentials (nothing is stored); 8 a passcode is needed and none was given, with no terminal to ask on; 1 the store cannot be written or read, or a server could not be reached; 64 usage error.
             """
     )
 
@@ -56,8 +58,11 @@ struct OnboardCommand: AsyncParsableCommand {
     @OptionGroup(title: "The secure store") var passcode: PasscodeOptions
     @Flag(name: .customLong("no-passcode"), help: "Protect the store with a device secret instead of a passcode (only where the policy allows it).")
     var noPasscode = false
-    @Flag(help: "Ask no server for client policies: --policy FILE or SAP's defaults apply.") var offline = false
+    @Flag(help: "Ask no server: --policy FILE or SAP's defaults apply, credentials are stored unchecked, and OAuth 2.0 signs in later (`activate login`).")
+    var offline = false
     @OptionGroup(title: "The secure store") var credentials: CredentialOptions
+    @Flag(name: .customLong("no-sign-in"), help: "Store the configuration without signing in (`activate login` signs in later).") var noSignIn = false
+    @OptionGroup(title: "Signing in") var signIn: SignInOptions
     @Flag(help: "Do not ask for confirmation.") var yes = false
     @Flag(help: "Replace a configuration that is already stored.") var force = false
     @Flag(help: "Print the stored result as JSON.") var json = false
@@ -83,7 +88,8 @@ struct OnboardCommand: AsyncParsableCommand {
     func run() async throws {
         let flow: OnboardingFlow
         var context = OnboardingContext(location: storeOptions.location, presenter: TerminalPresenter(
-            currentPasscode: passcode.source, newPasscode: passcode.source, credentials: credentials.source, summaryOnStandardError: json))
+            currentPasscode: passcode.source, newPasscode: passcode.source, credentials: credentials.source, summaryOnStandardError: json,
+            noBrowser: signIn.noBrowser, signInTimeoutSeconds: signIn.timeout))
         do {
             let securityPolicy = try policy.policy(applicationID: appID)
             let given = try policyOptions.policies()
@@ -93,6 +99,8 @@ struct OnboardCommand: AsyncParsableCommand {
             flow = .standard(
                 configuration: ConfigurationStep(providers: try providers(recognizer: PayloadRecognizer(policy: securityPolicy)), policy: securityPolicy,
                                                  applicationID: appID, confirms: Console.stdinIsTerminal && !yes),
+                credentials: CredentialsStep(checker: offline ? nil : ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)),
+                signIn: offline || noSignIn ? nil : signIn.step(policy: securityPolicy),
                 settings: SettingsDownloadStep(source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
                 store: StoreManagerStep(protection: noPasscode ? .deviceSecret : .passcode, workFactor: policyOptions.workFactor, replacing: force))
         } catch let error as ConfigurationError {
@@ -104,6 +112,11 @@ struct OnboardCommand: AsyncParsableCommand {
         guard let store = result.context.store else { throw ExitCode(ExitStatus.failure) }
         if json, let output = result.context.restoreReport() {
             Console.raw(JSONOutput.encode(output) + "\n")
+        }
+        if let session = store.contents.signIn {
+            Console.note("signed in\(session.subject.map { " as \($0)" } ?? ""); \(SignInLines.expiry(session))")
+        } else if case .oauth2? = store.contents.configuration?.document.primaryAuth?.method {
+            Console.note("not signed in: `activate login` signs in")
         }
         Console.note("stored in \(store.location.path), encrypted under \(store.contents.protection == .passcode ? "your passcode" : "a device secret only (the policy allows no passcode)")")
     }

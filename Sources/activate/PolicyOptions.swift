@@ -64,6 +64,7 @@ extension ConfigurationError {
     /// blocked, 6; everything else about the input (a wrong passcode among it) is a rejection (2).
     var exitStatus: Int32 {
         if [.storeWiped, .storeBlocked].contains(code) { return ExitStatus.lockedOut }
+        if code == .passcodeRequired { return ExitStatus.passcodeNeeded }
         return [.fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists, .storeDamaged, .storeChanged].contains(code) ? ExitStatus.failure : ExitStatus.rejected
     }
 

@@ -12,6 +12,8 @@ struct RestoreCommand: AsyncParsableCommand {
         discussion: """
             The store opens with the key kept in the kernel keyring since the last unlock (for the policy's lock timeout; `activate lock` forgets it), with its device secret when the policy allowed a store without a passcode (said plainly), or with the passcode: asked on the terminal, or read from --passcode-fd N or --passcode-file FILE. After each wrong passcode the tries left are shown; at the policy's retry limit the store is deleted. An expired passcode must be changed first (`activate passcode change`); after the policy's days without contact with the server the store is blocked, then deleted.
 
+            The sign-in state is shown too: the method, who signed in where known, the access token's expiry and whether a refresh token is kept (tokens only with --show-secrets, in --json).
+
             The stored configuration is then checked again, as onboarding checked it: every URL against the security policy (https, no IP address, --allow-host), and a recorded signature is verified again from the signed code kept in the store (with --public-key, the key must be one of those given). Stored secrets (passwords, API keys) are shown only with --show-secrets.
 
             --refresh asks the server the client policies came from at onboarding (the discovery service, or the configuration's server with the stored credentials) for the current ones, stores them and records the contact. That contact is what the block-and-wipe policy counts from: a blocked store opens again once a refresh succeeds.
@@ -75,6 +77,7 @@ struct RestoreCommand: AsyncParsableCommand {
                 lines.append("Credentials: \(credentials) (--show-secrets shows them)")
             }
         }
+        if let state = contents.signInState(showingSecrets: false) { lines.append(SignInLines.line(state)) }
         let contact = contents.lastServerContact.map { "; last server contact \($0.formatted(.iso8601))" } ?? ""
         lines.append("Policies:   " + (contents.clientPoliciesSource.map { "from \($0)" } ?? "from a file or SAP's defaults") + contact)
         if contents.clientPolicies.usage.dataCollectionEnabled {

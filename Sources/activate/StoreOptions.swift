@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationOnboarding
 import ActivationSecureStore
 import ArgumentParser
 import Foundation
@@ -43,5 +44,18 @@ struct WorkFactorOption: ParsableArguments {
         guard (1...SecureStore.maxWorkFactor).contains(workFactor) else {
             throw ValidationError("--work-factor takes a number from 1 to \(SecureStore.maxWorkFactor)")
         }
+    }
+}
+
+extension StoreOptions {
+    /// Opens the store as `restore` does: with the key the kernel keyring keeps, else with the
+    /// passcode from `passcode` or the terminal. A failure ends the command with its documented
+    /// exit status (8 for a locked store and no way to ask for the passcode).
+    static func open(_ location: SecureStoreLocation, passcode: SecretSource?) async throws -> SecureStore {
+        let context = OnboardingContext(location: location, presenter: TerminalPresenter(currentPasscode: passcode))
+        let result = await OnboardingFlow(steps: [StoreManagerStep()]).restore(context)
+        if let failure = result.failure { throw failure.exit() }
+        guard let store = result.context.store else { throw ExitCode(ExitStatus.failure) }
+        return store
     }
 }

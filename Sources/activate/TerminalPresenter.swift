@@ -18,6 +18,10 @@ struct TerminalPresenter: OnboardingPresenter {
     var credentials: SecretSource?
     /// Whether the summary goes to stderr because stdout carries JSON.
     var summaryOnStandardError = false
+    /// --no-browser: the address is shown, no browser is started.
+    var noBrowser = false
+    /// --timeout, as the waiting note tells it.
+    var signInTimeoutSeconds = 180
 
     func present(_ summary: ConfigurationSummary, confirming: Bool) async -> Bool {
         // What is about to be stored is shown even with --quiet when it is asked about.
@@ -70,10 +74,16 @@ struct TerminalPresenter: OnboardingPresenter {
 
     func credentials(_ request: CredentialsRequest) async throws -> StoredCredentials {
         if let credentials {
+            // A script gives one set of credentials: refused, they are the answer, not a try.
+            if let rejection = request.rejection { throw rejection }
             return try StoredCredentials(json: try credentials.bytes(what: "the credentials file", limit: StoredCredentials.maxJSONBytes),
                                          source: credentials.name)
         }
-        guard SecretInput.hasTerminal else { return StoredCredentials() }
+        guard SecretInput.hasTerminal else {
+            if let rejection = request.rejection { throw rejection }
+            return StoredCredentials()
+        }
+        if let rejection = request.rejection { Console.report("\(rejection.reason); try again (attempt \(request.attempt))") }
         switch request.kind {
         case .userAndPassword:
             guard let user = SecretInput.ask("User name for \(request.host) (empty: none): ", echo: true), !user.isEmpty else { return StoredCredentials() }
@@ -94,6 +104,41 @@ struct TerminalPresenter: OnboardingPresenter {
         }
         Console.note(question)
         return ["y", "yes"].contains(SecretInput.ask("Allow it? [y/N] ", echo: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+    }
+
+    /// The address on stderr (also with --quiet: the user needs it), then `$BROWSER` or
+    /// `xdg-open` with the address as its one argument; on a session without a display the
+    /// note says what else works.
+    func openBrowser(_ request: BrowserSignInRequest) async -> Bool {
+        Console.error("Sign in to \(request.host) in your browser:")
+        Console.error("  \(request.url)")
+        if let headless = BrowserLauncher.headlessNote() { Console.note(headless) }
+        guard !noBrowser else { return false }
+        let started = BrowserLauncher.open(request.url)
+        if !started { Console.note("no browser could be started (set $BROWSER, or open the address above by hand)") }
+        if request.returnsToListener { Console.note("waiting for the browser to come back (at most \(signInTimeoutSeconds) s)…") }
+        return started
+    }
+
+    /// Asks on the terminal for the address the browser ended on; no terminal, no question.
+    func redirectedAddress(_ request: PastedAddressRequest) async throws -> String? {
+        guard Console.stdinIsTerminal || SecretInput.hasTerminal else {
+            throw request.rejection ?? OnboardingError(.signInFailed, "the sign-in needs the address the browser ends on pasted, and there is no terminal to ask on")
+        }
+        if let rejection = request.rejection { Console.report(rejection.reason) }
+        Console.error("After signing in, the browser ends on an address starting with \(request.redirectURL) (it may show an error page).")
+        return SecretInput.ask("Paste that whole address here: ", echo: false)?.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The code and the address on stderr, and a QR code of the address with the code on a terminal.
+    func showDeviceCode(_ prompt: DeviceCodePrompt) async {
+        Console.error("To sign in, open \(prompt.verificationURI) on any device and enter the code:")
+        Console.error("  \(prompt.userCode)")
+        if let complete = prompt.verificationURIComplete, Console.stderrIsTerminal, let drawing = try? TerminalQR.draw(complete) {
+            Console.error("or scan this code, which carries it:")
+            Console.terminalControl(drawing)
+        }
+        Console.note("waiting for the sign-in (the code expires in \(prompt.expiresIn / 60) min)…")
     }
 
     func show(_ note: OnboardingNote) {

@@ -89,7 +89,7 @@ final class ServerPoliciesCLITests {
         let gone = try await onboard(configuration, store: "gone/store.age", credentials: alice)
         #expect(gone.status == 0 && gone.stderr.contains("the server could not be reached (connection refused)"), "\(gone.stderr)")
 
-        // API-key sign-in sends SAP's APIKey header, and no Authorization.
+        // API-key sign-in sends SAP's X-API-Key header, and no Authorization.
         _ = try file("policies.json", #"{"passwordPolicy": {"passwordPolicyMinLength": "10"}}"#)
         let keyServer = try SettingsServer(appID: Self.appID, policies: policies, auth: "apikey:k-0123456789", log: directory.file("key.log"))
         let key = try file("key.json", #"{"apiKey": "k-0123456789"}"#)

@@ -15,6 +15,14 @@ final class ScriptedPresenter: OnboardingPresenter {
         var credentials = StoredCredentials()
         var providerInput: ProviderInput = [:]
         var consents: [Bool] = []
+        /// Credentials for the second, third, … question (after a refusal); the last repeats.
+        var laterCredentials: [StoredCredentials] = []
+        /// The user at the browser: gets the address, signs in (or not), returns whether a browser started.
+        var browser: (@Sendable (BrowserSignInRequest) async -> Bool)?
+        /// The address pasted back for each question; `nil`: none.
+        var pastedAddress: (@Sendable (PastedAddressRequest) async -> String?)?
+        /// The user at another device: gets the code.
+        var deviceCode: (@Sendable (DeviceCodePrompt) async -> Void)?
     }
 
     private let state: Mutex<(script: Script, asked: [String], notes: [OnboardingNote])>
@@ -58,9 +66,34 @@ final class ScriptedPresenter: OnboardingPresenter {
 
     func credentials(_ request: CredentialsRequest) async throws -> StoredCredentials {
         state.withLock {
-            $0.asked.append("credentials \(request.host)")
-            return $0.script.credentials
+            $0.asked.append("credentials \(request.host) \(request.attempt)")
+            guard request.attempt > 1, !$0.script.laterCredentials.isEmpty else { return $0.script.credentials }
+            return $0.script.laterCredentials[min(request.attempt - 2, $0.script.laterCredentials.count - 1)]
         }
+    }
+
+    func openBrowser(_ request: BrowserSignInRequest) async -> Bool {
+        let browser = state.withLock {
+            $0.asked.append("browser \(request.host)")
+            return $0.script.browser
+        }
+        return await browser?(request) ?? false
+    }
+
+    func redirectedAddress(_ request: PastedAddressRequest) async throws -> String? {
+        let paste = state.withLock {
+            $0.asked.append("pasted address \(request.attempt)")
+            return $0.script.pastedAddress
+        }
+        return await paste?(request)
+    }
+
+    func showDeviceCode(_ prompt: DeviceCodePrompt) async {
+        let device = state.withLock {
+            $0.asked.append("device code")
+            return $0.script.deviceCode
+        }
+        await device?(prompt)
     }
 
     func consent(_ request: ConsentRequest) async -> Bool {

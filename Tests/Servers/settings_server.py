@@ -1,12 +1,14 @@
 """A mobile services server's settingsExchange endpoint, for the onboarding tests.
 
 Usage: settings_server.py APP_ID POLICIES_FILE AUTH LOG_FILE
-  AUTH: none, basic:USER:PASSWORD, apikey:KEY (SAP's APIKey header), or redirect:URL (every
-        request is answered 302 to URL)
+  AUTH: none, basic:USER:PASSWORD, apikey:KEY (SAP's X-API-Key header), bearer:TOKEN, or
+        redirect:URL (every request is answered 302 to URL)
 
 Serves POLICIES_FILE (read again on every request) at
 /mobileservices/application/APP_ID/storage/v1/runtime/application/APP_ID/global/mobileservices/settingsExchange
-to requests that carry the credentials AUTH asks for (401 otherwise), 404 elsewhere. Each request is
+to requests that carry the credentials AUTH asks for (401 otherwise), answers the application
+endpoint /APP_ID (where sign-in checks credentials) 200 with an empty JSON object to the same
+requests, and 404 elsewhere. Each request is
 appended to LOG_FILE as a JSON line: path, which credentials it carried (never their values), status.
 Prints "listening on PORT" when ready; runs until killed.
 """
@@ -25,12 +27,14 @@ def main():
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             authorization = self.headers.get("Authorization")
-            api_key = self.headers.get("APIKey")
+            api_key = self.headers.get("X-API-Key")
             if auth == "none":
                 allowed = True
             elif auth.startswith("basic:"):
                 expected = "Basic " + base64.b64encode(auth[len("basic:"):].encode()).decode()
                 allowed = authorization == expected
+            elif auth.startswith("bearer:"):
+                allowed = authorization == "Bearer " + auth[len("bearer:"):]
             else:
                 allowed = api_key == auth[len("apikey:"):]
             if auth.startswith("redirect:"):
@@ -42,10 +46,13 @@ def main():
                     log.write(json.dumps({"path": self.path, "authorization": authorization is not None, "apiKey": api_key is not None,
                                           "status": 302}) + "\n")
                 return
-            if self.path != path:
+            application = "/" + encoded
+            if self.path not in (path, application):
                 status, body = 404, b'{"error":{"code":"not-found"}}'
             elif not allowed:
                 status, body = 401, b'{"error":{"code":"unauthorized"}}'
+            elif self.path == application:
+                status, body = 200, b"{}"
             else:
                 with open(policies_file, "rb") as f:
                     status, body = 200, f.read()

@@ -5,9 +5,9 @@
 /// 5 appID, 6 appVersion, 7 base path, 8 auth items, 9 multiUser, 10 certificate_provider,
 /// 11 other keys (text → value).
 /// Auth item: 1 type, 2 authorization endpoint, 3 token endpoint, 4 client id, 5 redirect URL,
-/// 6 grant type (when not `authorization_code`), 8 requireOtp (when true), 9 end-user UI,
-/// 10 XSUAA authorization endpoint, 11 further clients (maps with 4, 5, 6, 13), 12 other `config`
-/// keys (text → value), 13 passcode. Key 7 (scopes) is reserved.
+/// 6 grant type (when not `authorization_code`), 7 scope, 8 requireOtp (when true), 9 end-user UI,
+/// 10 XSUAA authorization endpoint, 11 further clients (maps with 4, 5, 6, 7, 13), 12 other `config`
+/// keys (text → value; the device, revocation and issuer extensions go here), 13 passcode.
 ///
 /// Decoding gives the document's JSON shape, which ``ConfigurationDocument`` then reads and checks
 /// like any other source: the compact form adds no second parser of meaning.
@@ -48,6 +48,10 @@ enum CompactConfiguration {
             if settings.clients.count > 1 {
                 map.append(.init(.integer(11), .array(settings.clients.dropFirst().map { .map(clientEntries($0, origin: origin)) })))
             }
+            // Our extensions travel with the other config keys, in full.
+            if let device = settings.deviceAuthorizationEndpoint { config["oauth2.deviceAuthorizationEndpoint"] = .string(device) }
+            if let revocation = settings.revocationEndpoint { config["oauth2.revocationEndpoint"] = .string(revocation) }
+            if let issuer = settings.issuer { config["oauth2.issuer"] = .string(issuer) }
         case .saml2(let settings):
             // Only what differs from the defaults the reader fills in.
             if settings.challengeHeaderName != SAMLSettings.defaultChallengeHeaderName {
@@ -76,6 +80,7 @@ enum CompactConfiguration {
             .init(.integer(5), .text(SecurityPolicy.isWebURL(client.redirectURL) ? origin.shorten(client.redirectURL) : client.redirectURL)),
         ]
         if client.grantType != .authorizationCode { entries.append(.init(.integer(6), .text(client.grantType.rawValue))) }
+        if let scope = client.scope { entries.append(.init(.integer(7), .text(scope))) }
         if let passcode = client.passcode { entries.append(.init(.integer(13), .text(passcode))) }
         return entries
     }
@@ -139,7 +144,7 @@ enum CompactConfiguration {
     }
 
     private static func decodeAuth(_ item: CBOR, origin: Origin, path: String, source: String) throws -> ConfigurationValue {
-        let fields = try Fields(item, path: path, source: source, known: Set(1...13).subtracting([7]))
+        let fields = try Fields(item, path: path, source: source, known: Set(1...13))
         guard let type = try fields.text(1) else { throw fields.fail("has no type (1)") }
         var config = ConfigurationObject()
         if type == "oauth2" {
@@ -150,10 +155,10 @@ enum CompactConfiguration {
             var clients: [ConfigurationValue] = []
             if fields[4] != nil { clients.append(try decodeClient(fields, origin: origin)) }
             for (index, more) in (try fields.array(11) ?? []).enumerated() {
-                clients.append(try decodeClient(try Fields(more, path: "\(path).clients[\(index + 1)]", source: source, known: [4, 5, 6, 13]), origin: origin))
+                clients.append(try decodeClient(try Fields(more, path: "\(path).clients[\(index + 1)]", source: source, known: [4, 5, 6, 7, 13]), origin: origin))
             }
             config["oauth2.clients"] = .array(clients)
-        } else if let key = [2, 3, 4, 5, 6, 9, 10, 11, 13].first(where: { fields[$0] != nil }) {
+        } else if let key = [2, 3, 4, 5, 6, 7, 9, 10, 11, 13].first(where: { fields[$0] != nil }) {
             throw fields.fail("key \(key) belongs to oauth2 items, not \"\(type)\"")
         }
         if let other = fields[12] {
@@ -179,6 +184,7 @@ enum CompactConfiguration {
             "clientID": .string(clientID), "redirectURL": .string(origin.expand(redirect)),
             "grantType": .string(try fields.text(6) ?? OAuth2GrantType.authorizationCode.rawValue),
         ]
+        if let scope = try fields.text(7) { client["scope"] = .string(scope) }
         if let passcode = try fields.text(13) { client["passcode"] = .string(passcode) }
         return .object(client)
     }

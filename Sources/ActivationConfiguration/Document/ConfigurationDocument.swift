@@ -119,15 +119,26 @@ public struct OAuth2Settings: Sendable, Hashable {
     public var xsuaaAuthorizationEndpoint: String?
     /// `oauth2.clients`, in document order.
     public var clients: [OAuth2Client]
+    /// `oauth2.deviceAuthorizationEndpoint` (our extension): where the device grant (RFC 8628) starts.
+    public var deviceAuthorizationEndpoint: String?
+    /// `oauth2.revocationEndpoint` (our extension): where signing out revokes a token (RFC 7009).
+    public var revocationEndpoint: String?
+    /// `oauth2.issuer` (our extension): the authorization server's issuer identifier, whose
+    /// RFC 8414 / OpenID Connect metadata fills in the endpoints the document leaves out.
+    public var issuer: String?
 
     /// OAuth 2.0 settings with `clients`.
     public init(authorizationEndpoint: String, tokenEndpoint: String, endUserUI: String? = nil,
-                xsuaaAuthorizationEndpoint: String? = nil, clients: [OAuth2Client]) {
+                xsuaaAuthorizationEndpoint: String? = nil, clients: [OAuth2Client], deviceAuthorizationEndpoint: String? = nil,
+                revocationEndpoint: String? = nil, issuer: String? = nil) {
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
         self.endUserUI = endUserUI
         self.xsuaaAuthorizationEndpoint = xsuaaAuthorizationEndpoint
         self.clients = clients
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+        self.revocationEndpoint = revocationEndpoint
+        self.issuer = issuer
     }
 }
 
@@ -150,17 +161,36 @@ public struct OAuth2Client: Sendable, Hashable, CustomStringConvertible {
     /// The cross-context SSO passcode (password grant only). A secret: short-lived, never logged;
     /// ``description`` hides it.
     public var passcode: String?
+    /// `clientSecret` of a confidential client. A secret: never in a code, never logged;
+    /// ``description`` hides it.
+    public var clientSecret: String?
+    /// `scope`: the space-separated scopes asked for; some servers refuse a request without one.
+    public var scope: String?
 
     /// A client.
-    public init(clientID: String, redirectURL: String, grantType: OAuth2GrantType = .authorizationCode, passcode: String? = nil) {
+    public init(clientID: String, redirectURL: String, grantType: OAuth2GrantType = .authorizationCode, passcode: String? = nil,
+                clientSecret: String? = nil, scope: String? = nil) {
         self.clientID = clientID
         self.redirectURL = redirectURL
         self.grantType = grantType
         self.passcode = passcode
+        self.clientSecret = clientSecret
+        self.scope = scope
     }
 
     public var description: String {
-        "OAuth2Client(clientID: \(clientID), redirectURL: \(redirectURL), grantType: \(grantType.rawValue)\(passcode == nil ? "" : ", passcode: <redacted>"))"
+        var text = "OAuth2Client(clientID: \(clientID), redirectURL: \(redirectURL), grantType: \(grantType.rawValue)"
+        if let scope { text += ", scope: \(scope)" }
+        if passcode != nil { text += ", passcode: <redacted>" }
+        if clientSecret != nil { text += ", clientSecret: <redacted>" }
+        return text + ")"
+    }
+
+    /// Whether the redirect URL is a loopback address of this device (`http://127.0.0.1…`,
+    /// `http://[::1]…`, `http://localhost…`), where a listener takes the redirect (RFC 8252 §7.3).
+    public var redirectsToLoopback: Bool {
+        guard let url = try? CanonicalURL(parsing: redirectURL), url.scheme == "http" else { return false }
+        return url.host.isLoopback
     }
 }
 

@@ -39,6 +39,9 @@ extension AuthItem {
             config["oauth2.tokenEndpoint"] = .string(settings.tokenEndpoint)
             if let endUserUI = settings.endUserUI { config["oauth2.endUserUI"] = .string(endUserUI) }
             if let xsuaa = settings.xsuaaAuthorizationEndpoint { config["oauth2.xsuaaAuthorizationEndpoint"] = .string(xsuaa) }
+            if let device = settings.deviceAuthorizationEndpoint { config["oauth2.deviceAuthorizationEndpoint"] = .string(device) }
+            if let revocation = settings.revocationEndpoint { config["oauth2.revocationEndpoint"] = .string(revocation) }
+            if let issuer = settings.issuer { config["oauth2.issuer"] = .string(issuer) }
             config["oauth2.clients"] = .array(settings.clients.map { $0.value(includeSecrets: includeSecrets) })
         case .saml2(let settings):
             config["saml2.web.post.authchallengeheader.name"] = .string(settings.challengeHeaderName)
@@ -57,12 +60,15 @@ extension AuthItem {
 }
 
 extension OAuth2Client {
-    /// `{"clientID", "redirectURL", "grantType", "passcode"?}`; without secrets the passcode is `<redacted>`.
+    /// `{"clientID", "redirectURL", "grantType", "scope"?, "passcode"?, "clientSecret"?}`; without
+    /// secrets the passcode and the client secret are `<redacted>`.
     func value(includeSecrets: Bool) -> ConfigurationValue {
         var object: ConfigurationObject = [
             "clientID": .string(clientID), "redirectURL": .string(redirectURL), "grantType": .string(grantType.rawValue),
         ]
+        if let scope { object["scope"] = .string(scope) }
         if let passcode { object["passcode"] = .string(includeSecrets ? passcode : "<redacted>") }
+        if let clientSecret { object["clientSecret"] = .string(includeSecrets ? clientSecret : "<redacted>") }
         return .object(object)
     }
 }

@@ -153,6 +153,9 @@ struct ValueReader {
         let token = try url("oauth2.tokenEndpoint", required: true)!
         let endUserUI = try url("oauth2.endUserUI", required: false)
         let xsuaa = try url("oauth2.xsuaaAuthorizationEndpoint", required: false)
+        let device = try url("oauth2.deviceAuthorizationEndpoint", required: false)
+        let revocation = try url("oauth2.revocationEndpoint", required: false)
+        let issuer = try url("oauth2.issuer", required: false)
 
         var clients: [OAuth2Client] = []
         if let clientsValue = config["oauth2.clients"] {
@@ -167,7 +170,7 @@ struct ValueReader {
             clients = try items.enumerated().map { try client($0.element, at: clientsPath.appending($0.offset)) }
         } else if config["oauth2.clientID"] != nil {
             // The legacy flat form: one client's keys directly in config.
-            interpreted.formUnion(["oauth2.clientID", "oauth2.grantType", "oauth2.redirectURL", "oauth2.passcode"])
+            interpreted.formUnion(["oauth2.clientID", "oauth2.grantType", "oauth2.redirectURL", "oauth2.passcode", "oauth2.clientSecret", "oauth2.scope"])
             let flat = ConfigurationObject(config.entries.compactMap { entry in
                 entry.key.hasPrefix("oauth2.") ? (String(entry.key.dropFirst("oauth2.".count)), entry.value) : nil
             })
@@ -179,7 +182,8 @@ struct ValueReader {
             throw fail(.missingKey, path.appending("oauth2.clients"), "missing; an oauth2 method needs at least one client")
         }
         return OAuth2Settings(authorizationEndpoint: authorization, tokenEndpoint: token, endUserUI: endUserUI,
-                              xsuaaAuthorizationEndpoint: xsuaa, clients: clients)
+                              xsuaaAuthorizationEndpoint: xsuaa, clients: clients, deviceAuthorizationEndpoint: device,
+                              revocationEndpoint: revocation, issuer: issuer)
     }
 
     func client(_ value: ConfigurationValue, at path: ConfigurationPath) throws -> OAuth2Client {
@@ -193,7 +197,7 @@ struct ValueReader {
             return text
         }
         let clientID = try required("clientID")
-        var redirect = try required("redirectURL")
+        var redirect = Self.withoutPortZero(try required("redirectURL"))
         if SecurityPolicy.isWebURL(redirect) {
             redirect = try canonicalURL(redirect, at: path.appending("redirectURL")).description
         } else if !(Self.hasScheme(redirect) && UntrustedText.isPlain(redirect) && !redirect.contains(" ")) {
@@ -211,7 +215,28 @@ struct ValueReader {
         if grant == .password && passcode == nil {
             throw fail(.missingKey, path.appending("passcode"), "missing; the password grant needs a passcode")
         }
-        return OAuth2Client(clientID: clientID, redirectURL: redirect, grantType: grant, passcode: passcode)
+        let secret = try optionalString(object, "clientSecret", at: path)
+        let scope = try optionalString(object, "scope", at: path)
+        if let scope, !scope.split(separator: " ", omittingEmptySubsequences: false).allSatisfy(Self.isScopeToken) {
+            throw fail(.invalidValue, path.appending("scope"), "\"\(UntrustedText.escaped(scope, maxCharacters: 80))\" is not a list of scopes separated by single spaces (RFC 6749 §3.3)")
+        }
+        return OAuth2Client(clientID: clientID, redirectURL: redirect, grantType: grant, passcode: passcode, clientSecret: secret,
+                            scope: scope)
+    }
+
+    /// A loopback redirect with port 0 (`http://127.0.0.1:0/callback`) means "any free port"
+    /// (RFC 8252 §7.3), as one without a port does: kept in that form.
+    static func withoutPortZero(_ url: String) -> String {
+        for host in ["http://127.0.0.1", "http://[::1]", "http://localhost"] where url.lowercased().hasPrefix(host + ":0") {
+            let rest = url.dropFirst(host.count + 2)
+            if rest.isEmpty || rest.hasPrefix("/") { return host + rest }
+        }
+        return url
+    }
+
+    /// A scope token: one or more printable ASCII characters other than space, `"` and `\\` (RFC 6749 §3.3).
+    static func isScopeToken(_ token: Substring) -> Bool {
+        !token.isEmpty && token.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
     }
 
     func saml(_ config: ConfigurationObject, at path: ConfigurationPath, interpreted: inout Set<String>) throws -> SAMLSettings {

@@ -93,6 +93,20 @@ public enum FileIO {
         }
     }
 
+    /// Like ``withExclusiveLock(_:timeout:_:)`` for a body that awaits (a request made while the
+    /// lock is held): waiting for the lock suspends the task instead of blocking its thread.
+    ///
+    /// - Throws: ``ConfigurationError`` (`fileUnwritable`) when the lock cannot be taken in time;
+    ///   whatever `body` throws.
+    public static func withExclusiveLockWhileAwaiting<T>(_ path: String, timeout: Duration = .seconds(10),
+                                                         _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await FileLock.withExclusiveLockWhileAwaiting(path, timeout: timeout, body)
+        } catch let failure as FileFailure {
+            throw ConfigurationError(failure)
+        }
+    }
+
     private static func permissions(_ mode: UInt32) -> FilePermissions {
         FilePermissions(rawValue: CInterop.Mode(truncatingIfNeeded: mode & 0o7777))
     }

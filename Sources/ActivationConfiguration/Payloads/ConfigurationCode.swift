@@ -64,6 +64,14 @@ public enum ConfigurationCode {
             if case .oauth2(let settings) = item.method { return settings.clients.contains { $0.passcode != nil } }
             return false
         }
+        let hasClientSecret = document.auth.contains { item in
+            if case .oauth2(let settings) = item.method { return settings.clients.contains { $0.clientSecret != nil } }
+            return false
+        }
+        if hasClientSecret {
+            // Anyone who sees a code reads it: a client secret in one is a secret no longer.
+            throw ConfigurationError(.passcodeRefused, source: source, "the document carries an OAuth client secret, which never goes into a code; give it to apps by file or managed configuration")
+        }
         if hasPasscode && !allowPasscode {
             throw ConfigurationError(.passcodeRefused, source: source, "the document carries an OAuth passcode, a short-lived secret, and passcodes are not allowed")
         }

@@ -88,8 +88,13 @@ public struct SecurityPolicy: Sendable, Hashable {
             var urls = [("oauth2.authorizationEndpoint", settings.authorizationEndpoint), ("oauth2.tokenEndpoint", settings.tokenEndpoint)]
             if let value = settings.endUserUI { urls.append(("oauth2.endUserUI", value)) }
             if let value = settings.xsuaaAuthorizationEndpoint { urls.append(("oauth2.xsuaaAuthorizationEndpoint", value)) }
-            for (clientIndex, client) in settings.clients.enumerated() where Self.isWebURL(client.redirectURL) {
-                // A custom-scheme redirect (com.example.App://host) hands control back to the app: allowed.
+            if let value = settings.deviceAuthorizationEndpoint { urls.append(("oauth2.deviceAuthorizationEndpoint", value)) }
+            if let value = settings.revocationEndpoint { urls.append(("oauth2.revocationEndpoint", value)) }
+            if let value = settings.issuer { urls.append(("oauth2.issuer", value)) }
+            // A custom-scheme redirect (com.example.App://host) hands control back to the app, and a
+            // loopback one names where this device listens (RFC 8252 §7.3), not a server it
+            // trusts: both allowed.
+            for (clientIndex, client) in settings.clients.enumerated() where Self.isWebURL(client.redirectURL) && !client.redirectsToLoopback {
                 urls.append(("oauth2.clients[\(clientIndex)].redirectURL", client.redirectURL))
             }
             for (key, text) in urls { try check(url: text, source: source, path: base + key) }

@@ -29,4 +29,37 @@ public struct RestoreReport: Codable, Sendable, Hashable {
     /// The features the client policies turn off (`featureVectorPolicies`); empty when every
     /// feature may run.
     public var restrictedFeatures: [String]?
+    /// The sign-in state: the method, who signed in, whether the credentials were checked, and
+    /// the tokens' expiry (tokens only when secrets are asked for).
+    public var signIn: SignInState?
+}
+
+/// What `restore` tells of the sign-in: no secret unless asked for.
+public struct SignInState: Codable, Sendable, Hashable {
+    /// The configuration's method: `oauth2`, `basic.default` or `apikeyonly`.
+    public var method: String
+    /// Whether a sign-in is kept: OAuth tokens, or credentials.
+    public var signedIn: Bool
+    /// The user (basic) or the OAuth subject, where known.
+    public var user: String?
+    /// Basic and API key: when the server accepted the credentials; `nil` when they were stored unchecked.
+    public var checkedAt: String?
+    /// OAuth: when the user signed in, ISO 8601 in UTC.
+    public var signedInAt: String?
+    /// OAuth: when the access token expires, ISO 8601 in UTC.
+    public var accessTokenExpiresAt: String?
+    /// OAuth: whether a refresh token is kept.
+    public var refreshTokenKept: Bool?
+    /// OAuth: the scope granted.
+    public var scope: String?
+    /// OAuth: the access token, only when secrets are asked for.
+    public var accessToken: String?
+    /// OAuth: the refresh token, only when secrets are asked for.
+    public var refreshToken: String?
+
+    /// A state for `method`; the rest is filled in by the store that knows it.
+    public init(method: String, signedIn: Bool) {
+        self.method = method
+        self.signedIn = signedIn
+    }
 }

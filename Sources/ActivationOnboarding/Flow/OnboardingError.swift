@@ -24,6 +24,17 @@ public struct OnboardingError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let missingValue = Code("missing-value")
         /// The policies in force forbid what was asked.
         public static let forbidden = Code("forbidden")
+        /// There is no sign-in to use, or the server refused to refresh it: the user must sign in again.
+        public static let signInRequired = Code("sign-in-required")
+        /// The sign-in ended without tokens: the server or the user refused it (`access_denied`,
+        /// an `error` in the redirect, an expired device code), it timed out, or its answer
+        /// failed a check (state, issuer, nonce).
+        public static let signInFailed = Code("sign-in-failed")
+        /// The server refused the credentials (HTTP 401 or 403), or expects another sign-in method.
+        public static let credentialsRefused = Code("credentials-refused")
+        /// The server could not be reached, timed out, failed (5xx) or answered something that is
+        /// not what the protocol says.
+        public static let serverUnavailable = Code("server-unavailable")
     }
 
     /// What kind of failure this is.

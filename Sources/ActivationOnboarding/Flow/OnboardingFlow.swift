@@ -153,18 +153,21 @@ public struct StepFailure: Error, CustomStringConvertible {
 
 extension OnboardingFlow {
     /// The predefined steps in the order the reference SDK runs them: the configuration, the
-    /// credentials, the client policies and the steps that apply them, the store, then the app's
-    /// own steps (which find the store open).
+    /// sign-in (credentials checked by the server, or OAuth 2.0), the client policies and the
+    /// steps that apply them, the store, then the app's own steps (which find the store open).
     ///
     /// - Parameters:
     ///   - configuration: where the configuration comes from and how it is checked.
+    ///   - credentials: how basic and API-key credentials are asked for and checked.
+    ///   - signIn: the OAuth 2.0 sign-in (`OAuth2SignInStep`, with the HTTP client's trait);
+    ///     `nil`: an OAuth configuration is stored without signing in.
     ///   - settings: where the client policies come from.
     ///   - store: how the store is created and opened.
     ///   - appSteps: the app's own steps, run after the store's.
-    public static func standard(configuration: ConfigurationStep, settings: SettingsDownloadStep, store: StoreManagerStep,
-                                appSteps: [any OnboardingStep] = []) -> OnboardingFlow {
-        OnboardingFlow(steps: [
-            configuration, CredentialsStep(), settings,
+    public static func standard(configuration: ConfigurationStep, credentials: CredentialsStep = CredentialsStep(), signIn: (any OnboardingStep)? = nil,
+                                settings: SettingsDownloadStep, store: StoreManagerStep, appSteps: [any OnboardingStep] = []) -> OnboardingFlow {
+        OnboardingFlow(steps: [configuration, credentials] + (signIn.map { [$0] } ?? []) + [
+            settings,
             PasscodePolicyApplyStep(), BlockWipingPolicyApplyStep(), LogSettingsApplyStep(),
             store, UsagePolicyApplyStep(), FeatureVectorPolicyApplyStep(),
         ] + appSteps)

@@ -36,6 +36,19 @@ public protocol OnboardingPresenter: Sendable {
     /// Asks whether the user consents to the collection of usage data under the request's policy.
     func consent(_ request: ConsentRequest) async -> Bool
 
+    /// Opens the request's address in a browser, where the user signs in; the address is shown
+    /// first whatever happens. `false` when no browser could be started.
+    func openBrowser(_ request: BrowserSignInRequest) async -> Bool
+
+    /// Asks for the address the browser ended on after the user signed in (paste-back), for a
+    /// redirect that cannot come back to this device by itself; `nil` when none is given.
+    ///
+    /// - Throws: to stop the sign-in, e.g. when there is nobody to ask.
+    func redirectedAddress(_ request: PastedAddressRequest) async throws -> String?
+
+    /// Shows the device grant's user code and where to enter it, while the sign-in waits.
+    func showDeviceCode(_ prompt: DeviceCodePrompt) async
+
     /// Tells the user something: progress, what a step did, or what it could not do.
     func show(_ note: OnboardingNote)
 }
@@ -109,11 +122,71 @@ public struct CredentialsRequest: Sendable, Hashable {
     public var kind: StoredCredentials.Kind
     /// The server they are for.
     public var host: String
+    /// 1 for the first question, then 2, 3, …
+    public var attempt: Int
+    /// Why the previous answer was refused (the server refused the credentials).
+    public var rejection: OnboardingError?
 
     /// A question for credentials of `kind` for `host`.
-    public init(kind: StoredCredentials.Kind, host: String) {
+    public init(kind: StoredCredentials.Kind, host: String, attempt: Int = 1, rejection: OnboardingError? = nil) {
         self.kind = kind
         self.host = host
+        self.attempt = attempt
+        self.rejection = rejection
+    }
+}
+
+/// A sign-in in the browser: the address to open.
+public struct BrowserSignInRequest: Sendable, Hashable {
+    /// The authorization address (it carries the sign-in's state and PKCE challenge, no secret).
+    public var url: String
+    /// The authorization server's host, for people.
+    public var host: String
+    /// Whether a listener on this device takes the redirect (else the address is pasted back).
+    public var returnsToListener: Bool
+
+    /// A request to open `url`.
+    public init(url: String, host: String, returnsToListener: Bool) {
+        self.url = url
+        self.host = host
+        self.returnsToListener = returnsToListener
+    }
+}
+
+/// A question for the address the browser ended on (paste-back).
+public struct PastedAddressRequest: Sendable, Hashable {
+    /// The redirect address the pasted one must start with.
+    public var redirectURL: String
+    /// 1 for the first question, then 2, 3, …
+    public var attempt: Int
+    /// Why the previous answer was refused.
+    public var rejection: OnboardingError?
+
+    /// A question for an address starting with `redirectURL`.
+    public init(redirectURL: String, attempt: Int = 1, rejection: OnboardingError? = nil) {
+        self.redirectURL = redirectURL
+        self.attempt = attempt
+        self.rejection = rejection
+    }
+}
+
+/// What the user needs for the device grant: a code to enter at an address, maybe on another device.
+public struct DeviceCodePrompt: Sendable, Hashable {
+    /// The code to enter.
+    public var userCode: String
+    /// Where to enter it.
+    public var verificationURI: String
+    /// The address with the code in it, when the server gives one (for a QR code).
+    public var verificationURIComplete: String?
+    /// The seconds the code is valid for.
+    public var expiresIn: Int
+
+    /// A prompt.
+    public init(userCode: String, verificationURI: String, verificationURIComplete: String?, expiresIn: Int) {
+        self.userCode = userCode
+        self.verificationURI = verificationURI
+        self.verificationURIComplete = verificationURIComplete
+        self.expiresIn = expiresIn
     }
 }
 
@@ -151,6 +224,16 @@ public struct OnboardingNote: Sendable, Hashable, CustomStringConvertible {
         public static let serverContactNeeded = Topic("server-contact-needed")
         /// A plaintext configuration of an earlier version is still beside the secure store.
         public static let plaintextBesideStore = Topic("plaintext-beside-store")
+        /// The credentials were stored without asking the server whether it accepts them.
+        public static let credentialsUnchecked = Topic("credentials-unchecked")
+        /// No browser could be started for the sign-in.
+        public static let noBrowser = Topic("no-browser")
+        /// A session without a display: the browser sign-in may not reach this device.
+        public static let headlessSession = Topic("headless-session")
+        /// A poll of the device grant (progress), with how often it polls now.
+        public static let devicePoll = Topic("device-poll")
+        /// The issuer's metadata could not be read or was ignored.
+        public static let issuerMetadata = Topic("issuer-metadata")
     }
 
     /// How much it matters.

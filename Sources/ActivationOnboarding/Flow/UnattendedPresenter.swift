@@ -50,8 +50,27 @@ public struct UnattendedPresenter: OnboardingPresenter {
         return passcode
     }
 
-    /// ``credentials``.
-    public func credentials(_ request: CredentialsRequest) async throws -> StoredCredentials { credentials }
+    /// ``credentials``; the refusal of the previous answer is thrown, since there is no other.
+    public func credentials(_ request: CredentialsRequest) async throws -> StoredCredentials {
+        if let rejection = request.rejection { throw rejection }
+        return credentials
+    }
+
+    /// No browser: nobody would sign in there. The address goes to ``notes``.
+    public func openBrowser(_ request: BrowserSignInRequest) async -> Bool {
+        notes(OnboardingNote(.info, step: "sign-in", "Sign in at \(request.url)"))
+        return false
+    }
+
+    /// Nobody pastes an address.
+    public func redirectedAddress(_ request: PastedAddressRequest) async throws -> String? {
+        throw request.rejection ?? OnboardingError(.unanswered, "a sign-in in the browser needs someone to sign in, and onboarding runs unattended")
+    }
+
+    /// The code and the address go to ``notes``: someone may confirm them elsewhere.
+    public func showDeviceCode(_ prompt: DeviceCodePrompt) async {
+        notes(OnboardingNote(.info, step: "sign-in", "To sign in, enter the code \(prompt.userCode) at \(prompt.verificationURI)"))
+    }
 
     /// ``consents``.
     public func consent(_ request: ConsentRequest) async -> Bool { consents }

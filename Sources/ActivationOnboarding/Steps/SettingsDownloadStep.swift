@@ -133,11 +133,15 @@ public struct SettingsDownloadStep: OnboardingStep {
             return nil
         }
         for server in servers {
-            let request = ClientPoliciesRequest(serverURL: server.baseURL, applicationID: appID, credentials: server.sendsCredentials ? credentials : nil)
+            let request = ClientPoliciesRequest(serverURL: server.baseURL, applicationID: appID, credentials: server.sendsCredentials ? credentials : nil,
+                                                accessToken: server.sendsCredentials ? context.contents.signIn?.accessToken : nil)
             do {
                 let (policies, url) = try await fetcher.fetch(request)
                 context.presenter.show(OnboardingNote(.info, step: name, "Client policies from \(url)."))
                 return (policies, server.baseURL)
+            } catch let error as ConfigurationError where error.code == .invalidKey && request.signsIn {
+                // The sign-in was refused where it counts: never onboarded under SAP's defaults instead.
+                throw OnboardingError(.credentialsRefused, error.reason)
             } catch let error as ConfigurationError where Self.unanswered.contains(error.code) {
                 context.presenter.show(OnboardingNote(.warning, step: name, "No client policies: \(error.reason)."))
             }
@@ -158,13 +162,19 @@ public struct ClientPoliciesRequest: Sendable, Hashable {
     public var applicationID: String
     /// The user's credentials, for the configuration's own server only; `nil` for any other.
     public var credentials: StoredCredentials?
+    /// The OAuth 2.0 access token of the sign-in, for the configuration's own server only.
+    public var accessToken: String?
 
     /// A request to `serverURL` for `applicationID`'s policies, with `credentials` or none.
-    public init(serverURL: String, applicationID: String, credentials: StoredCredentials?) {
+    public init(serverURL: String, applicationID: String, credentials: StoredCredentials?, accessToken: String? = nil) {
         self.serverURL = serverURL
         self.applicationID = applicationID
         self.credentials = credentials
+        self.accessToken = accessToken
     }
+
+    /// Whether the request signs in.
+    var signsIn: Bool { accessToken != nil || !(credentials?.isEmpty ?? true) }
 }
 
 /// How ``SettingsDownloadStep`` asks a server for client policies: `activate` asks over HTTP at

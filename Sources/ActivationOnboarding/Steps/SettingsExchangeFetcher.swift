@@ -4,7 +4,8 @@ import ActivationDiscovery
 import ActivationSecureStore
 
 /// Asks a server for client policies over HTTP at SAP's `settingsExchange` path, signing in with
-/// the request's credentials: basic when there are a user and a password, else the API key.
+/// the request's access token when there is one, else its credentials: basic when there are a
+/// user and a password, else the API key.
 /// Redirects are not followed, so the credentials go to the server named and nowhere else.
 public struct SettingsExchangeFetcher: ClientPoliciesFetcher {
     /// Accept plain http when the server's host is a loopback address (a local test server).
@@ -23,7 +24,8 @@ public struct SettingsExchangeFetcher: ClientPoliciesFetcher {
     /// - Throws: `SettingsExchangeClient`'s errors, naming the URL, never the credentials.
     public func fetch(_ request: ClientPoliciesRequest) async throws -> (policies: ClientPolicies, url: String) {
         let client = SettingsExchangeClient(serverURL: request.serverURL, applicationID: request.applicationID,
-                                            credentials: request.credentials.flatMap(Self.credentials), timeout: timeout,
+                                            credentials: request.accessToken.map(SettingsExchangeClient.Credentials.bearer)
+                                                ?? request.credentials.flatMap(Self.credentials), timeout: timeout,
                                             allowInsecureLoopback: allowInsecureLoopback)
         return (try await client.fetch(), try client.url())
     }

@@ -327,6 +327,28 @@ public struct SecureStore: Sendable {
         return true
     }
 
+    /// The store as it is on disk now, read with the key this value holds: what another process
+    /// wrote since is seen, and no passcode is asked again.
+    ///
+    /// - Throws: `ConfigurationError`: `storeChanged` when the store was deleted or sealed under
+    ///   another key since (its passcode changed: open it again), `storeDamaged`, or a file error.
+    public func reloaded() throws -> SecureStore {
+        try FileIO.withExclusiveLock(location.lockPath) {
+            guard FileIO.exists(location.path) else {
+                throw ConfigurationError(.storeChanged, source: location.path, "the store was deleted since it was opened")
+            }
+            let file = try Self.readStoreFile(location)
+            if Array(SHA256.hash(data: file)) == fileDigest { return self }
+            let header = try AgeFormat.header(of: file, source: location.path)
+            guard AgeFormat.verify(header, fileKey: fileKey) else {
+                throw ConfigurationError(.storeChanged, source: location.path, "the store was sealed under another key since it was opened; open it again")
+            }
+            let plaintext = try AgeFormat.decryptPayload(of: file, header: header, fileKey: fileKey, source: location.path)
+            let contents = try SecureStoreContents(plaintext: plaintext, source: location.path)
+            return SecureStore(location: location, contents: contents, unlockedWith: unlockedWith, fileKey: fileKey, file: file, usesKeyring: usesKeyring)
+        }
+    }
+
     /// Records a successful contact with the server now (for the block-and-wipe policy) and saves.
     public mutating func recordServerContact(at date: Date = Date()) throws {
         contents.lastServerContact = date

@@ -102,6 +102,7 @@ public struct StoredCredentials: Sendable, Hashable, CustomStringConvertible {
 /// {"format": "activate-secure-store", "version": 1, "protection": "passcode",
 ///  "passcodeChangedAt": "2026-11-26T10:00:00Z", "lastServerContact": "2026-11-26T10:00:00Z",
 ///  "configuration": {…the stored configuration…}, "credentials": {"user": "…", "password": "…"},
+///  "credentialsCheckedAt": "2026-11-26T10:00:00Z", "signIn": {…tokens, see ``StoredSignIn``…},
 ///  "clientPolicies": {…settingsExchange…}, "clientPoliciesFrom": "https://mobile.example.com",
 ///  "values": {"my.key": …}}
 /// ```
@@ -126,13 +127,21 @@ public struct SecureStoreContents: Sendable, Hashable {
     public var lastServerContact: Date?
     /// The app's own values (the SDK's secure key-value store), by key.
     public var values: ConfigurationObject
+    /// When the server accepted ``credentials`` (one validation request); `nil` when they were
+    /// stored unchecked (offline).
+    public var credentialsCheckedAt: Date?
+    /// The OAuth 2.0 session of the last sign-in, when there is one.
+    public var signIn: StoredSignIn?
 
     /// Contents; everything but the protection is optional.
     public init(configuration: StoredConfiguration? = nil, credentials: StoredCredentials = StoredCredentials(),
                 clientPolicies: ClientPolicies = .default, clientPoliciesSource: String? = nil, protection: StoreProtection = .passcode,
-                passcodeChangedAt: Date? = nil, lastServerContact: Date? = nil, values: ConfigurationObject = [:]) {
+                passcodeChangedAt: Date? = nil, lastServerContact: Date? = nil, values: ConfigurationObject = [:],
+                credentialsCheckedAt: Date? = nil, signIn: StoredSignIn? = nil) {
         self.configuration = configuration
         self.credentials = credentials
+        self.credentialsCheckedAt = credentialsCheckedAt
+        self.signIn = signIn
         self.clientPolicies = clientPolicies
         self.clientPoliciesSource = clientPoliciesSource
         self.protection = protection
@@ -155,6 +164,8 @@ public struct SecureStoreContents: Sendable, Hashable {
         if let lastServerContact { object["lastServerContact"] = .string(lastServerContact.formatted(.iso8601)) }
         if let configuration { object["configuration"] = configuration.value }
         if !credentials.isEmpty { object["credentials"] = credentials.value }
+        if let credentialsCheckedAt { object["credentialsCheckedAt"] = .string(credentialsCheckedAt.formatted(.iso8601)) }
+        if let signIn { object["signIn"] = signIn.value }
         object["clientPolicies"] = clientPolicies.document
         if let clientPoliciesSource { object["clientPoliciesFrom"] = .string(clientPoliciesSource) }
         object["values"] = .object(values)
@@ -206,6 +217,8 @@ public struct SecureStoreContents: Sendable, Hashable {
             configuration = nil
         }
         credentials = try object["credentials"].map { try StoredCredentials(from: $0, read) } ?? StoredCredentials()
+        credentialsCheckedAt = try read.date(object, "credentialsCheckedAt")
+        if let stored = object["signIn"], stored != .null { signIn = try StoredSignIn(from: stored, read) } else { signIn = nil }
         if let policies = object["clientPolicies"], policies != .null {
             do {
                 clientPolicies = try ClientPolicies(from: policies, source: source)
@@ -263,7 +276,37 @@ extension SecureStoreContents {
             report.credentials = shown.value
         }
         report.lastServerContact = lastServerContact?.formatted(.iso8601)
+        report.signIn = signInState(showingSecrets: showingSecrets)
         return report
+    }
+
+    /// The sign-in state of the configuration's method; `nil` for methods that keep nothing here
+    /// (SAML, certificates) or without a configuration.
+    public func signInState(showingSecrets: Bool = false) -> SignInState? {
+        guard let method = configuration?.document.primaryAuth?.method else { return nil }
+        switch method {
+        case .oauth2:
+            var state = SignInState(method: method.typeName, signedIn: signIn != nil)
+            if let signIn {
+                state.user = signIn.subject
+                state.signedInAt = signIn.signedInAt.formatted(.iso8601)
+                state.accessTokenExpiresAt = signIn.expiresAt?.formatted(.iso8601)
+                state.refreshTokenKept = signIn.refreshToken != nil
+                state.scope = signIn.scope
+                if showingSecrets {
+                    state.accessToken = signIn.accessToken
+                    state.refreshToken = signIn.refreshToken
+                }
+            }
+            return state
+        case .basic, .apiKey:
+            var state = SignInState(method: method.typeName, signedIn: !credentials.isEmpty)
+            state.user = credentials.user
+            state.checkedAt = credentials.isEmpty ? nil : credentialsCheckedAt?.formatted(.iso8601)
+            return state
+        default:
+            return nil
+        }
     }
 }
 
@@ -288,13 +331,14 @@ struct ContentsReader {
         }
     }
 
-    func date(_ object: ConfigurationObject, _ key: String) throws -> Date? {
+    func date(_ object: ConfigurationObject, _ key: String, in parent: String? = nil) throws -> Date? {
+        let path = parent.map { "\($0).\(key)" } ?? key
         switch object[key] {
         case nil, .null?: return nil
         case .string(let text)?:
-            guard let date = Date(storedTime: text) else { throw damaged(key, "is not an ISO 8601 time: \(text.prefix(40))") }
+            guard let date = Date(storedTime: text) else { throw damaged(path, "is not an ISO 8601 time: \(UntrustedText.escaped(String(text.prefix(40))))") }
             return date
-        case let other?: throw damaged(key, "is \(other.kindDescription), not an ISO 8601 time")
+        case let other?: throw damaged(path, "is \(other.kindDescription), not an ISO 8601 time")
         }
     }
 }

@@ -8,7 +8,8 @@ import Foundation
 /// - `store.age.state`: the counter of wrong passcodes and what must be known before the store is
 ///   open (``statePath``, mode 0600);
 /// - `store.age.device-secret`: the device secret of a store without a passcode (mode 0600);
-/// - `.store.age.lock`: the lock that serialises processes on the store (it stays).
+/// - `.store.age.lock`: the lock that serialises processes on the store (it stays);
+/// - `.store.age.sign-in.lock`: the lock that serialises refreshes of the sign-in (it stays).
 public struct SecureStoreLocation: Sendable, Hashable {
     /// The store file.
     public var path: String
@@ -30,6 +31,9 @@ public struct SecureStoreLocation: Sendable, Hashable {
     /// The folder the store is in.
     public var folder: String { Files.parentFolder(of: path) }
     var lockPath: String { "\(folder)/.\(path.split(separator: "/").last.map(String.init) ?? "store").lock" }
+    /// The lock that serialises refreshes of the store's sign-in, so that processes sharing the
+    /// store never spend one single-use refresh token twice (it stays).
+    public var signInLockPath: String { "\(folder)/.\(path.split(separator: "/").last.map(String.init) ?? "store").sign-in.lock" }
 
     /// A plaintext store (`FileConfigurationStore`, the form of earlier versions) to move into
     /// this store: the file at ``path`` itself when it holds one, or `configuration.json` beside a
