@@ -3,8 +3,10 @@
 #   scripts/setup.sh          libraries to build and run (zbar, qrencode, libpng, libdeflate, libjpeg-turbo)
 #   scripts/setup.sh --test   also the peer tools the tests compare against, PostgreSQL (the tests
 #                             start throw-away clusters of it), Chromium and its driver (the console
-#                             test), and a Python venv (.build/interop-venv) with the AC1 reference
-#                             implementation's packages and Selenium
+#                             test), glewlwyd (an identity provider the sign-in tests start), and a
+#                             Python venv (.build/interop-venv) with the AC1 reference
+#                             implementation's packages, Selenium and django-oauth-toolkit (the
+#                             second identity provider)
 #   scripts/setup.sh --bench  also the benchmark tools (hyperfine, wrk, ImageMagick)
 #   scripts/setup.sh --deb    also what `make deb` uses (chrpath, lintian, dpkg-dev, systemd for
 #                             systemd-analyze, man-db)
@@ -12,7 +14,7 @@ set -euo pipefail
 
 packages=(pkg-config libkeyutils-dev libzbar-dev libqrencode-dev libpng-dev libdeflate-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
-  --test) packages+=(zxing-cpp-tools zbar-tools qrencode age keyutils imagemagick python3-venv postgresql chromium chromium-driver) ;;
+  --test) packages+=(zxing-cpp-tools zbar-tools qrencode age keyutils imagemagick python3-venv postgresql chromium chromium-driver glewlwyd) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
   --deb) packages+=(chrpath lintian dpkg-dev systemd man-db) ;;
 esac
@@ -40,17 +42,17 @@ command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not
 # The interop tests cross-check AC1 codes with an independent Python implementation
 # (Tests/Interop), which needs cbor2, base45 and cryptography from PyPI; the console test drives
 # Chromium with Selenium (Tests/Browser); schemathesis checks the discovery service against its
-# OpenAPI description (Tests/OpenAPI).
+# OpenAPI description (Tests/OpenAPI); the sign-in tests run django-oauth-toolkit (Tests/SignIn).
 if [ "${1:-}" = "--test" ]; then
   cd "$(dirname "$0")/.."
   venv=.build/interop-venv
-  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography, selenium, pyrage, pexpect, schemathesis' 2>/dev/null; then
-    echo "setup: creating $venv for the AC1 interop and console tests (pip install -r Tests/{Interop,Browser,OpenAPI}/requirements.txt)" >&2
+  if ! "$venv/bin/python" -c 'import cbor2, base45, cryptography, selenium, pyrage, pexpect, schemathesis, django, oauth2_provider' 2>/dev/null; then
+    echo "setup: creating $venv for the AC1 interop, console and sign-in tests (pip install -r Tests/{Interop,Browser,OpenAPI,SignIn}/requirements.txt)" >&2
     rm -rf "$venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt -r Tests/Browser/requirements.txt \
-      -r Tests/OpenAPI/requirements.txt || {
-      echo "setup: pip could not install Tests/{Interop,Browser,OpenAPI}/requirements.txt (is PyPI reachable?)" >&2
+      -r Tests/OpenAPI/requirements.txt -r Tests/SignIn/requirements.txt || {
+      echo "setup: pip could not install Tests/{Interop,Browser,OpenAPI,SignIn}/requirements.txt (is PyPI reachable?)" >&2
       exit 1
     }
   fi

@@ -93,7 +93,8 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         public static let wrongPasscode = Code("wrong-passcode")
         /// The store needs a passcode and none was given.
         public static let passcodeRequired = Code("passcode-required")
-        /// A new passcode breaks the passcode policy (the reason names every rule), or repeats the current one.
+        /// A new passcode breaks the passcode policy (the reason names every rule), repeats the current
+        /// one, or is missing where the policy requires a store to have one.
         public static let passcodeRejected = Code("passcode-rejected")
         /// The passcode is older than the policy allows and must be changed before the store opens.
         public static let passcodeExpired = Code("passcode-expired")

@@ -61,7 +61,8 @@ struct OnboardCommand: AsyncParsableCommand {
     @Flag(help: "Ask no server: --policy FILE or SAP's defaults apply, credentials are stored unchecked, and OAuth 2.0 signs in later (`activate login`).")
     var offline = false
     @OptionGroup(title: "The secure store") var credentials: CredentialOptions
-    @Flag(name: .customLong("no-sign-in"), help: "Store the configuration without signing in (`activate login` signs in later).") var noSignIn = false
+    @Flag(name: .customLong("no-sign-in"), help: "Store the configuration without signing in: no OAuth 2.0 sign-in, credentials stored unchecked (`activate login` signs in later).")
+    var noSignIn = false
     @OptionGroup(title: "Signing in") var signIn: SignInOptions
     @Flag(help: "Do not ask for confirmation.") var yes = false
     @Flag(help: "Replace a configuration that is already stored.") var force = false
@@ -99,7 +100,7 @@ struct OnboardCommand: AsyncParsableCommand {
             flow = .standard(
                 configuration: ConfigurationStep(providers: try providers(recognizer: PayloadRecognizer(policy: securityPolicy)), policy: securityPolicy,
                                                  applicationID: appID, confirms: Console.stdinIsTerminal && !yes),
-                credentials: CredentialsStep(checker: offline ? nil : ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)),
+                credentials: CredentialsStep(checker: offline || noSignIn ? nil : ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)),
                 signIn: offline || noSignIn ? nil : signIn.step(policy: securityPolicy),
                 settings: SettingsDownloadStep(source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
                 store: StoreManagerStep(protection: noPasscode ? .deviceSecret : .passcode, workFactor: policyOptions.workFactor, replacing: force))

@@ -119,7 +119,7 @@ struct ActivationCodeCommandTests {
         // Onboard a signed code, then revoke its key: scanning and restoring both refuse it.
         let code = try await image("signed", try Self.code(issuer: "acme-it"))
         let store = directory.file("state/configuration.json")
-        let onboarded = try await ActivateCLI.runInProcess(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--store", store])
+        let onboarded = try await ActivateCLI.runInProcess(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--no-sign-in", "--store", store])
         #expect(onboarded.status == 0, "\(onboarded.stderr)")
         #expect(try await ActivateCLI.runInProcess(["restore", "--store", store, "--trust-list", trustList]).status == 0)
         let id = try await ActivateCLI.runInProcess(["keys", "id", key]).text.trimmingCharacters(in: .newlines)
@@ -201,7 +201,7 @@ struct ActivationCodeCommandTests {
         #expect(environment.text.contains(#""keyID" : "\#(id)""#))
         // The public key alone verifies too.
         #expect(try await ActivateCLI.runInProcess(["scan", code, "--public-key", publicKey]).status == 0)
-        let onboard = try await ActivateCLI.runInProcess(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--store", directory.file("s/c.json"), "--json"])
+        let onboard = try await ActivateCLI.runInProcess(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--no-sign-in", "--store", directory.file("s/c.json"), "--json"])
         #expect(onboard.status == 0, "\(onboard.stderr)")
         #expect(!onboard.text.contains("AC1:"))
     }
@@ -252,7 +252,7 @@ struct ActivationCodeCommandTests {
             #expect(scan.status == 2, "\(name): \(scan.text) \(scan.stderr)")
             #expect(scan.text.contains("Rejected: \(path): "), "\(name)")
             #expect(scan.text.contains(reason), "\(name): \(scan.text)")
-            let onboard = try await ActivateCLI.runInProcess(["onboard", "--scan", path, "--yes", "--store", directory.file("\(name)/c.json")] + trust + options)
+            let onboard = try await ActivateCLI.runInProcess(["onboard", "--scan", path, "--yes", "--no-sign-in", "--store", directory.file("\(name)/c.json")] + trust + options)
             #expect(onboard.status == 2, "\(name): \(onboard.stderr)")
             #expect(onboard.stderr.contains(reason), "\(name): \(onboard.stderr)")
             #expect(!FileManager.default.fileExists(atPath: directory.file("\(name)/c.json")))

@@ -40,7 +40,7 @@ struct DiscoveryServiceCLITests {
 
     func onboard(_ server: ServeProcess, code: String, store: String) async throws -> ActivateCLI.Result {
         try await ActivateCLI.run(["onboard", "--code", code, "--app-id", Self.appID, "--discovery", server.url,
-                                   "--store", directory.file(store), "--yes"])
+                                   "--store", directory.file(store), "--yes", "--no-sign-in"])
     }
 
     /// One request with curl: status, headers (lower-cased names) and seconds taken.

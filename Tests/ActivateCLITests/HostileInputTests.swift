@@ -55,8 +55,8 @@ struct HostileInputTests {
     func deepNesting() async throws {
         let file = try directory.write("deep.json", Array(Self.deepDocument.utf8))
         let store = directory.file("store/configuration.json")
-        for arguments in [["inspect", file], ["onboard", "--file", file, "--yes", "--store", store],
-                          ["onboard", "--managed", "--yes", "--store", store], ["generate", "--config", file, "--output", directory.file("deep.png")]] {
+        for arguments in [["inspect", file], ["onboard", "--file", file, "--yes", "--no-sign-in", "--store", store],
+                          ["onboard", "--managed", "--yes", "--no-sign-in", "--store", store], ["generate", "--config", file, "--output", directory.file("deep.png")]] {
             let result = try await run(arguments, environment: ["ACTIVATE_MANAGED_CONFIG": file])
             #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("deep.json"), "\(arguments): \(result.stderr)")
@@ -121,7 +121,7 @@ struct HostileInputTests {
 
         let fifo = directory.file("config.json")
         #expect(mkfifo(fifo, 0o600) == 0)
-        for arguments in [["inspect", fifo], ["scan", fifo], ["onboard", "--file", fifo, "--yes", "--store", directory.file("x/c.json")]] {
+        for arguments in [["inspect", fifo], ["scan", fifo], ["onboard", "--file", fifo, "--yes", "--no-sign-in", "--store", directory.file("x/c.json")]] {
             let result = try await run(arguments)
             #expect([1, 2].contains(result.status), "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("is a FIFO (named pipe), not a regular file"), "\(arguments): \(result.stderr)")
@@ -194,7 +194,7 @@ struct HostileInputTests {
     @Test("a binary plist whose objects share references is refused at once, not expanded")
     func exponentialPlist() async throws {
         let file = try directory.write("ConfigurationProvider.plist", Self.exponentialBinaryPlist())
-        for arguments in [["inspect", file], ["onboard", "--file", file, "--yes", "--store", directory.file("s/c.json")]] {
+        for arguments in [["inspect", file], ["onboard", "--file", file, "--yes", "--no-sign-in", "--store", directory.file("s/c.json")]] {
             let result = try await run(arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("ConfigurationProvider.plist") && result.stderr.contains("100000"), "\(result.stderr)")
@@ -246,7 +246,7 @@ struct HostileInputTests {
         Self.expectTerminalSafe(inspect.stderr)
 
         let store = directory.file("store/configuration.json")
-        let onboard = try await run(["onboard", "--file", file, "--yes", "--store", store] + policy)
+        let onboard = try await run(["onboard", "--file", file, "--yes", "--no-sign-in", "--store", store] + policy)
         #expect(onboard.status == 2, "\(testCase.name): \(onboard.stderr)")
         #expect(!FileManager.default.fileExists(atPath: store), "\(testCase.name): nothing stored")
     }
@@ -281,7 +281,7 @@ struct HostileInputTests {
         #expect(inspect.text.contains("You will be connected to: xn--bcher-kva.hana.ondemand.com\n"))
         #expect(inspect.text.contains("Server:     https://xn--bcher-kva.hana.ondemand.com/x\n"))
         let store = directory.file("s/configuration.json")
-        let onboard = try await run(["onboard", "--file", file, "--yes", "--store", store])
+        let onboard = try await run(["onboard", "--file", file, "--yes", "--no-sign-in", "--store", store])
         #expect(onboard.status == 0, "\(onboard.stderr)")
         let restore = try await run(["restore", "--store", store, "--allow-host", "hana.ondemand.com"])
         #expect(restore.status == 0, "\(restore.stderr)")
@@ -379,8 +379,8 @@ struct HostileInputTests {
             let store = directory.file("race-\(round)/configuration.json")
             let first = try directory.write("first.json", Array(Self.document(host: "first.example.com").utf8))
             let second = try directory.write("second.json", Array(Self.document(host: "second.example.com").utf8))
-            async let a = run(["onboard", "--file", first, "--yes", "--store", store])
-            async let b = run(["onboard", "--file", second, "--yes", "--store", store])
+            async let a = run(["onboard", "--file", first, "--yes", "--no-sign-in", "--store", store])
+            async let b = run(["onboard", "--file", second, "--yes", "--no-sign-in", "--store", store])
             let results = try await [a, b]
             let winners = results.filter { $0.status == 0 }
             #expect(winners.count == 1, "round \(round): \(results.map { "\($0.status) \($0.stderr)" })")
@@ -416,7 +416,7 @@ struct HostileInputTests {
         let folder = directory.file("store-\(UUID().uuidString)")
         let file = try directory.write("doc-\(UUID().uuidString).txt", Array(document.utf8))
         let store = "\(folder)/store.age"
-        let result = try await run(["onboard", "--file", file, "--yes", "--store", store] + extra)
+        let result = try await run(["onboard", "--file", file, "--yes", "--no-sign-in", "--store", store] + extra)
         #expect(result.status == 0, "\(result.stderr)")
         return store
     }
@@ -481,7 +481,7 @@ struct HostileInputTests {
         let worldWritable = try await run(["restore", "--store", open])
         #expect(worldWritable.status == 1)
         #expect(worldWritable.stderr.contains("is writable by other users (mode 777)"), "\(worldWritable.stderr)")
-        let onboardThere = try await run(["onboard", "--file", try directory.write("d.json", Array(Self.document().utf8)), "--yes", "--force", "--store", open])
+        let onboardThere = try await run(["onboard", "--file", try directory.write("d.json", Array(Self.document().utf8)), "--yes", "--no-sign-in", "--force", "--store", open])
         #expect(onboardThere.status == 1, "\(onboardThere.stderr)")
         chmod(folder, 0o700)
         chmod(open, 0o666)

@@ -82,7 +82,7 @@ struct OnboardingEndToEndTests {
     }
 
     func onboard(_ arguments: [String], server: ServeProcess) async throws -> ActivateCLI.Result {
-        try await ActivateCLI.run(["onboard"] + arguments + ["--app-id", Self.appID, "--discovery", server.url, "--yes", "--store", store])
+        try await ActivateCLI.run(["onboard"] + arguments + ["--app-id", Self.appID, "--discovery", server.url, "--yes", "--no-sign-in", "--store", store])
     }
 
     @Test("the whole lifecycle against a real discovery service")
@@ -157,7 +157,8 @@ struct OnboardingEndToEndTests {
         defer { _ = server.stop() }
         let folder = directory.file("empty")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let arguments = ["onboard", "--app-id", Self.appID, "--discovery", server.url, "--store", store, "--work-factor", "4"]
+        // The configuration's server is not there to check the credentials: they are stored unchecked.
+        let arguments = ["onboard", "--app-id", Self.appID, "--discovery", server.url, "--store", store, "--work-factor", "4", "--no-sign-in"]
 
         let declined = try await onTerminal(arguments, typing: "someone@example.com\nn\n", in: folder)
         #expect(declined.status == 5)
@@ -187,10 +188,10 @@ struct OnboardingEndToEndTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.text.contains("Sign-in:    SAML 2.0"), "the scanned code came before the second file")
         // The other order: the file wins.
-        let reversed = try await ActivateCLI.run(["onboard", "--from", "file:\(basic)", "--from", "scan:\(image)", "--yes", "--force", "--store", store])
+        let reversed = try await ActivateCLI.run(["onboard", "--from", "file:\(basic)", "--from", "scan:\(image)", "--yes", "--no-sign-in", "--force", "--store", store])
         #expect(reversed.status == 0, "\(reversed.stderr)")
         #expect(reversed.text.contains("user name and password (basic)"))
-        let failing = try await ActivateCLI.run(["onboard", "--from", "json:{}", "--from", "managed", "--yes", "--store", directory.file("other.json")])
+        let failing = try await ActivateCLI.run(["onboard", "--from", "json:{}", "--from", "managed", "--yes", "--no-sign-in", "--store", directory.file("other.json")])
         #expect(failing.status == 2)
         #expect(failing.stderr.contains("com.sap.configuration.provider.json: JSON string: host: missing"))
         #expect(failing.stderr.contains("com.sap.configuration.provider.managed: managed configuration: ACTIVATE_MANAGED_CONFIG is not set"))
@@ -199,12 +200,12 @@ struct OnboardingEndToEndTests {
     @Test("shorthand options of one kind keep their order; of several kinds they are a usage error that points to --from")
     func shorthandOptions() async throws {
         let basic = "\(SourceTree.documents)/android-basic.json"
-        let repeated = try await ActivateCLI.run(["onboard", "--file", directory.file("missing.json"), "--file", basic, "--yes", "--store", store])
+        let repeated = try await ActivateCLI.run(["onboard", "--file", directory.file("missing.json"), "--file", basic, "--yes", "--no-sign-in", "--store", store])
         #expect(repeated.status == 0, "\(repeated.stderr)")
-        let mixed = try await ActivateCLI.run(["onboard", "--file", basic, "--scan", "code.png", "--yes", "--store", directory.file("m.json")])
+        let mixed = try await ActivateCLI.run(["onboard", "--file", basic, "--scan", "code.png", "--yes", "--no-sign-in", "--store", directory.file("m.json")])
         #expect(mixed.status == 64)
         #expect(mixed.stderr.contains("--file and --scan were both given, and the order of different options is not kept: give the queue with --from"))
-        let withFrom = try await ActivateCLI.run(["onboard", "--from", "file:\(basic)", "--managed", "--yes", "--store", directory.file("m.json")])
+        let withFrom = try await ActivateCLI.run(["onboard", "--from", "file:\(basic)", "--managed", "--yes", "--no-sign-in", "--store", directory.file("m.json")])
         #expect(withFrom.status == 64)
         #expect(withFrom.stderr.contains("--managed cannot be combined with --from"))
         #expect(!FileManager.default.fileExists(atPath: directory.file("m.json")))
@@ -217,7 +218,7 @@ struct OnboardingEndToEndTests {
                       ("managed:x", "--from managed takes no value"),
                       ("email:someone@example.com", "--email and --code (and --from email:, code:) need --discovery URL and --app-id ID.")])
     func fromErrors(value: String, message: String) async throws {
-        let result = try await ActivateCLI.run(["onboard", "--from", value, "--yes", "--store", store])
+        let result = try await ActivateCLI.run(["onboard", "--from", value, "--yes", "--no-sign-in", "--store", store])
         #expect(result.status == 64)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
@@ -255,8 +256,8 @@ struct OnboardingEndToEndTests {
         /// Onboards the small document, starts onboarding the big one, kills it after `delay`, and
         /// tells which configuration restore then finds.
         func killed(after delay: Duration) async throws -> String {
-            #expect(try await ActivateCLI.run(["onboard", "--file", small, "--yes", "--force", "--store", store]).status == 0)
-            let process = try ActivateCLI.launch(["onboard", "--file", big, "--yes", "--force", "--store", store])
+            #expect(try await ActivateCLI.run(["onboard", "--file", small, "--yes", "--no-sign-in", "--force", "--store", store]).status == 0)
+            let process = try ActivateCLI.launch(["onboard", "--file", big, "--yes", "--no-sign-in", "--force", "--store", store])
             try await Task.sleep(for: delay)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

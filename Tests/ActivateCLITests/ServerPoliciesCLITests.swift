@@ -46,7 +46,7 @@ final class ServerPoliciesCLITests {
                        "--credentials-file", credentials, "--work-factor", "4"] + extra, passcode: passcode)
     }
 
-    @Test("from the configuration's server with basic or API-key credentials; refused credentials, a redirect or no server: SAP's defaults, said plainly; an invalid document stops onboarding")
+    @Test("from the configuration's server with basic or API-key credentials, checked first: refused ones, a redirect or no server stop onboarding; an invalid document too")
     func fromConfigurationServer() async throws {
         let policies = try file("policies.json", #"{"passwordPolicy": {"passwordPolicyMinLength": "14", "passwordPolicyRetryLimit": "3"}}"#)
         let server = try SettingsServer(appID: Self.appID, policies: policies, auth: "basic:alice:pa55-word", log: directory.file("basic.log"))
@@ -64,13 +64,13 @@ final class ServerPoliciesCLITests {
         let wrong = try await run(["restore", "--store", directory.file("basic/store.age"), "--allow-http"], passcode: "Wrong-passcode-x")
         #expect(wrong.stderr.contains("wrong passcode; 2 tries left"), "the server's retry limit of 3: \(wrong.stderr)")
 
-        // Credentials the server refuses: onboarding goes on under SAP's defaults and says why.
+        // Credentials the server refuses are never stored, and never onboarded under SAP's defaults.
         let bob = try file("bob.json", #"{"user": "bob", "password": "guess"}"#)
         let refused = try await onboard(configuration, store: "refused/store.age", credentials: bob)
-        #expect(refused.status == 0, "\(refused.stderr)")
-        #expect(refused.stderr.contains("No client policies: \(server.url)\(path): the server refused the credentials (HTTP 401)."), "\(refused.stderr)")
-        #expect(refused.stderr.contains("SAP's default client policies apply (--policy FILE gives others)."))
+        #expect(refused.status == 7, "\(refused.stderr)")
+        #expect(refused.stderr.contains("\(server.url)/\(Self.appID) refused the credentials (HTTP 401)"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("guess"), "no credential in a message")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("refused/store.age")))
 
         // --offline asks nobody.
         let before = try server.requests().count
@@ -85,9 +85,10 @@ final class ServerPoliciesCLITests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("invalid/store.age")))
         server.stop()
 
-        // No server at all.
+        // No server at all: the credentials cannot be checked, and nothing is stored.
         let gone = try await onboard(configuration, store: "gone/store.age", credentials: alice)
-        #expect(gone.status == 0 && gone.stderr.contains("the server could not be reached (connection refused)"), "\(gone.stderr)")
+        #expect(gone.status == 1 && gone.stderr.contains("the server could not be reached (connection refused)"), "\(gone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("gone/store.age")))
 
         // API-key sign-in sends SAP's X-API-Key header, and no Authorization.
         _ = try file("policies.json", #"{"passwordPolicy": {"passwordPolicyMinLength": "10"}}"#)
@@ -95,14 +96,18 @@ final class ServerPoliciesCLITests {
         let key = try file("key.json", #"{"apiKey": "k-0123456789"}"#)
         let keyed = try await onboard(try self.configuration(keyServer.url, auth: "apikeyonly"), store: "key/store.age", credentials: key)
         #expect(keyed.status == 0 && keyed.stderr.contains("Client policies from \(keyServer.url)"), "\(keyed.stderr)")
+        // One request checks the key at the application endpoint, one fetches the policies.
         let requests = try keyServer.requests()
-        #expect(requests.count == 1 && requests[0]["apiKey"] as? Bool == true && requests[0]["authorization"] as? Bool == false, "\(requests)")
+        #expect(requests.map { $0["path"] as? String } == ["/\(Self.appID)", path], "\(requests)")
+        #expect(requests.allSatisfy { $0["apiKey"] as? Bool == true && $0["authorization"] as? Bool == false }, "\(requests)")
 
         // A redirect is not followed: the credentials go to the configuration's server and nowhere else.
         let redirecting = try SettingsServer(appID: Self.appID, policies: policies, auth: "redirect:\(keyServer.url)/elsewhere", log: directory.file("redirect.log"))
         let redirected = try await onboard(try self.configuration(redirecting.url), store: "redirected/store.age", credentials: alice)
-        #expect(redirected.status == 0 && redirected.stderr.contains("the server answered with a redirect (HTTP 302), which is not followed"), "\(redirected.stderr)")
-        #expect(try keyServer.requests().count == 1, "nothing reached the redirect's target")
+        #expect(redirected.status == 7, "\(redirected.stderr)")
+        #expect(redirected.stderr.contains("answered with a redirect to \(keyServer.url)/elsewhere, which is not followed: the server expects another sign-in method"),
+                "\(redirected.stderr)")
+        #expect(try keyServer.requests().count == 2, "nothing reached the redirect's target")
     }
 
     /// Sets the store's last server contact `days` ago, as if that much time had passed: the
@@ -134,7 +139,8 @@ final class ServerPoliciesCLITests {
             {"host": "mobile.example.invalid", "appID": "\(Self.appID)", "auth": [{"type": "basic.default", "config": {}}]}
             """)
         let store = directory.file("store/store.age")
-        let onboarded = try await run(["onboard", "--file", configuration, "--discovery", discovery.url, "--yes", "--store", store,
+        // The configuration's server does not exist: the credentials are stored unchecked.
+        let onboarded = try await run(["onboard", "--file", configuration, "--discovery", discovery.url, "--yes", "--no-sign-in", "--store", store,
                                        "--credentials-file", alice, "--work-factor", "4"])
         #expect(onboarded.status == 0, "\(onboarded.stderr)")
         #expect(onboarded.stderr.contains("Client policies from \(discovery.url)/mobileservices/application/"), "\(onboarded.stderr)")

@@ -112,7 +112,7 @@ struct SecureStoreTests {
         expectError(.passcodeRejected, containing: "it needs at least 12 characters, at least one digit, at least one character that is not a letter or digit") {
             try make(other, strict, passcode: Passcode("abcdefgh"))
         }
-        expectError(.passcodeRequired, containing: "requires a passcode") { try make(other, .default, passcode: nil) }
+        expectError(.passcodeRejected, containing: "requires a passcode") { try make(other, .default, passcode: nil) }
         #expect(!FileManager.default.fileExists(atPath: other.location.path))
         // A mistyped store path removes nothing that is not a store.
         let notes = SecureStoreLocation(path: "\(other.path)/notes.txt")

@@ -64,6 +64,12 @@ final class LoopbackListener: Sendable {
         self.outcome = outcome
     }
 
+    /// Judges callbacks against `request` from now on: set before the browser opens, which may
+    /// come back at once. Until then every callback is answered 400.
+    func expect(_ request: AuthorizationRequest, issuer: String?) {
+        outcome.expect(request: request, issuer: issuer)
+    }
+
     /// Waits for the callback of `request` and returns its code; the port is released on every path.
     ///
     /// - Throws: ``OnboardingError`` `signInFailed` for an `error` callback, a failed check, or
@@ -114,9 +120,14 @@ private final class Outcome: Sendable {
     var wrongStates: Int { state.withLock { $0.wrongStates } }
 
     /// Judges a callback's query; `nil` when the sign-in is already over (the page says so).
+    /// Before a request is expected, no state is right.
     func judge(_ query: Substring) -> AuthorizationCallback.Verdict? {
         state.withLock { current in
-            guard current.result == nil, let request = current.request else { return nil }
+            guard current.result == nil else { return nil }
+            guard let request = current.request else {
+                current.wrongStates += 1
+                return .wrongState
+            }
             let verdict: AuthorizationCallback.Verdict
             do {
                 verdict = try AuthorizationCallback(query: query).verdict(for: request, issuer: current.issuer)

@@ -65,6 +65,7 @@ public struct OAuth2SignIn: Sendable {
     public func signInThroughLoopback(open: @Sendable (AuthorizationRequest) async -> Bool) async throws -> StoredSignIn? {
         let listener = try await LoopbackListener.start(redirectURL: endpoints.client.redirectURL)
         let request = AuthorizationRequest(endpoints: endpoints, redirectURI: listener.redirectURI)
+        listener.expect(request, issuer: endpoints.issuer)
         let code: String
         do {
             guard await open(request) else {

@@ -115,7 +115,8 @@ public struct StoreManagerStep: OnboardingStep {
         switch protection {
         case .deviceSecret:
             guard policy.allowsNoPasscode else {
-                throw ConfigurationError(.passcodeRequired, source: context.location.path,
+                // A store without a passcode breaks the policy: refused, as a passcode that breaks it is.
+                throw ConfigurationError(.passcodeRejected, source: context.location.path,
                                          "the passcode policy requires a passcode (passwordPolicyDefaultPasswordAllowed is not \"true\")")
             }
             return nil

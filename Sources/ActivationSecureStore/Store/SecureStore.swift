@@ -95,7 +95,7 @@ public struct SecureStore: Sendable {
             contents.passcodeChangedAt = now
         } else {
             guard policy.allowsNoPasscode else {
-                throw ConfigurationError(.passcodeRequired, source: location.path, "the passcode policy requires a passcode for this store")
+                throw ConfigurationError(.passcodeRejected, source: location.path, "the passcode policy requires a passcode for this store")
             }
             passphrase = []
             factor = deviceSecretWorkFactor
