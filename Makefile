@@ -25,7 +25,7 @@ test: setup-test
 
 # The quick lane for day-to-day work: the unit tests that need no database, browser, Python peer,
 # fuzzer or long end-to-end run (the suites below are skipped; `make test` runs everything).
-CHECK_SKIP = ServerSuites|CodeStoreTests|OpenAPITests|DiscoveryServiceCLITests|SecureStoreCLITests|ServerPoliciesCLITests|OnboardingEndToEndTests|InteropTests|HostileInputTests|RoundTripTests|ServeLimitsTests|EncoderVersusQrencodeTests
+CHECK_SKIP = ServerSuites|SignInProviderTests|SignInCLITests|CodeStoreTests|OpenAPITests|DiscoveryServiceCLITests|SecureStoreCLITests|ServerPoliciesCLITests|OnboardingEndToEndTests|InteropTests|HostileInputTests|RoundTripTests|ServeLimitsTests|EncoderVersusQrencodeTests
 check: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'

@@ -88,8 +88,18 @@ public final class IdentityProvider: @unchecked Sendable {
         return command
     }
 
-    /// `$BROWSER` for a command under test: the scripted browser, the address in place of `%s`.
-    public var browserVariable: String { (browserCommand() + ["%s"]).joined(separator: " ") }
+    /// `$BROWSER` for a command under test: a script in `folder` that runs the scripted browser
+    /// with the address as its one argument (a script, because `$BROWSER` splits at colons, and
+    /// the provider's address has one).
+    public func browserVariable(in folder: String) throws -> String {
+        let path = "\(folder)/browser-\(info["port"] as? Int ?? 0).sh"
+        let command = browserCommand().map { "'\($0)'" }.joined(separator: " ")
+        guard FileManager.default.createFile(atPath: path, contents: Data("#!/bin/sh\nexec \(command) \"$1\"\n".utf8),
+                                             attributes: [.posixPermissions: 0o700]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot write \(path)"])
+        }
+        return "BROWSER=\(path)"
+    }
 
     /// Plays the user at `url` (an authorization address, or a user code with `device`): exit status and stdout.
     public func browse(_ url: String, deny: Bool = false, printRedirect: Bool = false, device: Bool = false) async -> (status: Int32, output: String) {

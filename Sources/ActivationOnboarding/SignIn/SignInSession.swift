@@ -85,8 +85,15 @@ public struct SignInSession: Sendable {
                 return SignOut(wasSignedIn: false, revoked: false)
             }
             var problem: String?
+            let client = client(for: current, in: latest)
             do {
-                try await client(for: current, in: latest).revoke(current)
+                // A server that wants the access token as a bearer token takes only a valid one:
+                // an expired one is refreshed first, and the refresh token it hands out revoked.
+                var revoking = current
+                if !current.isValid(for: .seconds(30)), current.refreshToken != nil, let refreshed = try? await client.refresh(current) {
+                    revoking = refreshed
+                }
+                try await client.revoke(revoking)
             } catch {
                 problem = "\(error)"
             }
