@@ -5,7 +5,7 @@
 SWIFT ?= swift
 ACTIVATE = .build/debug/activate
 
-SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer sample-verify-activation-code sample-scan-and-check sample-secure-store sample-onboarding-flow sample-discovery-service
+SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-transformer sample-verify-activation-code sample-scan-and-check sample-secure-store sample-onboarding-flow sample-access-token sample-discovery-service
 
 PREFIX ?= /usr/local
 

@@ -203,6 +203,8 @@ let package = Package(
                           path: "SampleCodes/SecureStore"),
         .executableTarget(name: "sample-onboarding-flow", dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
                           path: "SampleCodes/OnboardingFlow"),
+        .executableTarget(name: "sample-access-token", dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
+                          path: "SampleCodes/AccessToken"),
         .executableTarget(name: "sample-verify-activation-code", dependencies: ["ActivationConfiguration"], path: "SampleCodes/VerifyActivationCode"),
         .executableTarget(
             name: "sample-discovery-service",
@@ -241,7 +243,11 @@ let package = Package(
         .testTarget(
             name: "ActivationOnboardingTests",
             dependencies: ["ActivationOnboarding", "ActivationSecureStore", "ActivationConfiguration", "TestSupport",
-                           .product(name: "Logging", package: "swift-log")]
+                           .product(name: "Logging", package: "swift-log"),
+                           // The in-process server that makes the faults real providers will not.
+                           .product(name: "NIOCore", package: "swift-nio", condition: client),
+                           .product(name: "NIOPosix", package: "swift-nio", condition: client),
+                           .product(name: "NIOHTTP1", package: "swift-nio", condition: client)]
         ),
         .testTarget(
             name: "ActivationDiscoveryTests",
@@ -264,9 +270,10 @@ let package = Package(
 // `-sanitize=fuzzer,address` in a build folder of their own.
 if ProcessInfo.processInfo.environment["ACTIVATE_FUZZ"] == "1" {
     package.targets.append(.executableTarget(
-        // The route parser comes from the protocol module: the fuzz build leaves out the server's
-        // network and database stack.
-        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationSecureStore", "ActivationDiscoveryProtocol", "CDeflate",
+        // The route parser comes from the protocol module, and the fuzz build turns the default
+        // traits off: it leaves out the network and database stacks.
+        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationSecureStore", "ActivationOnboarding",
+                                               "ActivationDiscoveryProtocol", "CDeflate",
                                                .product(name: "Crypto", package: "swift-crypto")], path: "Fuzz",
         exclude: ["seeds", "lsan-suppressions.txt"],
         // No Swift `main`: libFuzzer's drives the target.

@@ -10,6 +10,7 @@
 @testable import ActivationConfiguration
 @testable import ActivationImaging
 @testable import ActivationSecureStore
+@testable import ActivationOnboarding
 import ActivationDiscoveryProtocol
 import CDeflate
 import Crypto
@@ -179,7 +180,55 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         }
         _ = try? StoredCredentials(json: bytes, source: "fuzz")
     },
+    // What an authorization server sends back during a sign-in. The redirect's query (from the
+    // listener's request or a pasted address), judged against a request as the listener judges it.
+    "oauth-callback": { bytes in
+        let text = String(decoding: bytes, as: UTF8.self)
+        let request = fuzzAuthorizationRequest
+        if let callback = try? AuthorizationCallback(query: Substring(text)) {
+            _ = callback.verdict(for: request, issuer: "https://idp.example.com")
+            _ = callback.verdict(for: request, issuer: nil)
+        }
+        _ = try? AuthorizationCallback(address: text, redirectURI: "https://app.example.com/callback")
+        _ = try? FormEncoding.decode(Substring(text), maxFields: AuthorizationCallback.maxFields)
+        _ = SignInPage.failed(text).html
+    },
+    // The token endpoint's answers: tokens, errors (shown escaped), and the ID token's claims.
+    "token-answer": { bytes in
+        if let answer = try? TokenAnswer(json: bytes, source: "fuzz") {
+            guard answer.accessToken.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { fatalError("a token that is not visible ASCII") }
+            if let idToken = answer.idToken { _ = IDTokenClaims(idToken) }
+        }
+        if let error = ErrorAnswer(json: bytes), !UntrustedText.isPlain(error.shown) { fatalError("server text shown unescaped") }
+        _ = IDTokenClaims(String(decoding: bytes, as: UTF8.self))
+    },
+    // The device authorization endpoint's answer, then polling on what a poll might answer.
+    "device-answer": { bytes in
+        guard let device = try? DeviceAuthorization(json: bytes, source: "fuzz", policy: SecurityPolicy()) else { return }
+        guard UntrustedText.isPlain(device.userCode) else { fatalError("a user code that is not plain") }
+        var polling = DeviceGrantPolling(device)
+        var next = polling.first
+        for byte in bytes.prefix(64) {
+            guard case .wait(let seconds) = next else { break }
+            next = polling.next(after: byte % 3 == 0 ? .error("slow_down") : .error("authorization_pending"), waited: seconds)
+        }
+    },
+    // An issuer's metadata, and the endpoints it fills in under the policy.
+    "oauth-metadata": { bytes in
+        guard let metadata = try? AuthorizationServerMetadata(json: bytes, source: "fuzz") else { return }
+        let endpoints = OAuth2Endpoints(authorization: "https://idp.example.com/a", token: "https://idp.example.com/t", issuer: metadata.issuer,
+                                        client: OAuth2Client(clientID: "app", redirectURL: "http://127.0.0.1/callback"))
+        _ = endpoints.filled(from: metadata, policy: SecurityPolicy())
+        _ = AuthorizationServerMetadata.locations(issuer: metadata.issuer)
+    },
 ]
+
+/// One authorization request for the callback target: its state and nonce are random, so a
+/// fuzzed query matches them only by the parser's mistake.
+let fuzzAuthorizationRequest = AuthorizationRequest(
+    endpoints: OAuth2Endpoints(authorization: "https://idp.example.com/authorize", token: "https://idp.example.com/token",
+                               client: OAuth2Client(clientID: "app", redirectURL: "http://127.0.0.1/callback", scope: "openid")),
+    redirectURI: "http://127.0.0.1:8080/callback")
 
 /// The passphrase of the age-file seeds (Fuzz/seeds/age-file, written with work factor 2).
 let fuzzPasscode = "fuzz-passcode"
