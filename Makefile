@@ -9,7 +9,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test check deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-speed bench-varied bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store docs clean
+.PHONY: run test check deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-speed bench-varied bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store bench-token docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -130,6 +130,10 @@ fuzz: setup-test
 # Unlocking the secure store against `age -d` (same file, same passcode), and peak memory.
 bench-store: setup-bench setup-test
 	benchmarks/store-unlock.sh
+
+# `activate token` with a cached token against cat, gh auth token and age -d; a refresh against glewlwyd.
+bench-token: setup-bench setup-test
+	benchmarks/token.sh
 
 # Load test of `activate serve` with wrk (30 s); prints requests/s and latency percentiles.
 bench-serve: setup-bench
