@@ -47,7 +47,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
 
 /// What the redirect back from the authorization server carries (RFC 6749 §4.1.2), read from the
 /// listener's request or from the address the user pastes.
-public struct AuthorizationCallback: Sendable, Hashable {
+public struct AuthorizationCallback: Sendable, Hashable, CustomStringConvertible {
     /// The authorization code, when the user allowed the sign-in.
     public var code: String?
     /// `state`.
@@ -129,6 +129,11 @@ public struct AuthorizationCallback: Sendable, Hashable {
         }
         guard let code, !code.isEmpty else { return .failed(OnboardingError(.signInFailed, "the redirect carries an empty code")) }
         return .code(code)
+    }
+
+    /// Never the code: `AuthorizationCallback(code: (set), error: access_denied)`.
+    public var description: String {
+        "AuthorizationCallback(code: \(code == nil ? "none" : "(set)"), error: \(error.map { UntrustedText.escaped($0, maxCharacters: 80) } ?? "none"))"
     }
 
     /// What a callback means for the sign-in.

@@ -34,6 +34,11 @@ public struct ServerCredentialsChecker: CredentialsChecker {
         return credentials.apiKey.map { [(apiKeyHeader, $0)] } ?? []
     }
 
+    /// Sends one GET with `credentials` to ``url(for:)``: 2xx accepts them, 401 and 403 refuse
+    /// them, a redirect says the server expects another method.
+    ///
+    /// - Throws: ``OnboardingError`` `serverUnavailable` when the server cannot be reached or
+    ///   answers anything else.
     public func check(_ credentials: StoredCredentials, for document: ConfigurationDocument) async throws -> CredentialsVerdict {
         let url = Self.url(for: document)
         let answer = try await SignInHTTP(timeout: timeout, allowsInsecureLoopback: allowsInsecureLoopback).get(url, headers: Self.headers(for: credentials))
