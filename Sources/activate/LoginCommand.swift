@@ -51,8 +51,13 @@ struct LoginCommand: AsyncParsableCommand {
                 Console.note("signed in\(session.subject.map { " as \($0)" } ?? ""); \(SignInLines.expiry(session))")
             case .basic?, .apiKey?:
                 let kind: StoredCredentials.Kind = document.primaryAuth?.method == .apiKey ? .apiKey : .userAndPassword
-                try await CredentialsStep(checker: ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP))
+                let kept = try await CredentialsStep(checker: ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP))
                     .signIn(kind: kind, document: document, &context)
+                // No credentials given is no sign-in: a script must not take it for one.
+                guard kept else {
+                    Console.report("not signed in: no credentials were given (--credentials-file FILE, --credentials-fd N, or a terminal)")
+                    throw ExitCode(ExitStatus.notSignedIn)
+                }
             case let method?:
                 Console.report("the configuration signs in with \(method.typeName), which activate does not sign in with")
                 throw ExitCode(ExitStatus.rejected)

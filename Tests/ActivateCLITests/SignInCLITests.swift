@@ -131,6 +131,39 @@ final class SignInCLITests {
         #expect(restored.text.contains("not signed in"), "\(restored.text)")
     }
 
+    @Test("basic credentials: checked by the server at onboarding and login; refused ones, or none at all, are no sign-in (exit 7)")
+    func basicLogin() async throws {
+        let policies = "\(directory.path)/policies.json"
+        try Data(#"{"passwordPolicy": {"passwordPolicyMinLength": "8", "passwordPolicyLockTimeout": "600"}}"#.utf8).write(to: URL(fileURLWithPath: policies))
+        let server = try SettingsServer(appID: "com.example.app", policies: policies, auth: "basic:alice:pa55-word", log: "\(directory.path)/server.log")
+        defer { server.stop() }
+        let port = server.url.split(separator: ":").last.map(String.init) ?? "0"
+        let configuration = "\(directory.path)/basic.json"
+        try Data(#"{"host": "localhost", "port": \#(port), "protocol": "http", "appID": "com.example.app", "auth": [{"type": "basic.default", "config": {}}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: configuration))
+        func credentials(_ name: String, _ json: String) throws -> String {
+            let path = "\(directory.path)/\(name).json"
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(json.utf8), attributes: [.posixPermissions: 0o600]))
+            return path
+        }
+        let alice = try credentials("alice", #"{"user": "alice", "password": "pa55-word"}"#)
+        let bob = try credentials("bob", #"{"user": "bob", "password": "guess"}"#)
+
+        let onboarded = try await run(["onboard", "--file", configuration, "--allow-http", "--yes", "--store", store, "--credentials-file", alice])
+        #expect(onboarded.status == 0 && onboarded.stderr.contains("localhost accepted the credentials"), "\(onboarded.stderr)")
+        let restored = try await run(["restore", "--store", store, "--allow-http"])
+        #expect(restored.text.contains("Sign-in:    basic as alice; accepted by the server at"), "\(restored.text)")
+
+        let refused = try await run(["login", "--store", store, "--allow-http", "--credentials-file", bob])
+        #expect(refused.status == 7 && refused.stderr.contains("refused the credentials (HTTP 401)"), "\(refused.stderr)")
+        let none = try await run(["login", "--store", store, "--allow-http"])
+        #expect(none.status == 7 && none.stderr.contains("no credentials were given"), "\(none.stderr)")
+        let again = try await run(["login", "--store", store, "--allow-http", "--credentials-file", alice])
+        #expect(again.status == 0, "\(again.stderr)")
+        let token = try await run(["token", "--store", store])
+        #expect(token.status == 7 && token.stdout.isEmpty && token.stderr.contains("signs in with basic.default, which has no access token"), "\(token.stderr)")
+    }
+
     /// The refresh token in the store, read with `age -d`-compatible decryption through `restore --json --show-secrets`.
     func storedRefreshToken() async throws -> String {
         let report = try await run(["restore", "--store", store, "--allow-http", "--json", "--show-secrets"])

@@ -106,6 +106,9 @@ public struct SignInSession: Sendable {
 
     static func signIn(in store: SecureStore) throws -> StoredSignIn {
         guard let signIn = store.contents.signIn else {
+            if let method = store.contents.configuration?.document.primaryAuth?.method, method.typeName != "oauth2" {
+                throw OnboardingError(.signInRequired, "the configuration signs in with \(method.typeName), which has no access token")
+            }
             throw OnboardingError(.signInRequired, "\(store.location.path) holds no sign-in")
         }
         return signIn

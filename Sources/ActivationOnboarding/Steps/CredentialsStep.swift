@@ -37,15 +37,17 @@ public struct CredentialsStep: OnboardingStep {
     /// Asks for credentials and keeps those the server accepts, replacing any kept before (the
     /// onboard step, and a sign-in again on an open store).
     ///
+    /// - Returns: whether credentials were kept; `false` when none were given.
     /// - Throws: as ``onboard(_:)``.
-    public func signIn(kind: StoredCredentials.Kind, document: ConfigurationDocument, _ context: inout OnboardingContext) async throws {
+    @discardableResult
+    public func signIn(kind: StoredCredentials.Kind, document: ConfigurationDocument, _ context: inout OnboardingContext) async throws -> Bool {
         var rejection: OnboardingError?
         for attempt in 1...max(1, attempts) {
             let given = try await context.presenter.credentials(CredentialsRequest(kind: kind, host: document.host, attempt: attempt, rejection: rejection))
             if given.isEmpty {
                 let what = kind == .apiKey ? "an API key" : "a user name and password"
                 context.presenter.show(OnboardingNote(.warning, step: name, "no credentials stored: the configuration signs in with \(what)", topic: .noCredentials))
-                return
+                return false
             }
             guard let checker else {
                 context.presenter.show(OnboardingNote(.warning, step: name, "the credentials are stored unchecked: no server was asked whether it accepts them",
@@ -54,7 +56,7 @@ public struct CredentialsStep: OnboardingStep {
                     $0.credentials = given
                     $0.credentialsCheckedAt = nil
                 }
-                return
+                return true
             }
             switch try await checker.check(given, for: document) {
             case .accepted:
@@ -64,7 +66,7 @@ public struct CredentialsStep: OnboardingStep {
                     $0.credentialsCheckedAt = now
                 }
                 context.presenter.show(OnboardingNote(.info, step: name, "\(document.host) accepted the credentials"))
-                return
+                return true
             case .refused(let error):
                 rejection = error
             case .otherMethod(let error):
