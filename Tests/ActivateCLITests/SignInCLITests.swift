@@ -14,6 +14,8 @@ final class SignInCLITests {
     var store: String { "\(directory.path)/store/store.age" }
     /// Every stderr of the commands run, searched for secrets at the end.
     var stderrs: [String] = []
+    /// The tokens the tests saw (printed by `token`, or read from the store with --show-secrets).
+    var secrets: Set<String> = []
 
     /// Runs `activate` with `environment` added (`BROWSER`), stdin not a terminal.
     func run(_ arguments: [String], environment: [String] = []) async throws -> ActivateCLI.Result {
@@ -60,6 +62,8 @@ final class SignInCLITests {
         let printed = try await run(["token", "--store", store])
         #expect(printed.status == 0, "\(printed.stderr)")
         let token = printed.text.trimmingCharacters(in: .newlines)
+        secrets.insert(token)
+        secrets.insert(try await storedRefreshToken())
         #expect(printed.text == token + "\n" && !token.isEmpty && printed.stderr.isEmpty, "the token and a newline, nothing else")
         #expect(try await works(token, at: idp))
         let json = try JSONSerialization.jsonObject(with: Data(try await run(["token", "--store", store, "--json"]).stdout)) as? [String: Any]
@@ -78,6 +82,8 @@ final class SignInCLITests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         stderrs += tokens.map(\.stderr)
+        secrets.formUnion(tokens.map { $0.text.trimmingCharacters(in: .newlines) })
+        secrets.insert(try await storedRefreshToken())
         for result in tokens {
             #expect(result.status == 0 && result.stdout.last == 0x0A, "\(result.stderr)")
             #expect(try await works(result.text.trimmingCharacters(in: .newlines), at: idp))
@@ -185,6 +191,9 @@ final class SignInCLITests {
         for text in stderrs + beside {
             #expect(!text.contains("eyJ"), "a JWT (glewlwyd's tokens are JWTs) where no secret belongs: \(text.prefix(300))")
             #expect(!text.contains("code="), "an authorization code where no secret belongs: \(text.prefix(300))")
+            for secret in secrets where !secret.isEmpty {
+                #expect(!text.contains(secret), "a token where no secret belongs: \(text.prefix(300))")
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// An OAuth 2.0 client for one configuration's authorization server: the sign-in flows
 /// (authorization code with PKCE through a loopback listener or a pasted address, the device
 /// grant), the refresh and the revocation. It keeps nothing: each flow returns the session to
-/// keep in the store (``StoredSignIn``), and the store is the only place tokens live.
+/// keep in the store (`StoredSignIn`), and the store is the only place tokens live.
 public struct OAuth2SignIn: Sendable {
     /// The server's endpoints and the client.
     public var endpoints: OAuth2Endpoints
