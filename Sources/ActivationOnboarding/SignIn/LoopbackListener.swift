@@ -76,23 +76,36 @@ final class LoopbackListener: Sendable {
     ///   no callback within `timeout`.
     func code(for request: AuthorizationRequest, issuer: String?, timeout: Duration) async throws -> String {
         outcome.expect(request: request, issuer: issuer)
-        defer { close() }
-        return try await withThrowingTaskGroup(of: String.self) { group in
-            group.addTask { try await self.outcome.wait() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw OnboardingError(.signInFailed, "no sign-in came back within \(timeout.components.seconds) seconds")
-            }
-            defer { group.cancelAll() }
-            guard let code = try await group.next() else { throw CancellationError() }
-            return code
+        let result: Result<String, any Error>
+        do {
+            result = .success(try await withThrowingTaskGroup(of: String.self) { group in
+                group.addTask { try await self.outcome.wait() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw OnboardingError(.signInFailed, "no sign-in came back within \(timeout.components.seconds) seconds")
+                }
+                defer { group.cancelAll() }
+                guard let code = try await group.next() else { throw CancellationError() }
+                return code
+            })
+        } catch {
+            result = .failure(error)
         }
+        // The port is free again when this returns, whatever came back.
+        await closed()
+        return try result.get()
     }
 
-    /// Stops listening (also when no callback came).
+    /// Stops listening (also when no callback came); the port is released soon after.
     func close() {
         outcome.cancel()
         _ = channel.close(mode: .all)
+    }
+
+    /// Stops listening, and returns once the port is released.
+    func closed() async {
+        outcome.cancel()
+        try? await channel.close(mode: .all).get()
     }
 
     /// Callbacks count as requests; tests read how many were answered 400.
