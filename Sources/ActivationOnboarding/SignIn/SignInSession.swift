@@ -50,14 +50,12 @@ public struct SignInSession: Sendable {
         if kept.isValid(for: minimumValidity, at: now) { return kept }
         let (refreshed, latest) = try await FileIO.withExclusiveLockWhileAwaiting(store.location.signInLockPath, timeout: lockTimeout) {
             () async throws -> (StoredSignIn, SecureStore) in
-            var latest = try store.reloaded()
+            let latest = try store.reloaded()
             let current = try Self.signIn(in: latest)
             // Another process may have refreshed while this one waited for the lock.
             if current.isValid(for: minimumValidity, at: Date()) { return (current, latest) }
             let fresh = try await client(for: current, in: latest).refresh(current)
-            latest.contents.signIn = fresh
-            try latest.save()
-            return (fresh, latest)
+            return (fresh, try Self.keeping(fresh, in: latest))
         }
         store = latest
         return refreshed
@@ -79,7 +77,7 @@ public struct SignInSession: Sendable {
     /// - Throws: `ConfigurationError` when the store cannot be written.
     public mutating func signOut() async throws -> SignOut {
         try await FileIO.withExclusiveLockWhileAwaiting(store.location.signInLockPath, timeout: lockTimeout) {
-            var latest = try store.reloaded()
+            let latest = try store.reloaded()
             guard let current = latest.contents.signIn else {
                 store = latest
                 return SignOut(wasSignedIn: false, revoked: false)
@@ -97,11 +95,25 @@ public struct SignInSession: Sendable {
             } catch {
                 problem = "\(error)"
             }
-            latest.contents.signIn = nil
-            try latest.save()
-            store = latest
+            store = try Self.keeping(nil, in: latest)
             return SignOut(wasSignedIn: true, revoked: problem == nil, revocationProblem: problem)
         }
+    }
+
+    /// `store` with `signIn` in it, saved. Another process may have written the store since it
+    /// was read (new client policies): the store is then read again and the sign-in written into
+    /// that, since a rotated refresh token the server has just handed out must not be lost.
+    static func keeping(_ signIn: StoredSignIn?, in store: SecureStore) throws -> SecureStore {
+        var latest = store
+        latest.contents.signIn = signIn
+        do {
+            try latest.save()
+        } catch let error as ConfigurationError where error.code == .storeChanged {
+            latest = try store.reloaded()
+            latest.contents.signIn = signIn
+            try latest.save()
+        }
+        return latest
     }
 
     static func signIn(in store: SecureStore) throws -> StoredSignIn {
