@@ -72,9 +72,10 @@ final class ServerPoliciesCLITests {
         #expect(!refused.stderr.contains("guess"), "no credential in a message")
         #expect(!FileManager.default.fileExists(atPath: directory.file("refused/store.age")))
 
-        // --offline asks nobody.
+        // --offline asks nobody: the credentials are stored unchecked, and it says so.
         let before = try server.requests().count
-        #expect(try await onboard(configuration, store: "offline/store.age", credentials: alice, ["--offline"]).status == 0)
+        let offline = try await onboard(configuration, store: "offline/store.age", credentials: alice, ["--offline"])
+        #expect(offline.status == 0 && offline.stderr.contains("the credentials are stored unchecked"), "\(offline.stderr)")
         #expect(try server.requests().count == before)
 
         // A document the server sends that is no valid settingsExchange stops onboarding, named.
