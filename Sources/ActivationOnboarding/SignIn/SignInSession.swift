@@ -9,7 +9,7 @@ import Foundation
 ///
 /// ```swift
 /// guard let store = try SecureStore.open(at: SecureStoreLocation(), passcode: nil) else { return }
-/// let session = SignInSession(store: store)
+/// var session = SignInSession(store: store)
 /// let token = try await session.accessToken(minimumValidity: .seconds(60))
 /// request.headers.add(name: "Authorization", value: "Bearer \(token.accessToken)")
 /// ```
