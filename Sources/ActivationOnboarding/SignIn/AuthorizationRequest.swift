@@ -115,7 +115,9 @@ public struct AuthorizationCallback: Sendable, Hashable, CustomStringConvertible
 
     /// What to do with this callback for `request`.
     ///
-    /// - Parameter issuer: the issuer the sign-in expects, when known.
+    /// - Parameters:
+    ///   - request: the sign-in's request, whose state the callback must carry.
+    ///   - expectedIssuer: the issuer the sign-in expects, when known.
     public func verdict(for request: AuthorizationRequest, issuer expectedIssuer: String?) -> Verdict {
         // Without the right state a callback proves nothing, an error included: a stale tab or
         // another local process must not be able to end the sign-in.

@@ -43,7 +43,9 @@ public struct OAuth2Endpoints: Sendable, Hashable {
     /// document's own always win. Metadata whose `issuer` is not the one asked for is ignored:
     /// the warning says so (RFC 8414 §3.3).
     ///
-    /// - Parameter policy: judges every endpoint taken from the metadata, as it judged the document's.
+    /// - Parameters:
+    ///   - metadata: the issuer's metadata.
+    ///   - policy: judges every endpoint taken from the metadata, as it judged the document's.
     public func filled(from metadata: AuthorizationServerMetadata, policy: SecurityPolicy) -> (endpoints: OAuth2Endpoints, warnings: [String]) {
         guard let issuer else { return (self, []) }
         guard metadata.issuer == issuer else {

@@ -19,6 +19,8 @@ public struct OAuth2SignIn: Sendable {
     /// A client for `endpoints`; http only to loopback test servers when `policy` allows http.
     ///
     /// - Parameters:
+    ///   - endpoints: the server's endpoints and the client.
+    ///   - policy: judges the addresses servers hand out; with `allowHTTP`, http to loopback test servers is accepted.
     ///   - timeout: how long the browser sign-in waits for the redirect (default 180 s).
     ///   - requestTimeout: each request's deadline.
     public init(endpoints: OAuth2Endpoints, policy: SecurityPolicy, timeout: Duration = .seconds(180), requestTimeout: Duration = .seconds(30)) {
