@@ -136,7 +136,8 @@ final class SignInProviderTests {
 
     @Test("glewlwyd: the device grant polls while the user has not confirmed, then signs in; an unconfirmed code expires")
     func glewlwydDevice() async throws {
-        let idp = try IdentityProvider(.glewlwyd, options: ["--device-interval", "1", "--device-expiration", "4"])
+        // A minute for the user to confirm, however busy the machine.
+        let idp = try IdentityProvider(.glewlwyd, options: ["--device-interval", "1", "--device-expiration", "60"])
         defer { idp.stop() }
         let presenter = ScriptedPresenter(.init(newPasscodes: [Self.passcode], deviceCode: { prompt in
             #expect(prompt.verificationURIComplete?.contains(prompt.userCode) == true)
@@ -153,11 +154,13 @@ final class SignInProviderTests {
         let polls = presenter.notes.filter { $0.topic == .devicePoll }
         #expect(polls.count >= 2, "at least one authorization_pending before the tokens: \(polls.map(\.text))")
 
-        // Nobody confirms: the code expires, and the sign-in says so.
+        // Nobody confirms a code that lives 3 s: it expires, and the sign-in says so.
+        let brief = try IdentityProvider(.glewlwyd, options: ["--device-interval", "1", "--device-expiration", "3"])
+        defer { brief.stop() }
         let nobody = ScriptedPresenter(.init(newPasscodes: [Self.passcode]))
         let other = try StoreFolder()
         let flow = OnboardingFlow(steps: [
-            ConfigurationStep(providers: [FileConfigurationProvider(path: try configuration(idp, redirect: "http://127.0.0.1/callback"),
+            ConfigurationStep(providers: [FileConfigurationProvider(path: try configuration(brief, redirect: "http://127.0.0.1/callback"),
                                                                     recognizer: PayloadRecognizer(policy: Self.policy))], policy: Self.policy, confirms: false),
             OAuth2SignInStep(flow: .device, policy: Self.policy),
         ])
