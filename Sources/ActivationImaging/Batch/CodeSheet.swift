@@ -54,7 +54,7 @@ public enum CodeSheet {
     public static func html(title: String, cards: [Card]) throws -> String {
         var page = """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
+            <html lang="en"><head><meta charset="utf-8"><title>\(HTMLText.escaped(title))</title>
             <style>
             body { font: 11pt system-ui, sans-serif; margin: 1cm; }
             h1 { font-size: 14pt; }
@@ -67,7 +67,7 @@ public enum CodeSheet {
             dt { color: #555; } dd { margin: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
             @media print { body { margin: 0; } h1 { display: none; } }
             </style></head><body>
-            <h1>\(escape(title))</h1>
+            <h1>\(HTMLText.escaped(title))</h1>
             <div class="cards">
 
             """
@@ -79,27 +79,11 @@ public enum CodeSheet {
             if let keyID = card.keyID { details.append(("Key", keyID)) }
             if let expires = card.expires { details.append(("Expires", expires.formatted(.iso8601))) }
             page += """
-                <div class="card"><img alt="activation code \(escape(card.label))" src="data:\(type);base64,\(Base64.encode(image))">
-                \(card.typedCode.map { "<div class=\"code\">\(escape($0))</div>" } ?? "")<div class="label">\(escape(card.label))</div><dl>\(details.map { "<dt>\($0.0)</dt><dd>\(escape($0.1))</dd>" }.joined())</dl></div>
+                <div class="card"><img alt="activation code \(HTMLText.escaped(card.label))" src="data:\(type);base64,\(Base64.encode(image))">
+                \(card.typedCode.map { "<div class=\"code\">\(HTMLText.escaped($0))</div>" } ?? "")<div class="label">\(HTMLText.escaped(card.label))</div><dl>\(details.map { "<dt>\($0.0)</dt><dd>\(HTMLText.escaped($0.1))</dd>" }.joined())</dl></div>
 
                 """
         }
         return page + "</div></body></html>\n"
-    }
-
-    /// HTML text: the five characters with a meaning in HTML escaped, controls made visible.
-    static func escape(_ text: String) -> String {
-        var output = ""
-        for character in UntrustedText.escaped(text) {
-            switch character {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&#39;"
-            default: output.append(character)
-            }
-        }
-        return output
     }
 }

@@ -1,3 +1,5 @@
+import ActivationConfiguration
+
 /// The listener's pages: static, self-contained, with any server text escaped.
 enum SignInPage: Sendable, Hashable {
     case signedIn
@@ -20,24 +22,5 @@ enum SignInPage: Sendable, Hashable {
             <body><h1>\(HTMLText.escaped(title))</h1><p>\(HTMLText.escaped(text))</p></body></html>
 
             """
-    }
-}
-
-/// Text inside HTML: the five characters with a meaning there escaped, controls dropped.
-enum HTMLText {
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default:
-                if scalar.properties.generalCategory == .control { out += " " } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
     }
 }
