@@ -21,6 +21,15 @@ public struct SettingsExchangeClient: Sendable {
         case apiKey(String)
         /// An OAuth 2.0 access token, as `Authorization: Bearer` (`oauth2`).
         case bearer(String)
+
+        /// The request header that carries these credentials.
+        public var header: (name: String, value: String) {
+            switch self {
+            case .basic(let user, let password): ("Authorization", "Basic " + Base64.encode(Array("\(user):\(password)".utf8)))
+            case .apiKey(let key): ("X-API-Key", key)
+            case .bearer(let token): ("Authorization", "Bearer " + token)
+            }
+        }
     }
 
     /// The server's base URL, e.g. `https://mobile.example.com`.
@@ -75,16 +84,7 @@ public struct SettingsExchangeClient: Sendable {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         request.headers.add(name: "Accept", value: "application/json")
-        switch credentials {
-        case .basic(let user, let password)?:
-            request.headers.add(name: "Authorization", value: "Basic " + Base64.encode(Array("\(user):\(password)".utf8)))
-        case .apiKey(let key)?:
-            request.headers.add(name: "X-API-Key", value: key)
-        case .bearer(let token)?:
-            request.headers.add(name: "Authorization", value: "Bearer " + token)
-        case nil:
-            break
-        }
+        if let header = credentials?.header { request.headers.add(name: header.name, value: header.value) }
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         // One request of a command: a server that cannot be reached is said at once, not retried
         // until the deadline.

@@ -1,5 +1,6 @@
 #if DiscoveryClient
 import ActivationConfiguration
+import ActivationDiscovery
 import ActivationSecureStore
 
 /// Checks credentials with one request to the configuration's application endpoint
@@ -18,20 +19,14 @@ public struct ServerCredentialsChecker: CredentialsChecker {
         self.timeout = timeout
     }
 
-    /// The header name SAP documents for Mobile Services service keys.
-    public static let apiKeyHeader = "X-API-Key"
-
     /// The validation request's URL.
     public static func url(for document: ConfigurationDocument) -> String {
         document.baseURL + "/" + (document.appID.map(FormEncoding.escape) ?? "")
     }
 
-    /// The headers that carry `credentials`.
+    /// The headers that carry `credentials`: as the settings download sends them.
     public static func headers(for credentials: StoredCredentials) -> [(String, String)] {
-        if let user = credentials.user, let password = credentials.password {
-            return [("Authorization", "Basic " + Base64.encode(Array("\(user):\(password)".utf8)))]
-        }
-        return credentials.apiKey.map { [(apiKeyHeader, $0)] } ?? []
+        SettingsExchangeFetcher.credentials(credentials).map { [($0.header.name, $0.header.value)] } ?? []
     }
 
     /// Sends one GET with `credentials` to ``url(for:)``: 2xx accepts them, 401 and 403 refuse
