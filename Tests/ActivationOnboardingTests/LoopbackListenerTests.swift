@@ -27,7 +27,7 @@ struct LoopbackListenerTests {
         #expect(listener.redirectURI == "http://127.0.0.1:\(listener.port)/callback")
         // As the sign-in does: callbacks are judged from before the browser opens.
         listener.expect(request, issuer: nil)
-        let waiting = Task { try await listener.code(for: request, issuer: nil, timeout: .seconds(60)) }
+        let waiting = Task { try await listener.code(timeout: .seconds(60)) }
         let base = "http://127.0.0.1:\(listener.port)"
         let stale = try await Self.get("\(base)/callback?code=stolen&state=old")
         #expect(stale.status == 400)
@@ -48,7 +48,7 @@ struct LoopbackListenerTests {
         // The port is free again: a listener on exactly it starts.
         let again = try await LoopbackListener.start(redirectURL: "http://127.0.0.1:\(listener.port)/callback")
         #expect(again.port == listener.port)
-        await again.closed()
+        await again.close()
     }
 
     @Test("the right state gives the code; no callback within the timeout ends the wait and frees the port")
@@ -56,25 +56,25 @@ struct LoopbackListenerTests {
         // ::1 binds as well (Foundation's client here does not take bracketed addresses, so the call goes to 127.0.0.1).
         let six = try await LoopbackListener.start(redirectURL: "http://[::1]/cb")
         #expect(six.redirectURI == "http://[::1]:\(six.port)/cb")
-        await six.closed()
+        await six.close()
         let listener = try await LoopbackListener.start(redirectURL: "http://localhost/cb")
         let request = AuthorizationRequest(endpoints: Self.endpoints, redirectURI: listener.redirectURI)
         #expect(listener.redirectURI == "http://localhost:\(listener.port)/cb")
         listener.expect(request, issuer: "https://idp.example.com")
-        let waiting = Task { try await listener.code(for: request, issuer: "https://idp.example.com", timeout: .seconds(60)) }
+        let waiting = Task { try await listener.code(timeout: .seconds(60)) }
         let page = try await Self.get("http://127.0.0.1:\(listener.port)/cb?code=the-code&state=\(request.state)&iss=\(FormEncoding.escape("https://idp.example.com"))")
         #expect(page.status == 200 && page.body.contains("signed in"))
         #expect(try await waiting.value == "the-code")
 
         let idle = try await LoopbackListener.start(redirectURL: "http://127.0.0.1/callback")
-        let idleRequest = AuthorizationRequest(endpoints: Self.endpoints, redirectURI: idle.redirectURI)
+        idle.expect(AuthorizationRequest(endpoints: Self.endpoints, redirectURI: idle.redirectURI), issuer: nil)
         await #expect {
-            try await idle.code(for: idleRequest, issuer: nil, timeout: .milliseconds(300))
+            try await idle.code(timeout: .milliseconds(300))
         } throws: { error in
             (error as? OnboardingError)?.reason.contains("no sign-in came back") ?? false
         }
         let reused = try await LoopbackListener.start(redirectURL: "http://127.0.0.1:\(idle.port)/callback")
-        await reused.closed()
+        await reused.close()
     }
 
     @Test("only loopback redirect addresses are listened on")

@@ -70,12 +70,12 @@ final class LoopbackListener: Sendable {
         outcome.expect(request: request, issuer: issuer)
     }
 
-    /// Waits for the callback of `request` and returns its code; the port is released on every path.
+    /// Waits for the callback of the request ``expect(_:issuer:)`` named and returns its code;
+    /// the port is released when this returns, on every path.
     ///
     /// - Throws: ``OnboardingError`` `signInFailed` for an `error` callback, a failed check, or
     ///   no callback within `timeout`.
-    func code(for request: AuthorizationRequest, issuer: String?, timeout: Duration) async throws -> String {
-        outcome.expect(request: request, issuer: issuer)
+    func code(timeout: Duration) async throws -> String {
         let result: Result<String, any Error>
         do {
             result = .success(try await withThrowingTaskGroup(of: String.self) { group in
@@ -91,19 +91,12 @@ final class LoopbackListener: Sendable {
         } catch {
             result = .failure(error)
         }
-        // The port is free again when this returns, whatever came back.
-        await closed()
+        await close()
         return try result.get()
     }
 
-    /// Stops listening (also when no callback came); the port is released soon after.
-    func close() {
-        outcome.cancel()
-        _ = channel.close(mode: .all)
-    }
-
-    /// Stops listening, and returns once the port is released.
-    func closed() async {
+    /// Stops listening (also when no callback came), and returns once the port is released.
+    func close() async {
         outcome.cancel()
         try? await channel.close(mode: .all).get()
     }

@@ -68,17 +68,11 @@ public struct OAuth2SignIn: Sendable {
         let listener = try await LoopbackListener.start(redirectURL: endpoints.client.redirectURL)
         let request = AuthorizationRequest(endpoints: endpoints, redirectURI: listener.redirectURI)
         listener.expect(request, issuer: endpoints.issuer)
-        let code: String
-        do {
-            guard await open(request) else {
-                listener.close()
-                return nil
-            }
-            code = try await listener.code(for: request, issuer: endpoints.issuer, timeout: timeout)
-        } catch {
-            listener.close()
-            throw error
+        guard await open(request) else {
+            await listener.close()
+            return nil
         }
+        let code = try await listener.code(timeout: timeout)
         return try await redeem(code: code, request: request, grant: "authorization_code")
     }
 
