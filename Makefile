@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make run    set up, build, and scan the sample activation code
-#   make test   set up, run the test suite, then the sample programs in SampleCodes/, the docs, the
-#               fuzz targets briefly, and the Debian package (built, installed, used, removed)
+#   make test   set up, check the layout of the sources (make lint), run the test suite, then the
+#               sample programs in SampleCodes/, the docs, the fuzz targets briefly, and the Debian
+#               package (built, installed, used, removed)
 SWIFT ?= swift
 ACTIVATE = .build/debug/activate
 
@@ -9,13 +10,13 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test check deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-speed bench-varied bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store bench-token docs clean
+.PHONY: run test check lint format deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-speed bench-varied bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store bench-token docs clean
 
 run: setup
 	$(SWIFT) build --product activate
 	$(ACTIVATE) scan SampleCodes/oauth-activation.png
 
-test: setup-test
+test: setup-test lint
 	$(SWIFT) test
 	$(MAKE) samples
 	scripts/consumer-check.sh
@@ -26,9 +27,18 @@ test: setup-test
 # The quick lane for day-to-day work: the unit tests that need no database, browser, Python peer,
 # fuzzer or long end-to-end run (the suites below are skipped; `make test` runs everything).
 CHECK_SKIP = ServerSuites|SignInProviderTests|SignInCLITests|CodeStoreTests|OpenAPITests|DiscoveryServiceCLITests|SecureStoreCLITests|ServerPoliciesCLITests|OnboardingEndToEndTests|InteropTests|HostileInputTests|RoundTripTests|ServeLimitsTests|EncoderVersusQrencodeTests
-check: setup
+check: setup lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'
+
+# The sources as .swift-format lays them out (`swift format` ships with the toolchain):
+# `make lint` fails on any difference, `make format` rewrites them.
+FORMATTED = Sources Tests SampleCodes Fuzz benchmarks Package.swift
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMATTED)
+
+format:
+	$(SWIFT) format --in-place --recursive --parallel $(FORMATTED)
 
 # DocC archives of the seven libraries (.build/plugins/Swift-DocC/outputs/), failing on any DocC
 # warning, then the doc-comment coverage of their public API, which must be 100 %.

@@ -38,8 +38,14 @@ let package = Package(
     // nor builds SwiftNIO, AsyncHTTPClient or Hummingbird (README, "Library"). The discovery
     // targets and the `activate` tool need both traits.
     traits: [
-        .trait(name: "DiscoveryClient", description: "The HTTP client: ActivationDiscovery (the discovery-service provider) and the settings download and sign-in of ActivationOnboarding, over AsyncHTTPClient."),
-        .trait(name: "DiscoveryServer", description: "ActivationDiscoveryServer: the discovery service of `activate serve`, over Hummingbird."),
+        .trait(
+            name: "DiscoveryClient",
+            description:
+                "The HTTP client: ActivationDiscovery (the discovery-service provider) and the settings download and sign-in of ActivationOnboarding, over AsyncHTTPClient."
+        ),
+        .trait(
+            name: "DiscoveryServer",
+            description: "ActivationDiscoveryServer: the discovery service of `activate serve`, over Hummingbird."),
         .default(enabledTraits: ["DiscoveryClient", "DiscoveryServer"]),
     ],
     dependencies: [
@@ -120,7 +126,10 @@ let package = Package(
         ),
         .target(
             name: "ActivationImaging",
-            dependencies: ["ActivationConfiguration", "FileAccess", "CZBar", "CQREncode", "CPNG", "CTurboJPEG", "CDeflate", "CZlib", "CMemfd"]
+            dependencies: [
+                "ActivationConfiguration", "FileAccess", "CZBar", "CQREncode", "CPNG", "CTurboJPEG", "CDeflate",
+                "CZlib", "CMemfd",
+            ]
         ),
         // The second decoding engine, zxing-cpp (Debian's libzxing-dev), in a process of its own:
         // ActivationImaging starts it and survives its crashes (see ZXingEngine.swift).
@@ -194,31 +203,51 @@ let package = Package(
         ),
 
         // Runnable examples of library use (docs/library.md); CI runs them.
-        .executableTarget(name: "sample-custom-provider", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomProvider"),
+        .executableTarget(
+            name: "sample-custom-provider", dependencies: ["ActivationConfiguration"],
+            path: "SampleCodes/CustomProvider"),
         .executableTarget(
             name: "sample-scan-to-configuration", dependencies: ["ActivationConfiguration", "ActivationImaging"],
             path: "SampleCodes/ScanToConfiguration"),
-        .executableTarget(name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"], path: "SampleCodes/CustomTransformer"),
-        .executableTarget(name: "sample-secure-store", dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
-                          path: "SampleCodes/SecureStore"),
-        .executableTarget(name: "sample-onboarding-flow", dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
-                          path: "SampleCodes/OnboardingFlow"),
-        .executableTarget(name: "sample-access-token", dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
-                          path: "SampleCodes/AccessToken"),
-        .executableTarget(name: "sample-verify-activation-code", dependencies: ["ActivationConfiguration"], path: "SampleCodes/VerifyActivationCode"),
+        .executableTarget(
+            name: "sample-custom-transformer", dependencies: ["ActivationConfiguration"],
+            path: "SampleCodes/CustomTransformer"),
+        .executableTarget(
+            name: "sample-secure-store",
+            dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
+            path: "SampleCodes/SecureStore"),
+        .executableTarget(
+            name: "sample-onboarding-flow",
+            dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
+            path: "SampleCodes/OnboardingFlow"),
+        .executableTarget(
+            name: "sample-access-token",
+            dependencies: ["ActivationConfiguration", "ActivationSecureStore", "ActivationOnboarding"],
+            path: "SampleCodes/AccessToken"),
+        .executableTarget(
+            name: "sample-verify-activation-code", dependencies: ["ActivationConfiguration"],
+            path: "SampleCodes/VerifyActivationCode"),
         .executableTarget(
             name: "sample-discovery-service",
-            dependencies: ["ActivationConfiguration", "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer"],
+            dependencies: [
+                "ActivationConfiguration", "ActivationDiscovery", "ActivationDiscoveryProtocol",
+                "ActivationDiscoveryServer",
+            ],
             path: "SampleCodes/DiscoveryService"),
         // The README's "Library" program, verbatim (a test keeps the two the same).
         .executableTarget(
-            name: "sample-scan-and-check", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "SampleCodes/ScanAndCheck"),
+            name: "sample-scan-and-check", dependencies: ["ActivationConfiguration", "ActivationImaging"],
+            path: "SampleCodes/ScanAndCheck"),
         // `swift run -c release decode-benchmark CORPUS_DIR` (benchmarks/README.md).
-        .executableTarget(name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"], path: "benchmarks/DecodeBenchmark"),
+        .executableTarget(
+            name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"],
+            path: "benchmarks/DecodeBenchmark"),
 
         // What several test targets share (a seeded random number generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "FileAccessTests", dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(
+            name: "FileAccessTests",
+            dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "ActivationImagingTests",
             // CTurboJPEG, CDeflate: the tests write the large JPEGs and the PNGs of every layout
@@ -237,29 +266,36 @@ let package = Package(
         ),
         .testTarget(
             name: "ActivationSecureStoreTests",
-            dependencies: ["ActivationSecureStore", "ActivationConfiguration", "TestSupport",
-                           .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "ActivationSecureStore", "ActivationConfiguration", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "ActivationOnboardingTests",
-            dependencies: ["ActivationOnboarding", "ActivationSecureStore", "ActivationConfiguration", "TestSupport",
-                           .product(name: "Logging", package: "swift-log"),
-                           // The in-process server that makes the faults real providers will not.
-                           .product(name: "NIOCore", package: "swift-nio", condition: client),
-                           .product(name: "NIOPosix", package: "swift-nio", condition: client),
-                           .product(name: "NIOHTTP1", package: "swift-nio", condition: client)]
+            dependencies: [
+                "ActivationOnboarding", "ActivationSecureStore", "ActivationConfiguration", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                // The in-process server that makes the faults real providers will not.
+                .product(name: "NIOCore", package: "swift-nio", condition: client),
+                .product(name: "NIOPosix", package: "swift-nio", condition: client),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: client),
+            ]
         ),
         .testTarget(
             name: "ActivationDiscoveryTests",
             dependencies: [
-                "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer", "ActivationConfiguration", "TestSupport",
+                "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer",
+                "ActivationConfiguration", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
             ]
         ),
         .testTarget(
             name: "ActivateCLITests",
-            dependencies: ["activate", "ActivationImaging", "ActivationConfiguration", "ActivationSecureStore", "TestSupport"],
+            dependencies: [
+                "activate", "ActivationImaging", "ActivationConfiguration", "ActivationSecureStore", "TestSupport",
+            ],
             exclude: ["Golden"]
         ),
     ],
@@ -269,15 +305,19 @@ let package = Package(
 // libFuzzer targets (Fuzz/), only for `scripts/fuzz.sh`, which builds them with
 // `-sanitize=fuzzer,address` in a build folder of their own.
 if ProcessInfo.processInfo.environment["ACTIVATE_FUZZ"] == "1" {
-    package.targets.append(.executableTarget(
-        // The route parser comes from the protocol module, and the fuzz build turns the default
-        // traits off: it leaves out the network and database stacks.
-        name: "activate-fuzz", dependencies: ["ActivationConfiguration", "ActivationImaging", "ActivationSecureStore", "ActivationOnboarding",
-                                               "ActivationDiscoveryProtocol", "CDeflate",
-                                               .product(name: "Crypto", package: "swift-crypto")], path: "Fuzz",
-        exclude: ["seeds", "lsan-suppressions.txt"],
-        // No Swift `main`: libFuzzer's drives the target.
-        swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    package.targets.append(
+        .executableTarget(
+            // The route parser comes from the protocol module, and the fuzz build turns the default
+            // traits off: it leaves out the network and database stacks.
+            name: "activate-fuzz",
+            dependencies: [
+                "ActivationConfiguration", "ActivationImaging", "ActivationSecureStore", "ActivationOnboarding",
+                "ActivationDiscoveryProtocol", "CDeflate",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ], path: "Fuzz",
+            exclude: ["seeds", "lsan-suppressions.txt"],
+            // No Swift `main`: libFuzzer's drives the target.
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }
 
 // `make docs`: the DocC plugin, only when documentation is built, so that packages depending on

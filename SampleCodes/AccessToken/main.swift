@@ -18,7 +18,8 @@ do {
     var session = SignInSession(store: store)
     let token = try await session.accessToken(minimumValidity: .seconds(60))
     // Use it as `Authorization: Bearer <token>`; never print or log it.
-    print("an access token valid until \(token.expiresAt?.formatted(.iso8601) ?? "(no expiry given)"), \(token.accessToken.count) characters")
+    let validUntil = token.expiresAt?.formatted(.iso8601) ?? "(no expiry given)"
+    print("an access token valid until \(validUntil), \(token.accessToken.count) characters")
 } catch let error as OnboardingError where error.code == .signInRequired {
     print("not signed in: \(error.reason) (`activate login` signs in)")
 } catch let error as ConfigurationError where error.code == .passcodeRequired {

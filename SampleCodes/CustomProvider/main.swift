@@ -12,7 +12,10 @@ struct TenantTableProvider: ConfigurationProvider {
     let identifier = "com.example.provider.tenant-table"
     let inputKeys: [ProviderInputKey] = [.onboardingCode]
     let tenants: [String: String] = [
-        "tenant-42": #"{"host":"tenant42.example.hana.ondemand.com","appID":"com.example.fieldservice","auth":[{"type":"basic.default"}]}"#,
+        "tenant-42": """
+        {"host": "tenant42.example.hana.ondemand.com", "appID": "com.example.fieldservice",
+         "auth": [{"type": "basic.default"}]}
+        """
     ]
 
     func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
@@ -44,5 +47,5 @@ do {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

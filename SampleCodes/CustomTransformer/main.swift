@@ -12,14 +12,17 @@ struct FeatureFlags: Sendable, Hashable {
 struct FeatureFlagsTransformer: ConfigurationTransformer {
     static let key = InfoKey<FeatureFlags>("com.example.featureFlags")
 
-    func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws -> TransformResult {
+    func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws
+        -> TransformResult
+    {
         guard let object = value.objectValue, let list = object["enabled"]?.arrayValue else {
             // Errors name the source and the key path, like the built-in ones.
             throw context.error(.wrongType, at: path.appending("enabled"), "expected an array of feature names")
         }
         let enabled = try list.enumerated().map { index, item in
             guard let name = item.stringValue else {
-                throw context.error(.wrongType, at: path.appending("enabled").appending(index), "expected a feature name")
+                throw context.error(
+                    .wrongType, at: path.appending("enabled").appending(index), "expected a feature name")
             }
             return name
         }
@@ -36,7 +39,8 @@ let text = """
      "auth":[{"type":"oauth2","config":{
        "oauth2.authorizationEndpoint":"https://mobile-demo.example.hana.ondemand.com/oauth2/api/v1/authorize",
        "oauth2.tokenEndpoint":"https://mobile-demo.example.hana.ondemand.com/oauth2/api/v1/token",
-       "oauth2.clients":[{"clientID":"3f2c9a1e-0000-4000-8000-000000000001","redirectURL":"com.example.app://oauth"}]}}],
+       "oauth2.clients":[{"clientID":"3f2c9a1e-0000-4000-8000-000000000001",
+                          "redirectURL":"com.example.app://oauth"}]}}],
      "com.example.features":{"enabled":["offline","barcode-lookup"],"offlineDays":7}}
     """
 do {
@@ -55,5 +59,5 @@ do {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

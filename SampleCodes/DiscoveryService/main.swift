@@ -32,10 +32,12 @@ let code = try await admin.issueCodes(appID: "com.example.fieldservice", order).
 print("issued \(code.code) (id \(code.id)), valid until \(code.expiresAt.formatted(.iso8601))")
 
 // ... and the app looks it up, once.
-let provider = DiscoveryServiceProvider(serviceURL: url, applicationID: "com.example.fieldservice", allowInsecureLoopback: true,
-                                        presetInput: [.onboardingCode: code.code])
+let provider = DiscoveryServiceProvider(
+    serviceURL: url, applicationID: "com.example.fieldservice", allowInsecureLoopback: true,
+    presetInput: [.onboardingCode: code.code])
 print("you will be connected to: \(try await provider.provide(input: [:]).document.host)")
-print("codes now: \(try await admin.codes(appID: "com.example.fieldservice").codes.map { "\($0.id) \($0.status.rawValue)" })")
+let codes = try await admin.codes(appID: "com.example.fieldservice").codes
+print("codes now: \(codes.map { "\($0.id) \($0.status.rawValue)" })")
 
 service.cancel()  // as SIGTERM would: requests under way finish, the database is closed
 _ = await service.result

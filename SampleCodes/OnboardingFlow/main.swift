@@ -42,16 +42,22 @@ let location = SecureStoreLocation(path: "\(folder)/store.age")
 
 let policy = SecurityPolicy(allowedHosts: SecurityPolicy.sapCloudHosts)
 let flow = OnboardingFlow.standard(
-    configuration: ConfigurationStep(providers: [FileConfigurationProvider(path: "SampleCodes/basic-configuration.json",
-                                                                           recognizer: PayloadRecognizer(policy: policy))],
-                                     policy: policy),
-    settings: SettingsDownloadStep(source: .servers(discovery: nil), fetcher: ShippedPolicies(path: "SampleCodes/client-policies.json")),
+    configuration: ConfigurationStep(
+        providers: [
+            FileConfigurationProvider(
+                path: "SampleCodes/basic-configuration.json",
+                recognizer: PayloadRecognizer(policy: policy))
+        ],
+        policy: policy),
+    settings: SettingsDownloadStep(
+        source: .servers(discovery: nil), fetcher: ShippedPolicies(path: "SampleCodes/client-policies.json")),
     store: StoreManagerStep(workFactor: 12, usesKeyring: false),
     appSteps: [TenantStep()])
 
 // Nobody is asked: the answers are given up front, and every note is printed.
-let presenter = UnattendedPresenter(passcode: Passcode("Sample-passcode-1"), credentials: StoredCredentials(user: "alice", password: "pa55-word"),
-                                    consents: true, notes: { note in if note.kind != .progress { print("  [\(note.step)] \(note.text)") } })
+let presenter = UnattendedPresenter(
+    passcode: Passcode("Sample-passcode-1"), credentials: StoredCredentials(user: "alice", password: "pa55-word"),
+    consents: true, notes: { note in if note.kind != .progress { print("  [\(note.step)] \(note.text)") } })
 
 func show(_ result: OnboardingResult) -> OnboardingContext? {
     print("\(result.kind.rawValue): \(result.completed.joined(separator: ", "))")
@@ -62,13 +68,18 @@ func show(_ result: OnboardingResult) -> OnboardingContext? {
     return result.context
 }
 
-guard let onboarded = show(await flow.onboard(OnboardingContext(location: location, presenter: presenter))) else { exit(1) }
+guard let onboarded = show(await flow.onboard(OnboardingContext(location: location, presenter: presenter))) else {
+    exit(1)
+}
 print("  tenant \(onboarded[TenantStep.tenant] ?? "none"), store \(onboarded.store?.location.path ?? "none")")
 
 // The next start: a new context, nothing in memory; the store's step runs first.
-guard let restored = show(await flow.restore(OnboardingContext(location: location, presenter: presenter))) else { exit(1) }
+guard let restored = show(await flow.restore(OnboardingContext(location: location, presenter: presenter))) else {
+    exit(1)
+}
 let server = restored[.activationReport]?.payload.document?.baseURL ?? "none"
-print("  server \(server), tenant \(restored[TenantStep.tenant] ?? "none"), offline-edit allowed: \(restored.allows(feature: "offline-edit"))")
+let tenant = restored[TenantStep.tenant] ?? "none"
+print("  server \(server), tenant \(tenant), offline-edit allowed: \(restored.allows(feature: "offline-edit"))")
 
 guard let synced = show(await flow.sync(restored)) else { exit(1) }
 print("  last server contact \(synced.contents.lastServerContact.map { $0.formatted(.iso8601) } ?? "never")")

@@ -4,7 +4,8 @@
 import ActivationConfiguration
 import ActivationImaging
 
-let images = CommandLine.arguments.dropFirst().isEmpty ? ["SampleCodes/oauth-activation.png"] : Array(CommandLine.arguments.dropFirst())
+let arguments = CommandLine.arguments.dropFirst()
+let images = arguments.isEmpty ? ["SampleCodes/oauth-activation.png"] : Array(arguments)
 let scanner = BarcodeScanner()  // zbar, plus zxing-cpp when its helper is found (docs/scanning.md)
 let recognizer = PayloadRecognizer(policy: SecurityPolicy(allowedHosts: SecurityPolicy.sapCloudHosts))
 if !BarcodeScanner.hasSecondEngine { print("note: activate-zxing-helper not found; scanning with zbar alone") }
@@ -18,15 +19,16 @@ for await result in scanner.results(for: images) {
         print("\(result.path): no code found")
     case .success(let trace):
         for symbol in trace.symbols {
+            let code = "\(result.path): \(symbol.symbology.displayName)"
             do {
                 let payload = try recognizer.recognize(text: symbol.text, source: result.path)
                 if let document = payload.document {
-                    print("\(result.path): \(symbol.symbology.displayName): you will be connected to \(document.host) (\(payload.signature.name))")
+                    print("\(code): you will be connected to \(document.host) (\(payload.signature.name))")
                 } else {
-                    print("\(result.path): \(symbol.symbology.displayName): \(payload.summary)")
+                    print("\(code): \(payload.summary)")
                 }
             } catch let error as ConfigurationError {
-                print("\(result.path): \(symbol.symbology.displayName): rejected (\(error.code)): \(error.reason)")
+                print("\(code): rejected (\(error.code)): \(error.reason)")
             }
         }
     }

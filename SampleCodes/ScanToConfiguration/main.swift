@@ -13,7 +13,9 @@ do {
     // 2. Tell what the payload is, and check it against the policy: https only, SAP cloud hosts.
     let policy = SecurityPolicy(allowedHosts: SecurityPolicy.sapCloudHosts)
     let payload = try PayloadRecognizer(policy: policy).recognize(text: symbol.text, source: image)
-    guard let document = payload.document else { throw ConfigurationError(.notConfiguration, "\(image): \(payload.summary)") }
+    guard let document = payload.document else {
+        throw ConfigurationError(.notConfiguration, "\(image): \(payload.summary)")
+    }
     print("Scan succeeded. You will be connected to: \(document.host)")
 
     // 3. Transform it into the typed values an app's sign-in flow needs.
@@ -32,5 +34,5 @@ do {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

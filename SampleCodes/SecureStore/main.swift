@@ -30,12 +30,17 @@ if let path = arguments.popFirst() {
     passcode = Passcode("Sample-passcode-1")
     let policy = SecurityPolicy(allowedHosts: SecurityPolicy.sapCloudHosts)
     let flow = OnboardingFlow.standard(
-        configuration: ConfigurationStep(providers: [FileConfigurationProvider(path: "SampleCodes/basic-configuration.json",
-                                                                               recognizer: PayloadRecognizer(policy: policy))],
-                                         policy: policy),
+        configuration: ConfigurationStep(
+            providers: [
+                FileConfigurationProvider(
+                    path: "SampleCodes/basic-configuration.json",
+                    recognizer: PayloadRecognizer(policy: policy))
+            ],
+            policy: policy),
         settings: SettingsDownloadStep(source: .defaults, fetcher: SettingsExchangeFetcher()),
         store: StoreManagerStep(workFactor: 12, usesKeyring: false))
-    let answers = UnattendedPresenter(passcode: passcode, credentials: StoredCredentials(user: "alice", password: "pa55-word"))
+    let answers = UnattendedPresenter(
+        passcode: passcode, credentials: StoredCredentials(user: "alice", password: "pa55-word"))
     if let failure = await flow.onboard(OnboardingContext(location: location, presenter: answers)).failure {
         print("onboarding failed in \(failure.step): \(failure.error)")
         exit(1)
@@ -57,7 +62,9 @@ do {
     print("server: \(configuration.document.baseURL)")
     // The credentials print as `user alice, password (set)`: never the secret itself.
     print("credentials: \(store.contents.credentials)")
-    if let password = store.contents.credentials.password { print("signing in with a password of \(password.count) characters") }
+    if let password = store.contents.credentials.password {
+        print("signing in with a password of \(password.count) characters")
+    }
 
     let preferences = Preferences(theme: "dark", lastSync: Date(timeIntervalSince1970: 1_800_000_000))
     try store.setValue(preferences, forKey: "com.example.app.preferences")

@@ -40,8 +40,10 @@ public struct DiscoveryAdminClient: Sendable {
     /// must be readable by its owner only.
     public static func token(file path: String) throws -> String {
         let text = String(decoding: try FileIO.readSecret(path, limit: 64 << 10, what: "the token file"), as: UTF8.self)
-        guard let token = text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) })
-            .first(where: { !$0.isEmpty && !$0.hasPrefix("#") }) else {
+        guard
+            let token = text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) })
+                .first(where: { !$0.isEmpty && !$0.hasPrefix("#") })
+        else {
             throw ConfigurationError(.invalidKey, source: path, "no token in the file")
         }
         return token
@@ -76,7 +78,8 @@ public struct DiscoveryAdminClient: Sendable {
 
     /// Serves `document` to the addresses of `domain` and its subdomains.
     public func putDomain(appID: String, domain: String, document: String) async throws -> DomainMapping {
-        try await call(.putDomain, appID, domain, body: Array(AdminJSON.text(DomainAssignment(document: document)).utf8))
+        try await call(
+            .putDomain, appID, domain, body: Array(AdminJSON.text(DomainAssignment(document: document)).utf8))
     }
 
     /// Stops serving `domain`.
@@ -117,22 +120,31 @@ public struct DiscoveryAdminClient: Sendable {
     // MARK: - HTTP
 
     /// Sends one call of `operation` and decodes its answer.
-    func call<Answer: Decodable>(_ operation: AdminOperation, _ parameters: String..., query: [String: String] = [:],
-                                 body: [UInt8]? = nil) async throws -> Answer {
+    func call<Answer: Decodable>(
+        _ operation: AdminOperation, _ parameters: String..., query: [String: String] = [:],
+        body: [UInt8]? = nil
+    ) async throws -> Answer {
         let bytes = try await send(operation, path: operation.path(parameters), query: query, body: body)
         do {
             return try AdminJSON.decoder().decode(Answer.self, from: Data(bytes))
         } catch {
-            throw ConfigurationError(.serviceUnavailable, source: "\(base)\(operation.template)", "the answer is not the JSON of \(operation.rawValue)")
+            throw ConfigurationError(
+                .serviceUnavailable, source: "\(base)\(operation.template)",
+                "the answer is not the JSON of \(operation.rawValue)")
         }
     }
 
     /// Sends one call and returns the answer's bytes; a refusal is thrown as its error code says.
-    func send(_ operation: AdminOperation, path: String, query: [String: String], body: [UInt8]?) async throws -> [UInt8] {
+    func send(_ operation: AdminOperation, path: String, query: [String: String], body: [UInt8]?) async throws
+        -> [UInt8]
+    {
         let shown = base + path
         var url = shown
         if !query.isEmpty {
-            url += "?" + query.sorted { $0.key < $1.key }.map { "\($0.key)=\(PercentEncoding.encodeSegment($0.value))" }.joined(separator: "&")
+            url +=
+                "?"
+                + query.sorted { $0.key < $1.key }.map { "\($0.key)=\(PercentEncoding.encodeSegment($0.value))" }
+                .joined(separator: "&")
         }
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: operation.method)
@@ -142,26 +154,35 @@ public struct DiscoveryAdminClient: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let status: UInt, bytes: [UInt8]
+        let status: UInt
+        let bytes: [UInt8]
         do {
             let response = try await HTTPClient.shared.execute(request, timeout: .init(timeout))
             status = response.status.code
             bytes = Array(buffer: try await response.body.collect(upTo: maxResponseBytes))
         } catch {
-            throw ConfigurationError(.serviceUnavailable, source: shown, "the discovery service could not be reached (\(DiscoveryServiceProvider.describe(error)))")
+            throw ConfigurationError(
+                .serviceUnavailable, source: shown,
+                "the discovery service could not be reached (\(DiscoveryServiceProvider.describe(error)))")
         }
         guard status >= 300 else { return bytes }
         // The protocol's error code decides; an answer without one (a proxy's page) is judged by its status.
         guard let error = DiscoveryErrorBody(json: bytes)?.error else {
-            throw ConfigurationError(status < 500 ? .invalidValue : .serviceUnavailable, source: shown, "HTTP \(status)")
+            throw ConfigurationError(
+                status < 500 ? .invalidValue : .serviceUnavailable, source: shown, "HTTP \(status)")
         }
-        let code: ConfigurationError.Code = switch error.code {
-        case .unauthorized: .invalidKey
-        case .notFound: .notFound
-        case .rateLimited: .rateLimited
-        case .unavailable, .notReady, .busy: .serviceUnavailable
-        case .expired, .used, .revoked, .badRequest, .invalidDocument, .invalidSettings, .methodNotAllowed, .tooLarge, .tooLong: .invalidValue
-        }
-        throw ConfigurationError(code, source: shown, keyPath: error.keyPath, error.code == .unauthorized ? "the token was refused" : error.message)
+        let code: ConfigurationError.Code =
+            switch error.code {
+            case .unauthorized: .invalidKey
+            case .notFound: .notFound
+            case .rateLimited: .rateLimited
+            case .unavailable, .notReady, .busy: .serviceUnavailable
+            case .expired, .used, .revoked, .badRequest, .invalidDocument, .invalidSettings, .methodNotAllowed,
+                .tooLarge, .tooLong:
+                .invalidValue
+            }
+        throw ConfigurationError(
+            code, source: shown, keyPath: error.keyPath,
+            error.code == .unauthorized ? "the token was refused" : error.message)
     }
 }

@@ -49,10 +49,14 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
 
     /// Makes a provider. Defaults: version `1.0`, the legacy paths, a 10-second timeout, the default
     /// document size limit, https only, and no preset input (the loader asks).
-    public init(serviceURL: String, applicationID: String, applicationVersion: String = "1.0",
-                emailPath: String = DiscoveryServiceProvider.emailPathTemplate, codePath: String = DiscoveryServiceProvider.codePathTemplate,
-                timeout: Duration = .seconds(10), maxResponseBytes: Int = ConfigurationLimits.default.maxDocumentBytes,
-                allowInsecureLoopback: Bool = false, recognizer: PayloadRecognizer = PayloadRecognizer(), presetInput: ProviderInput? = nil) {
+    public init(
+        serviceURL: String, applicationID: String, applicationVersion: String = "1.0",
+        emailPath: String = DiscoveryServiceProvider.emailPathTemplate,
+        codePath: String = DiscoveryServiceProvider.codePathTemplate,
+        timeout: Duration = .seconds(10), maxResponseBytes: Int = ConfigurationLimits.default.maxDocumentBytes,
+        allowInsecureLoopback: Bool = false, recognizer: PayloadRecognizer = PayloadRecognizer(),
+        presetInput: ProviderInput? = nil
+    ) {
         self.serviceURL = serviceURL
         self.applicationID = applicationID
         self.applicationVersion = applicationVersion
@@ -78,15 +82,19 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         do {
             response = try await HTTPClient.shared.execute(request, timeout: .init(timeout))
         } catch {
-            throw ConfigurationError(.serviceUnavailable, source: shown, "the discovery service could not be reached (\(Self.describe(error)))")
+            throw ConfigurationError(
+                .serviceUnavailable, source: shown,
+                "the discovery service could not be reached (\(Self.describe(error)))")
         }
         let body: ByteBuffer
         do {
             body = try await response.body.collect(upTo: maxResponseBytes)
         } catch is NIOTooManyBytesError {
-            throw ConfigurationError(.inputTooLarge, source: shown, "the answer exceeds the \(ByteCount(maxResponseBytes)) limit")
+            throw ConfigurationError(
+                .inputTooLarge, source: shown, "the answer exceeds the \(ByteCount(maxResponseBytes)) limit")
         } catch {
-            throw ConfigurationError(.serviceUnavailable, source: shown, "the answer was cut off (\(Self.describe(error)))")
+            throw ConfigurationError(
+                .serviceUnavailable, source: shown, "the answer was cut off (\(Self.describe(error)))")
         }
         switch response.status.code {
         case 200 where body.readableBytes > 0:
@@ -98,15 +106,24 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         case 410:
             // The service says why: expired, used or revoked (an unknown or missing reason: expired).
             switch DiscoveryErrorBody(json: Array(buffer: body)).flatMap({ GoneReason(errorCode: $0.error.code) }) {
-            case .used?: throw ConfigurationError(.codeUsed, source: shown, "\(what) was already used; ask your administrator for a new one")
-            case .revoked?: throw ConfigurationError(.codeRevoked, source: shown, "\(what) was revoked; ask your administrator for a new one")
-            case .expired?, nil: throw ConfigurationError(.expired, source: shown, "\(what) has expired; ask your administrator for a new one")
+            case .used?:
+                throw ConfigurationError(
+                    .codeUsed, source: shown, "\(what) was already used; ask your administrator for a new one")
+            case .revoked?:
+                throw ConfigurationError(
+                    .codeRevoked, source: shown, "\(what) was revoked; ask your administrator for a new one")
+            case .expired?, nil:
+                throw ConfigurationError(
+                    .expired, source: shown, "\(what) has expired; ask your administrator for a new one")
             }
         case 429:
             let wait = response.headers.first(name: "Retry-After").flatMap(Int.init).map { " in \($0) s" } ?? " later"
-            throw ConfigurationError(.rateLimited, source: shown, "the discovery service refuses further attempts for now (too many failed lookups); try again\(wait)")
+            throw ConfigurationError(
+                .rateLimited, source: shown,
+                "the discovery service refuses further attempts for now (too many failed lookups); try again\(wait)")
         default:
-            throw ConfigurationError(.serviceUnavailable, source: shown, "the discovery service answered HTTP \(response.status.code)")
+            throw ConfigurationError(
+                .serviceUnavailable, source: shown, "the discovery service answered HTTP \(response.status.code)")
         }
     }
 
@@ -116,15 +133,20 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
         let appConfigID = "\(applicationID):\(applicationVersion)"
         if let email = input[.emailAddress]?.trimmingCharacters(in: .whitespaces), !email.isEmpty {
             let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix(".") else {
-                throw ConfigurationError(.invalidValue, source: "e-mail address", "\"\(email)\" does not look like local@domain")
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
+                !parts[1].hasSuffix(".")
+            else {
+                throw ConfigurationError(
+                    .invalidValue, source: "e-mail address", "\"\(email)\" does not look like local@domain")
             }
             let path = emailPath.replacingOccurrences(of: "{appConfigID}", with: Self.encode(appConfigID))
                 .replacingOccurrences(of: "{emailAddress}", with: Self.encode(email))
             return (base + path, "the e-mail domain \(parts[1].lowercased())")
         }
         if let code = input[.onboardingCode]?.trimmingCharacters(in: .whitespaces), !code.isEmpty {
-            guard code.count <= 256 else { throw ConfigurationError(.invalidValue, source: "onboarding code", "longer than 256 characters") }
+            guard code.count <= 256 else {
+                throw ConfigurationError(.invalidValue, source: "onboarding code", "longer than 256 characters")
+            }
             // Sent as the service files it: `abcd-efgh jkmn` as `ABCDEFGHJKMN` (a code of another
             // alphabet goes as typed).
             let sent = OnboardingCode(typed: code)?.canonical ?? code
@@ -132,7 +154,8 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
                 .replacingOccurrences(of: "{onboardingCode}", with: Self.encode(sent))
             return (base + path, "this onboarding code")
         }
-        throw ConfigurationError(.notFound, source: "discovery service", "no e-mail address or onboarding code was given")
+        throw ConfigurationError(
+            .notFound, source: "discovery service", "no e-mail address or onboarding code was given")
     }
 
     /// A discovery service's base URL, judged in canonical form like every server URL
@@ -146,11 +169,15 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
             throw ConfigurationError(error.code, source: "discovery service", error.reason)
         }
         if service.hasUserInfo || service.query != nil || service.fragment != nil {
-            throw ConfigurationError(.invalidURL, source: "discovery service", "\(CanonicalURL.shown(url)): give the base URL only, without user name, query or fragment")
+            throw ConfigurationError(
+                .invalidURL, source: "discovery service",
+                "\(CanonicalURL.shown(url)): give the base URL only, without user name, query or fragment")
         }
         if service.scheme != "https" {
             guard allowInsecureLoopback, service.host.isLoopback else {
-                throw ConfigurationError(.insecureURL, source: "discovery service", "\(service) is not https (plain http is accepted only for a loopback address given explicitly)")
+                throw ConfigurationError(
+                    .insecureURL, source: "discovery service",
+                    "\(service) is not https (plain http is accepted only for a loopback address given explicitly)")
             }
         }
         return service
@@ -185,7 +212,8 @@ public struct DiscoveryServiceProvider: ConfigurationProvider {
             return "the connection was closed"
         case let error as NIOConnectionError:
             if let failure = error.connectionErrors.first { return describe(failure.error) }
-            return error.dnsAError != nil || error.dnsAAAAError != nil ? "its host name does not resolve" : "no address to connect to"
+            return error.dnsAError != nil || error.dnsAAAAError != nil
+                ? "its host name does not resolve" : "no address to connect to"
         case let error as IOError where error.errnoCode == ECONNREFUSED:
             return "connection refused"
         case is SocketAddressError:

@@ -25,7 +25,8 @@ public struct SettingsExchangeClient: Sendable {
         /// The request header that carries these credentials.
         public var header: (name: String, value: String) {
             switch self {
-            case .basic(let user, let password): ("Authorization", "Basic " + Base64.encode(Array("\(user):\(password)".utf8)))
+            case .basic(let user, let password):
+                ("Authorization", "Basic " + Base64.encode(Array("\(user):\(password)".utf8)))
             case .apiKey(let key): ("X-API-Key", key)
             case .bearer(let token): ("Authorization", "Bearer " + token)
             }
@@ -44,8 +45,10 @@ public struct SettingsExchangeClient: Sendable {
     public var allowInsecureLoopback: Bool
 
     /// A client for `applicationID`'s policies on `serverURL`; https only unless `allowInsecureLoopback`.
-    public init(serverURL: String, applicationID: String, credentials: Credentials? = nil, timeout: Duration = .seconds(10),
-                allowInsecureLoopback: Bool = false) {
+    public init(
+        serverURL: String, applicationID: String, credentials: Credentials? = nil, timeout: Duration = .seconds(10),
+        allowInsecureLoopback: Bool = false
+    ) {
         self.serverURL = serverURL
         self.applicationID = applicationID
         self.credentials = credentials
@@ -64,7 +67,8 @@ public struct SettingsExchangeClient: Sendable {
     ///   loopback address), or that has a user name, query or fragment.
     public func url() throws -> String {
         do {
-            return try DiscoveryServiceProvider.checkedServiceBase(serverURL, allowInsecureLoopback: allowInsecureLoopback)
+            return try DiscoveryServiceProvider.checkedServiceBase(
+                serverURL, allowInsecureLoopback: allowInsecureLoopback)
                 + Self.path(applicationID: applicationID)
         } catch let error as ConfigurationError {
             throw ConfigurationError(error.code, source: CanonicalURL.shown(serverURL), error.message)
@@ -93,11 +97,18 @@ public struct SettingsExchangeClient: Sendable {
         let answer: Result<(UInt, ByteBuffer), ConfigurationError>
         do {
             let response = try await client.execute(request, timeout: .init(timeout))
-            answer = .success((response.status.code, try await response.body.collect(upTo: ClientPolicies.maxDocumentBytes)))
+            answer = .success(
+                (response.status.code, try await response.body.collect(upTo: ClientPolicies.maxDocumentBytes)))
         } catch is NIOTooManyBytesError {
-            answer = .failure(ConfigurationError(.inputTooLarge, source: url, "the answer exceeds the \(ByteCount(ClientPolicies.maxDocumentBytes)) limit"))
+            answer = .failure(
+                ConfigurationError(
+                    .inputTooLarge, source: url,
+                    "the answer exceeds the \(ByteCount(ClientPolicies.maxDocumentBytes)) limit"))
         } catch {
-            answer = .failure(ConfigurationError(.serviceUnavailable, source: url, "the server could not be reached (\(DiscoveryServiceProvider.describe(error)))"))
+            answer = .failure(
+                ConfigurationError(
+                    .serviceUnavailable, source: url,
+                    "the server could not be reached (\(DiscoveryServiceProvider.describe(error)))"))
         }
         try? await client.shutdown()
         let (status, body) = try answer.get()
@@ -107,10 +118,15 @@ public struct SettingsExchangeClient: Sendable {
         case 404:
             throw ConfigurationError(.notFound, source: url, "the server keeps no client policies for \(applicationID)")
         case 401, 403:
-            throw ConfigurationError(.invalidKey, source: url,
-                                     credentials == nil ? "the server asks for credentials (HTTP \(status))" : "the server refused the credentials (HTTP \(status))")
+            throw ConfigurationError(
+                .invalidKey, source: url,
+                credentials == nil
+                    ? "the server asks for credentials (HTTP \(status))"
+                    : "the server refused the credentials (HTTP \(status))")
         case 300..<400:
-            throw ConfigurationError(.serviceUnavailable, source: url, "the server answered with a redirect (HTTP \(status)), which is not followed")
+            throw ConfigurationError(
+                .serviceUnavailable, source: url,
+                "the server answered with a redirect (HTTP \(status)), which is not followed")
         default:
             throw ConfigurationError(.serviceUnavailable, source: url, "the server answered HTTP \(status)")
         }

@@ -1,8 +1,8 @@
 import ActivationConfiguration
 import ActivationDiscoveryProtocol
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -64,8 +64,11 @@ public struct DiscoveryServer: Sendable {
         /// Runs once the server and the background work have stopped (closing the database).
         package var onStop: (@Sendable () async -> Void)?
 
-        package init(lookups: any LookupService, guessing: GuessingLimits? = nil, trustedProxies: [IPNetwork] = [], admin: AdminAPI? = nil,
-                     background: (@Sendable () async -> Void)? = nil, onStop: (@Sendable () async -> Void)? = nil) {
+        package init(
+            lookups: any LookupService, guessing: GuessingLimits? = nil, trustedProxies: [IPNetwork] = [],
+            admin: AdminAPI? = nil,
+            background: (@Sendable () async -> Void)? = nil, onStop: (@Sendable () async -> Void)? = nil
+        ) {
             self.lookups = lookups
             self.guessing = guessing
             self.trustedProxies = trustedProxies
@@ -77,12 +80,17 @@ public struct DiscoveryServer: Sendable {
     }
 
     /// Makes a server of the static lookups in `directory`; nothing is bound until ``run(onListening:)``.
-    public init(directory: DiscoveryDirectory, host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(), logger: Logger) {
+    public init(
+        directory: DiscoveryDirectory, host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(),
+        logger: Logger
+    ) {
         self.init(service: Service(lookups: directory), host: host, port: port, limits: limits, logger: logger)
     }
 
     /// Makes a server of `service`.
-    package init(service: Service, host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(), logger: Logger) {
+    package init(
+        service: Service, host: String = "127.0.0.1", port: Int = 8080, limits: Limits = Limits(), logger: Logger
+    ) {
         self.service = service
         self.host = host
         self.port = port
@@ -97,19 +105,25 @@ public struct DiscoveryServer: Sendable {
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let cap = limits.effectiveMaxConnections()
         if cap < limits.maxConnections {
-            logger.notice("serving at most \(cap) connections, not \(limits.maxConnections): the file-descriptor limit allows no more")
+            logger.notice(
+                "serving at most \(cap) connections, not \(limits.maxConnections): the file-descriptor limit allows no more"
+            )
         }
-        let limits = self.limits, logger = self.logger
+        let limits = self.limits
+        let logger = self.logger
         let connections = ConnectionCount(limit: cap)
         let troubles = DatabaseTroubleLog(logger: logger)
         let lookups = service.lookups
         // A change is served by this instance as soon as the admin API acknowledges it; a failed
         // reload leaves it to the next poll.
-        let admin = service.admin?.router(guessing: service.guessing, trustedProxies: service.trustedProxies, troubles: troubles,
-                                          afterChange: { try? await lookups.reload() }).buildResponder()
+        let admin = service.admin?.router(
+            guessing: service.guessing, trustedProxies: service.trustedProxies, troubles: troubles,
+            afterChange: { try? await lookups.reload() }
+        ).buildResponder()
         let app = Application(
-            responder: Chained(middleware: RequestLog(metrics: service.metrics, logger: logger),
-                               next: Responder(service: service, admin: admin, troubles: troubles)),
+            responder: Chained(
+                middleware: RequestLog(metrics: service.metrics, logger: logger),
+                next: Responder(service: service, admin: admin, troubles: troubles)),
             server: HTTPServerBuilder { responder in
                 GuardedHTTP1Channel(responder: responder, limits: limits, connections: connections, logger: logger)
             },
@@ -121,12 +135,18 @@ public struct DiscoveryServer: Sendable {
             logger: logger)
         // A signal stops the services in reverse order: the server first (requests under way
         // finish), then the background work; the database is closed after all of them.
-        let background: [@Sendable () async -> Void] = [service.background, service.guessing.map { guessing in { @Sendable in await guessing.maintain() } }].compactMap { $0 }
-        let services = background.map { work in
-            ServiceGroupConfiguration.ServiceConfiguration(service: ClosureService { await cancelWhenGracefulShutdown { await work() } },
-                                                           successTerminationBehavior: .ignore)
-        } + [ServiceGroupConfiguration.ServiceConfiguration(service: app)]
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let background: [@Sendable () async -> Void] = [
+            service.background, service.guessing.map { guessing in { @Sendable in await guessing.maintain() } },
+        ].compactMap { $0 }
+        let services =
+            background.map { work in
+                ServiceGroupConfiguration.ServiceConfiguration(
+                    service: ClosureService { await cancelWhenGracefulShutdown { await work() } },
+                    successTerminationBehavior: .ignore)
+            } + [ServiceGroupConfiguration.ServiceConfiguration(service: app)]
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         // The database is closed even when the run was cancelled: in a task of its own, which
         // does not inherit the cancellation.
         let stop = { [onStop = service.onStop] in await Task { await onStop?() }.value }

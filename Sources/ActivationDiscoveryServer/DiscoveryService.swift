@@ -46,7 +46,8 @@ public struct DiscoveryService: Sendable {
                 } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
                     self = .postgres(url: url, password: password)
                 } else {
-                    throw ConfigurationError(.invalidURL, source: "--database", "expected sqlite:PATH, postgres://user@host/db or none")
+                    throw ConfigurationError(
+                        .invalidURL, source: "--database", "expected sqlite:PATH, postgres://user@host/db or none")
                 }
             }
         }
@@ -108,45 +109,61 @@ public struct DiscoveryService: Sendable {
     ///   or database URL, a database that cannot be opened; the server's error when it cannot listen.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let service = try await makeService()
-        let server = DiscoveryServer(service: service, host: configuration.host, port: configuration.port,
-                                     limits: configuration.limits, logger: configuration.logger)
+        let server = DiscoveryServer(
+            service: service, host: configuration.host, port: configuration.port,
+            limits: configuration.limits, logger: configuration.logger)
         try await server.run(onListening: onListening)
     }
 
     /// The lookups, limits and admin API the configuration asks for, over an open and migrated store.
     func makeService() async throws -> DiscoveryServer.Service {
-        let configuration = self.configuration, logger = configuration.logger
+        let configuration = self.configuration
+        let logger = configuration.logger
         let recognizer = PayloadRecognizer(policy: configuration.policy)
         let folder = try configuration.folder.map { try DiscoveryDirectory(folder: $0, recognizer: recognizer) }
-        let url: String, password: String?
+        let url: String
+        let password: String?
         switch configuration.store {
         case .folder:
-            guard let folder else { throw ConfigurationError(.invalidURL, source: "--database", "none serves a folder: give the folder") }
-            return DiscoveryServer.Service(lookups: folder, guessing: GuessingLimits(perClient: configuration.clientLimit, perApplication: configuration.applicationLimit,
-                                                                                      buckets: MemoryTokenBuckets()),
-                                           trustedProxies: configuration.trustedProxies)
+            guard let folder else {
+                throw ConfigurationError(.invalidURL, source: "--database", "none serves a folder: give the folder")
+            }
+            return DiscoveryServer.Service(
+                lookups: folder,
+                guessing: GuessingLimits(
+                    perClient: configuration.clientLimit, perApplication: configuration.applicationLimit,
+                    buckets: MemoryTokenBuckets()),
+                trustedProxies: configuration.trustedProxies)
         case .sqlite(let path): (url, password) = ("sqlite:" + path, nil)
         case .postgres(let postgres, let given): (url, password) = (postgres, given)
         }
         let hasher = try OnboardingCodeHasher.loadOrCreate(secretFile: configuration.secretFile)
         let database = try await DiscoveryDatabaseURL.open(url, password: password, logger: logger)
         do {
-            let documents = DocumentStore(database: database), codes = CodeStore(database: database, hasher: hasher)
+            let documents = DocumentStore(database: database)
+            let codes = CodeStore(database: database, hasher: hasher)
             if let folder, let path = configuration.folder {
-                let summary = try await FolderImport.run(folder, source: "\(path)/discovery.json", documents: documents, codes: codes)
-                logger.notice("imported \(path): \(summary.documents) documents, \(summary.domains) domains, \(summary.codes) new codes, client policies of \(summary.settings) applications")
+                let summary = try await FolderImport.run(
+                    folder, source: "\(path)/discovery.json", documents: documents, codes: codes)
+                logger.notice(
+                    "imported \(path): \(summary.documents) documents, \(summary.domains) domains, \(summary.codes) new codes, client policies of \(summary.settings) applications"
+                )
             }
             let lookups = StoredLookups(documents: documents, codes: codes, logger: logger)
             try await lookups.load()
             let admin = configuration.adminTokens.map { tokens in
-                AdminAPI(tokens: tokens, documents: documents, codes: codes, audit: AuditLog(database: database), recognizer: recognizer,
-                         codeStyle: configuration.codeDigits.map { .digits(count: $0) } ?? .standard, qrSVG: configuration.qrSVG)
+                AdminAPI(
+                    tokens: tokens, documents: documents, codes: codes, audit: AuditLog(database: database),
+                    recognizer: recognizer,
+                    codeStyle: configuration.codeDigits.map { .digits(count: $0) } ?? .standard,
+                    qrSVG: configuration.qrSVG)
             }
             let interval = configuration.refreshInterval
             return DiscoveryServer.Service(
                 lookups: lookups,
-                guessing: GuessingLimits(perClient: configuration.clientLimit, perApplication: configuration.applicationLimit,
-                                         buckets: DatabaseTokenBuckets(database: database)),
+                guessing: GuessingLimits(
+                    perClient: configuration.clientLimit, perApplication: configuration.applicationLimit,
+                    buckets: DatabaseTokenBuckets(database: database)),
                 trustedProxies: configuration.trustedProxies, admin: admin,
                 background: { await lookups.refresh(every: interval) },
                 onStop: { try? await database.close() })

@@ -63,9 +63,11 @@ package enum Files {
     /// `permissions` apply before the process umask. With `syncFolder` false, the caller makes
     /// the new names durable once at the end (``syncFolder(_:)``); each file's content is durable
     /// before its name appears either way.
-    package static func write(_ bytes: [UInt8], to path: String, replace: Bool,
-                              permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead],
-                              syncFolder: Bool = true) throws(FileFailure) {
+    package static func write(
+        _ bytes: [UInt8], to path: String, replace: Bool,
+        permissions: FilePermissions = [.ownerReadWrite, .groupRead, .otherRead],
+        syncFolder: Bool = true
+    ) throws(FileFailure) {
         if path == standardStreamPath {
             try writeAll(.standardOutput, bytes, name: "standard output")
             return
@@ -73,7 +75,9 @@ package enum Files {
         if let existing = try? Stat(FilePath(path), followTargetSymlink: false) {
             guard replace else { throw FileFailure(.exists, path, "already exists") }
             guard existing.type == .regular else {
-                throw FileFailure(.unwritable, path, "is \(FileFailure.describe(existing.type)); only a regular file is ever replaced")
+                throw FileFailure(
+                    .unwritable, path, "is \(FileFailure.describe(existing.type)); only a regular file is ever replaced"
+                )
             }
         }
         let (temporary, fd) = try createTemporary(beside: path, permissions: permissions)
@@ -107,13 +111,17 @@ package enum Files {
 
     /// Makes the names written into `folder` durable (one fsync of the folder).
     package static func syncFolder(_ folder: String) {
-        guard let fd = try? FileDescriptor.open(FilePath(folder), .readOnly, options: [.directory, .closeOnExec]) else { return }
+        guard let fd = try? FileDescriptor.open(FilePath(folder), .readOnly, options: [.directory, .closeOnExec]) else {
+            return
+        }
         fsync(fd.rawValue)
         try? fd.close()
     }
 
     /// Makes a folder (and its missing parents) with `permissions`; an existing path must be a folder.
-    package static func makeFolder(_ path: String, permissions: FilePermissions = [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute]) throws(FileFailure) {
+    package static func makeFolder(
+        _ path: String, permissions: FilePermissions = [.ownerReadWriteExecute, .groupReadExecute, .otherReadExecute]
+    ) throws(FileFailure) {
         if let type = type(of: path, followLinks: true) {
             guard type == .directory else {
                 throw FileFailure(.unwritable, path, "is \(FileFailure.describe(type)), not a folder")
@@ -121,7 +129,9 @@ package enum Files {
             return
         }
         let parent = parentFolder(of: path)
-        if parent != path, type(of: parent, followLinks: true) == nil { try makeFolder(parent, permissions: permissions) }
+        if parent != path, type(of: parent, followLinks: true) == nil {
+            try makeFolder(parent, permissions: permissions)
+        }
         guard mkdir(path, permissions.rawValue) == 0 || Errno.last == .fileExists else {
             throw FileFailure(.unwritable, path, cannot: "make the folder", Errno.last)
         }
@@ -173,11 +183,16 @@ package enum Files {
             throw FileFailure(.unreadable, path, "\(what) is a symbolic link; only a real file is used there")
         }
         if status.userID.rawValue != geteuid() && status.userID.rawValue != 0 {
-            throw FileFailure(.unreadable, path, "\(what) belongs to another user (uid \(status.userID.rawValue)); it cannot be trusted")
+            throw FileFailure(
+                .unreadable, path,
+                "\(what) belongs to another user (uid \(status.userID.rawValue)); it cannot be trusted")
         }
         if !status.permissions.isDisjoint(with: [.groupWrite, .otherWrite]) {
             let mode = String(status.permissions.rawValue & 0o7777, radix: 8)
-            throw FileFailure(.unreadable, path, "\(what) is writable by other users (mode \(mode)), so it cannot be trusted; fix it with chmod go-w \(path)")
+            throw FileFailure(
+                .unreadable, path,
+                "\(what) is writable by other users (mode \(mode)), so it cannot be trusted; fix it with chmod go-w \(path)"
+            )
         }
     }
 
@@ -187,7 +202,10 @@ package enum Files {
         try requirePrivate(path, status, what: what)
         if !status.permissions.isDisjoint(with: [.groupRead, .otherRead]) {
             let mode = String(status.permissions.rawValue & 0o7777, radix: 8)
-            throw FileFailure(.unreadable, path, "\(what) is readable by other users (mode \(mode)), so it is no secret; fix it with chmod go-rwx \(path)")
+            throw FileFailure(
+                .unreadable, path,
+                "\(what) is readable by other users (mode \(mode)), so it is no secret; fix it with chmod go-rwx \(path)"
+            )
         }
     }
 
@@ -210,14 +228,17 @@ package enum Files {
     }
 
     /// A new file beside `path`, made with O_EXCL under a random name: never someone else's file.
-    private static func createTemporary(beside path: String, permissions: FilePermissions) throws(FileFailure) -> (String, FileDescriptor) {
+    private static func createTemporary(beside path: String, permissions: FilePermissions) throws(FileFailure) -> (
+        String, FileDescriptor
+    ) {
         let prefix = "\(parentFolder(of: path))/.\(FilePath(path).lastComponent?.string ?? "file").tmp-"
         var attempt = 0
         while true {
             let name = prefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
             do {
-                let fd = try FileDescriptor.open(FilePath(name), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow],
-                                                 permissions: permissions)
+                let fd = try FileDescriptor.open(
+                    FilePath(name), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec, .noFollow],
+                    permissions: permissions)
                 return (name, fd)
             } catch {
                 attempt += 1

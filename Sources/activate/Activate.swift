@@ -22,8 +22,11 @@ struct Activate: AsyncParsableCommand {
               64  usage error (unknown option, bad value)
             """,
         version: ActivateVersion.current,
-        subcommands: [ScanCommand.self, GenerateCommand.self, InspectCommand.self, OnboardCommand.self, RestoreCommand.self,
-                      ResetCommand.self, LoginCommand.self, TokenCommand.self, LogoutCommand.self, LockCommand.self, PasscodeCommand.self, ServeCommand.self, DiscoveryCommand.self, KeysCommand.self]
+        subcommands: [
+            ScanCommand.self, GenerateCommand.self, InspectCommand.self, OnboardCommand.self, RestoreCommand.self,
+            ResetCommand.self, LoginCommand.self, TokenCommand.self, LogoutCommand.self, LockCommand.self,
+            PasscodeCommand.self, ServeCommand.self, DiscoveryCommand.self, KeysCommand.self,
+        ]
     )
 }
 
@@ -35,7 +38,9 @@ extension Activate {
         // Without a subcommand there is nothing to do: the help goes where errors go, and it is a
         // usage error, so that a script that forgot the subcommand does not pass.
         if CommandLine.arguments.count == 1 {
-            for line in helpMessage().split(separator: "\n", omittingEmptySubsequences: false) { Console.error(String(line)) }
+            for line in helpMessage().split(separator: "\n", omittingEmptySubsequences: false) {
+                Console.error(String(line))
+            }
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         Foundation.exit(await execute(Array(CommandLine.arguments.dropFirst())))
@@ -56,7 +61,13 @@ extension Activate {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if !message.isEmpty {
-                if code == .success { Console.raw(message + "\n") } else { message.split(separator: "\n", omittingEmptySubsequences: false).forEach { Console.error(String($0)) } }
+                if code == .success {
+                    Console.raw(message + "\n")
+                } else {
+                    for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
+                        Console.error(String(line))
+                    }
+                }
             }
             return Console.finish() ? code.rawValue : ExitStatus.failure
         }

@@ -11,7 +11,8 @@ enum BrowserLauncher {
         for command in commands(environment: environment) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = command.contains("%s")
+            process.arguments =
+                command.contains("%s")
                 ? command.split(separator: " ").map { $0 == "%s" ? url : String($0) }
                 : [command, url]
             process.standardInput = FileHandle.nullDevice
@@ -43,7 +44,8 @@ enum BrowserLauncher {
     static func headlessNote(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         let noDisplay = (environment["DISPLAY"] ?? "").isEmpty && (environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         guard noDisplay || environment["SSH_CONNECTION"] != nil else { return nil }
-        return "this session has no display of its own (or runs over SSH): if the browser cannot come back here, sign in with --device (a code on another device), or with --no-browser (paste the address the browser ends on)"
+        return
+            "this session has no display of its own (or runs over SSH): if the browser cannot come back here, sign in with --device (a code on another device), or with --no-browser (paste the address the browser ends on)"
     }
 }
 

@@ -36,7 +36,11 @@ enum Console {
 
     /// Sets `--quiet` for the command this task runs.
     static func setQuiet(_ value: Bool) {
-        if let capture { capture.quiet.store(value, ordering: .relaxed) } else { quietProcess.store(value, ordering: .relaxed) }
+        if let capture {
+            capture.quiet.store(value, ordering: .relaxed)
+        } else {
+            quietProcess.store(value, ordering: .relaxed)
+        }
     }
 
     /// Where a command run in-process writes instead of the process's stdout and stderr
@@ -106,7 +110,11 @@ enum Console {
 
     private static func write(_ fd: Int32, _ bytes: [UInt8]) {
         if let capture {
-            if fd == STDOUT_FILENO { capture.stdout.withLock { $0 += bytes } } else { capture.stderr.withLock { $0 += bytes } }
+            if fd == STDOUT_FILENO {
+                capture.stdout.withLock { $0 += bytes }
+            } else {
+                capture.stderr.withLock { $0 += bytes }
+            }
             return
         }
         if fd == STDOUT_FILENO, outputError.load(ordering: .relaxed) != 0 { return }  // stop after the first failure

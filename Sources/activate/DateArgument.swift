@@ -13,7 +13,9 @@ struct DateArgument: ExpressibleByArgument, Sendable {
 
     init?(argument: String) {
         let units: [Character: TimeInterval] = ["d": 86_400, "h": 3_600, "m": 60]
-        if let unit = argument.last.flatMap({ units[$0] }), let count = Int(argument.dropLast()), count > 0, count <= 100 * 365 * 24 * 60 {
+        if let unit = argument.last.flatMap({ units[$0] }), let count = Int(argument.dropLast()), count > 0,
+            count <= 100 * 365 * 24 * 60
+        {
             value = .fromNow(TimeInterval(count) * unit)
         } else if let date = try? Date(argument, strategy: .iso8601) {
             value = .absolute(date)
@@ -32,5 +34,7 @@ struct DateArgument: ExpressibleByArgument, Sendable {
         }
     }
 
-    static var defaultValueDescription: String { "a date (2027-01-31), a time (2027-01-31T12:00:00Z) or a span from now (14d, 12h, 30m)" }
+    static var defaultValueDescription: String {
+        "a date (2027-01-31), a time (2027-01-31T12:00:00Z) or a span from now (14d, 12h, 30m)"
+    }
 }

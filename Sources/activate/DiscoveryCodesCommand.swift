@@ -8,8 +8,9 @@ import Foundation
 
 extension DiscoveryCommand {
     struct Codes: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "codes", abstract: "Issue, list and revoke one-time onboarding codes.",
-                                                        subcommands: [Create.self, List.self, Revoke.self])
+        static let configuration = CommandConfiguration(
+            commandName: "codes", abstract: "Issue, list and revoke one-time onboarding codes.",
+            subcommands: [Create.self, List.self, Revoke.self])
     }
 }
 
@@ -29,18 +30,32 @@ extension DiscoveryCommand.Codes {
         @OptionGroup var application: DiscoveryCommand.ApplicationOption
         @Option(help: ArgumentHelp("The document the codes look up.", valueName: "name")) var document: String
         @Option(help: ArgumentHelp("How many codes (1-1000).", valueName: "n")) var count = 1
-        @Option(help: ArgumentHelp("When the codes stop working: a span (7d, 12h, 30m) or a time (at most a year and a day).", valueName: "time"))
+        @Option(
+            help: ArgumentHelp(
+                "When the codes stop working: a span (7d, 12h, 30m) or a time (at most a year and a day).",
+                valueName: "time"))
         var expires = DateArgument(argument: "7d")!
         @Option(help: ArgumentHelp("How many times each code may be used.", valueName: "n")) var uses = 1
-        @Option(help: ArgumentHelp("A label for the codes (a person, a team, a batch), shown in listings and on the sheet.", valueName: "text"))
+        @Option(
+            help: ArgumentHelp(
+                "A label for the codes (a person, a team, a batch), shown in listings and on the sheet.",
+                valueName: "text"))
         var label: String?
-        @Option(help: ArgumentHelp("Write the codes to this CSV file.", valueName: "file"), completion: .file()) var csv: String?
-        @Option(help: ArgumentHelp("Write a printable HTML sheet of the codes.", valueName: "file"), completion: .file()) var sheet: String?
+        @Option(help: ArgumentHelp("Write the codes to this CSV file.", valueName: "file"), completion: .file())
+        var csv: String?
+        @Option(
+            help: ArgumentHelp("Write a printable HTML sheet of the codes.", valueName: "file"), completion: .file())
+        var sheet: String?
         @Flag(help: "Replace existing --csv and --sheet files.") var force = false
 
         func validate() throws {
-            if !CodeOrder.counts.contains(count) { throw ValidationError("--count must be \(CodeOrder.counts.lowerBound)-\(CodeOrder.counts.upperBound).") }
-            if !CodeOrder.usesRange.contains(uses) { throw ValidationError("--uses must be \(CodeOrder.usesRange.lowerBound)-\(CodeOrder.usesRange.upperBound).") }
+            if !CodeOrder.counts.contains(count) {
+                throw ValidationError("--count must be \(CodeOrder.counts.lowerBound)-\(CodeOrder.counts.upperBound).")
+            }
+            if !CodeOrder.usesRange.contains(uses) {
+                throw ValidationError(
+                    "--uses must be \(CodeOrder.usesRange.lowerBound)-\(CodeOrder.usesRange.upperBound).")
+            }
             if csv != nil, csv == sheet { throw ValidationError("--csv and --sheet must be different files.") }
         }
 
@@ -61,7 +76,9 @@ extension DiscoveryCommand.Codes {
                     }
                     if let sheet {
                         let host = try await Self.host(of: document, in: application, client: client)
-                        try FileIO.write(Array(try Self.sheet(codes, appID: application.appID, host: host).utf8), to: sheet, replace: force, mode: 0o600)
+                        try FileIO.write(
+                            Array(try Self.sheet(codes, appID: application.appID, host: host).utf8), to: sheet,
+                            replace: force, mode: 0o600)
                         Console.note("wrote a sheet of \(codes.count) cards to \(sheet)")
                     }
                 } catch let error as ConfigurationError {
@@ -75,7 +92,9 @@ extension DiscoveryCommand.Codes {
         }
 
         static func printCodes(_ codes: [IssuedCode]) {
-            DiscoveryCommand.printTable(["ID", "CODE", "LABEL", "EXPIRES"], codes.map { [String($0.id), $0.code, $0.label ?? "", DiscoveryCommand.time($0.expiresAt)] })
+            DiscoveryCommand.printTable(
+                ["ID", "CODE", "LABEL", "EXPIRES"],
+                codes.map { [String($0.id), $0.code, $0.label ?? "", DiscoveryCommand.time($0.expiresAt)] })
         }
 
         /// Refuses an output that exists (unless replacing) or whose folder is missing, before any
@@ -96,15 +115,21 @@ extension DiscoveryCommand.Codes {
             func cell(_ text: String) -> String {
                 var value = text
                 if let first = value.first, "=+-@\t\r".contains(first) { value = "'" + value }
-                return value.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
+                return value.contains(where: { ",\"\n\r".contains($0) })
+                    ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
             }
-            let rows = codes.map { [String($0.id), $0.code, $0.label ?? "", $0.document, DiscoveryCommand.time($0.expiresAt)].map(cell).joined(separator: ",") }
+            let rows = codes.map {
+                [String($0.id), $0.code, $0.label ?? "", $0.document, DiscoveryCommand.time($0.expiresAt)].map(cell)
+                    .joined(separator: ",")
+            }
             return (["id,code,label,document,expires_at"] + rows).joined(separator: "\r\n") + "\r\n"
         }
 
         /// The document's host as the service summarises it (the sheet's "Server" line).
-        static func host(of document: String, in application: DiscoveryCommand.ApplicationOption,
-                         client: DiscoveryAdminClient) async throws -> String {
+        static func host(
+            of document: String, in application: DiscoveryCommand.ApplicationOption,
+            client: DiscoveryAdminClient
+        ) async throws -> String {
             let listed = try await client.documents(appID: application.appID).documents.first { $0.name == document }
             return listed?.summary.host ?? "?"
         }
@@ -113,15 +138,18 @@ extension DiscoveryCommand.Codes {
         static func sheet(_ codes: [IssuedCode], appID: String, host: String) throws -> String {
             let cards = try codes.map { code in
                 let svg = try QRCodeEncoder().encode(Array(code.code.utf8)).svg(scale: 8, margin: 4)
-                return CodeSheet.Card(label: code.label ?? "onboarding code \(code.id)",
-                                      imagePath: "", host: host, appID: appID, keyID: nil, expires: code.expiresAt, svg: svg, typedCode: code.code)
+                return CodeSheet.Card(
+                    label: code.label ?? "onboarding code \(code.id)",
+                    imagePath: "", host: host, appID: appID, keyID: nil, expires: code.expiresAt, svg: svg,
+                    typedCode: code.code)
             }
             return try CodeSheet.html(title: "Onboarding codes for \(appID)", cards: cards)
         }
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List an application's codes (never the codes themselves), newest first.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List an application's codes (never the codes themselves), newest first.")
         @OptionGroup var connection: DiscoveryCommand.Connection
         @OptionGroup var application: DiscoveryCommand.ApplicationOption
         @Option(help: ArgumentHelp("Only codes of this status.", valueName: "status")) var status: CodeStatus?
@@ -130,15 +158,21 @@ extension DiscoveryCommand.Codes {
             try await DiscoveryCommand.run {
                 let answer = try await connection.client().codes(appID: application.appID, status: status)
                 if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(["ID", "STATUS", "USES LEFT", "DOCUMENT", "LABEL", "EXPIRES"], answer.codes.map {
-                    [String($0.id), $0.status.rawValue, String($0.usesLeft), $0.document, $0.label ?? "", DiscoveryCommand.time($0.expiresAt)]
-                })
+                DiscoveryCommand.printTable(
+                    ["ID", "STATUS", "USES LEFT", "DOCUMENT", "LABEL", "EXPIRES"],
+                    answer.codes.map {
+                        [
+                            String($0.id), $0.status.rawValue, String($0.usesLeft), $0.document, $0.label ?? "",
+                            DiscoveryCommand.time($0.expiresAt),
+                        ]
+                    })
             }
         }
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke codes by id: their lookups answer 410 revoked from now on.")
+        static let configuration = CommandConfiguration(
+            commandName: "revoke", abstract: "Revoke codes by id: their lookups answer 410 revoked from now on.")
         @OptionGroup var connection: DiscoveryCommand.Connection
         @OptionGroup var application: DiscoveryCommand.ApplicationOption
         @Argument(help: ArgumentHelp("The ids of the codes (from `codes list`).", valueName: "id")) var ids: [Int64]

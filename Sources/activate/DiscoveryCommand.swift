@@ -9,7 +9,8 @@ import Foundation
 struct DiscoveryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discovery",
-        abstract: "Manage a discovery service: documents, e-mail domains, one-time onboarding codes and client policies.",
+        abstract:
+            "Manage a discovery service: documents, e-mail domains, one-time onboarding codes and client policies.",
         discussion: """
             Speaks the admin API of `activate serve --admin-token-file` with a bearer token from --token-file (a file only you can read; the first line that is not a # comment) or $ACTIVATE_ADMIN_TOKEN. The server comes from --server or $ACTIVATE_DISCOVERY_SERVER: https, or http to a loopback address.
 
@@ -35,7 +36,9 @@ struct DiscoveryCommand: AsyncParsableCommand {
     struct Connection: ParsableArguments {
         @Option(help: ArgumentHelp("The service's base URL (else $ACTIVATE_DISCOVERY_SERVER).", valueName: "url"))
         var server: String?
-        @Option(name: .customLong("token-file"), help: ArgumentHelp("A file holding the admin token (else $ACTIVATE_ADMIN_TOKEN).", valueName: "file"))
+        @Option(
+            name: .customLong("token-file"),
+            help: ArgumentHelp("A file holding the admin token (else $ACTIVATE_ADMIN_TOKEN).", valueName: "file"))
         var tokenFile: String?
         @Flag(help: "Print the service's JSON answer as it is.")
         var json = false
@@ -87,8 +90,10 @@ struct DiscoveryCommand: AsyncParsableCommand {
     static func printTable(_ header: [String], _ rows: [[String]]) {
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         let format: ([String]) -> String = { cells in
-            cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
+            cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(
+                separator: "  "
+            )
+            .trimmingCharacters(in: .whitespaces)
         }
         Console.print(lines: [format(header)] + rows.map(format))
     }
@@ -97,24 +102,35 @@ struct DiscoveryCommand: AsyncParsableCommand {
 
 extension DiscoveryCommand {
     struct Applications: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "applications", abstract: "List the applications with their documents, domains, active codes and whether they have client policies.")
+        static let configuration = CommandConfiguration(
+            commandName: "applications",
+            abstract:
+                "List the applications with their documents, domains, active codes and whether they have client policies."
+        )
         @OptionGroup var connection: Connection
 
         func run() async throws {
             try await DiscoveryCommand.run {
                 let answer = try await connection.client().applications()
                 if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(["APPLICATION", "DOCUMENTS", "DOMAINS", "ACTIVE CODES", "POLICIES"], answer.applications.map {
-                    [$0.appID, String($0.documents), String($0.domains), String($0.activeCodes), $0.settings ? "yes" : "no"]
-                })
+                DiscoveryCommand.printTable(
+                    ["APPLICATION", "DOCUMENTS", "DOMAINS", "ACTIVE CODES", "POLICIES"],
+                    answer.applications.map {
+                        [
+                            $0.appID, String($0.documents), String($0.domains), String($0.activeCodes),
+                            $0.settings ? "yes" : "no",
+                        ]
+                    })
             }
         }
     }
 
     struct Audit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "audit", abstract: "Show the audit trail, newest first.")
+        static let configuration = CommandConfiguration(
+            commandName: "audit", abstract: "Show the audit trail, newest first.")
         @OptionGroup var connection: Connection
-        @Option(help: ArgumentHelp("From this time on (default: the last day).", valueName: "time")) var since: DateArgument?
+        @Option(help: ArgumentHelp("From this time on (default: the last day).", valueName: "time")) var since:
+            DateArgument?
 
         func run() async throws {
             try await DiscoveryCommand.run {
@@ -126,30 +142,41 @@ extension DiscoveryCommand {
                 }
                 let answer = try await connection.client().audit(since: from)
                 if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(["TIME", "ACTOR", "ACTION", "APPLICATION", "SUBJECT", "OUTCOME"], answer.entries.map {
-                    [DiscoveryCommand.time($0.at), $0.actor, $0.action, $0.appID ?? "", $0.subject ?? "", $0.outcome]
-                })
+                DiscoveryCommand.printTable(
+                    ["TIME", "ACTOR", "ACTION", "APPLICATION", "SUBJECT", "OUTCOME"],
+                    answer.entries.map {
+                        [
+                            DiscoveryCommand.time($0.at), $0.actor, $0.action, $0.appID ?? "", $0.subject ?? "",
+                            $0.outcome,
+                        ]
+                    })
             }
         }
     }
 
     struct Documents: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "documents", abstract: "Upload and list configuration documents.",
-                                                        subcommands: [Put.self, List.self])
+        static let configuration = CommandConfiguration(
+            commandName: "documents", abstract: "Upload and list configuration documents.",
+            subcommands: [Put.self, List.self])
 
         struct Put: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "put", abstract: "Create or replace a document (checked by the service as `activate inspect` checks it).")
+                commandName: "put",
+                abstract: "Create or replace a document (checked by the service as `activate inspect` checks it).")
             @OptionGroup var connection: Connection
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
-            @Option(help: ArgumentHelp("The document's name on the service (default: the file's name).", valueName: "name")) var name: String?
-            @Argument(help: ArgumentHelp("The configuration document (JSON).", valueName: "file"), completion: .file()) var file: String
+            @Option(
+                help: ArgumentHelp("The document's name on the service (default: the file's name).", valueName: "name"))
+            var name: String?
+            @Argument(help: ArgumentHelp("The configuration document (JSON).", valueName: "file"), completion: .file())
+            var file: String
 
             func run() async throws {
                 try await DiscoveryCommand.run {
                     let bytes = try FileIO.read(file, limit: ConfigurationLimits.default.maxDocumentBytes)
                     let name = self.name ?? URL(fileURLWithPath: file).lastPathComponent
-                    let answer = try await connection.client().putDocument(appID: application.appID, name: name, json: bytes)
+                    let answer = try await connection.client().putDocument(
+                        appID: application.appID, name: name, json: bytes)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     Console.print("stored \(name) for \(application.appID): connects to \(answer.summary.host ?? "?")")
                     for warning in answer.summary.warnings { Console.note("warning: \(warning)") }
@@ -158,7 +185,8 @@ extension DiscoveryCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "list", abstract: "List an application's documents: host, sign-in, warnings.")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List an application's documents: host, sign-in, warnings.")
             @OptionGroup var connection: Connection
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
@@ -166,29 +194,38 @@ extension DiscoveryCommand {
                 try await DiscoveryCommand.run {
                     let answer = try await connection.client().documents(appID: application.appID)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    DiscoveryCommand.printTable(["NAME", "HOST", "AUTH", "UPDATED", "WARNINGS"], answer.documents.map { document in
-                        [document.name, document.summary.host ?? "", document.summary.auth.joined(separator: ","),
-                         DiscoveryCommand.time(document.updatedAt), String(document.summary.warnings.count)]
-                    })
+                    DiscoveryCommand.printTable(
+                        ["NAME", "HOST", "AUTH", "UPDATED", "WARNINGS"],
+                        answer.documents.map { document in
+                            [
+                                document.name, document.summary.host ?? "",
+                                document.summary.auth.joined(separator: ","),
+                                DiscoveryCommand.time(document.updatedAt), String(document.summary.warnings.count),
+                            ]
+                        })
                 }
             }
         }
     }
 
     struct Domains: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "domains", abstract: "Map e-mail domains to documents.",
-                                                        subcommands: [Put.self, Delete.self, List.self])
+        static let configuration = CommandConfiguration(
+            commandName: "domains", abstract: "Map e-mail domains to documents.",
+            subcommands: [Put.self, Delete.self, List.self])
 
         struct Put: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "put", abstract: "Serve a document to the addresses of a domain (and its subdomains).")
+            static let configuration = CommandConfiguration(
+                commandName: "put", abstract: "Serve a document to the addresses of a domain (and its subdomains).")
             @OptionGroup var connection: Connection
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
             @Option(help: ArgumentHelp("The document to serve.", valueName: "name")) var document: String
-            @Argument(help: ArgumentHelp("The e-mail domain, e.g. example.com.", valueName: "domain")) var domain: String
+            @Argument(help: ArgumentHelp("The e-mail domain, e.g. example.com.", valueName: "domain")) var domain:
+                String
 
             func run() async throws {
                 try await DiscoveryCommand.run {
-                    let answer = try await connection.client().putDomain(appID: application.appID, domain: domain, document: document)
+                    let answer = try await connection.client().putDomain(
+                        appID: application.appID, domain: domain, document: document)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
                     Console.print("\(domain.lowercased()) → \(document)")
                 }
@@ -211,7 +248,8 @@ extension DiscoveryCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "list", abstract: "List an application's domains.")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List an application's domains.")
             @OptionGroup var connection: Connection
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
@@ -219,7 +257,8 @@ extension DiscoveryCommand {
                 try await DiscoveryCommand.run {
                     let answer = try await connection.client().domains(appID: application.appID)
                     if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    DiscoveryCommand.printTable(["DOMAIN", "DOCUMENT"], answer.domains.map { [$0.domain, $0.document] })
+                    DiscoveryCommand.printTable(
+                        ["DOMAIN", "DOCUMENT"], answer.domains.map { [$0.domain, $0.document] })
                 }
             }
         }
@@ -229,7 +268,8 @@ extension DiscoveryCommand {
 extension DiscoveryCommand {
     struct Settings: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "settings", abstract: "Set, show and remove an application's client policies (SAP's settingsExchange JSON).",
+            commandName: "settings",
+            abstract: "Set, show and remove an application's client policies (SAP's settingsExchange JSON).",
             discussion: """
                 The service serves them at SAP's path, /mobileservices/application/ID/storage/v1/runtime/application/ID/global/mobileservices/settingsExchange, where `activate onboard --discovery URL` and SAP's clients read them.
                 """,
@@ -237,11 +277,14 @@ extension DiscoveryCommand {
 
         struct Put: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "put", abstract: "Create or replace the client policies (checked here, then by the service).")
+                commandName: "put",
+                abstract: "Create or replace the client policies (checked here, then by the service).")
             @OptionGroup var connection: Connection
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
-            @Argument(help: ArgumentHelp("The settingsExchange document (JSON), as SAP's mobile services send it.", valueName: "file"),
-                      completion: .file())
+            @Argument(
+                help: ArgumentHelp(
+                    "The settingsExchange document (JSON), as SAP's mobile services send it.", valueName: "file"),
+                completion: .file())
             var file: String
 
             func run() async throws {
@@ -259,7 +302,10 @@ extension DiscoveryCommand {
 
         struct Get: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "get", abstract: "Print the client policies as settingsExchange JSON (the input of `settings put` and `onboard --policy`).")
+                commandName: "get",
+                abstract:
+                    "Print the client policies as settingsExchange JSON (the input of `settings put` and `onboard --policy`)."
+            )
             @OptionGroup var connection: Connection
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
@@ -274,7 +320,8 @@ extension DiscoveryCommand {
 
         struct Delete: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                commandName: "delete", abstract: "Remove the client policies: onboarding then applies the server's or SAP's defaults.")
+                commandName: "delete",
+                abstract: "Remove the client policies: onboarding then applies the server's or SAP's defaults.")
             @OptionGroup var connection: Connection
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
@@ -296,13 +343,16 @@ extension DiscoveryCommand {
 
         /// The policies, for people: the passcode rules, then blocking and wiping.
         static func describe(_ policies: ClientPolicies) -> [String] {
-            var lines = policies.passcode.isEnabled
+            var lines =
+                policies.passcode.isEnabled
                 ? NewPasscode.describe(policies.passcode)
                 : ["No passcode is required: a device secret protects the store."]
             let blocking = policies.blockWiping
             if blocking.isEnabled && (blocking.blockAfterDays > 0 || blocking.wipeAfterDays > 0) {
                 var parts: [String] = []
-                if blocking.blockAfterDays > 0 { parts.append("blocked after \(blocking.blockAfterDays) days without server contact") }
+                if blocking.blockAfterDays > 0 {
+                    parts.append("blocked after \(blocking.blockAfterDays) days without server contact")
+                }
                 if blocking.wipeAfterDays > 0 { parts.append("wiped after \(blocking.wipeAfterDays) days") }
                 lines.append("Block and wipe: " + parts.joined(separator: ", ") + ".")
             } else {

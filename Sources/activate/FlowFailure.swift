@@ -31,7 +31,8 @@ extension StepFailure {
             }
         case let error as ConfigurationError:
             Console.report(error)
-            return ExitCode(rejectingConfiguration && step == ConfigurationStep.stepName ? ExitStatus.rejected : error.exitStatus)
+            return ExitCode(
+                rejectingConfiguration && step == ConfigurationStep.stepName ? ExitStatus.rejected : error.exitStatus)
         default:
             Console.report("\(step): \(error)")
             return ExitCode(ExitStatus.failure)

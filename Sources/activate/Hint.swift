@@ -35,7 +35,8 @@ enum Hint {
         switch error.code {
         case .notOnboarded: "run `activate onboard`"
         case .alreadyOnboarded: "pass --force to replace it, or run `activate reset` first"
-        case .signInRequired, .signInFailed: "sign in with `activate login` (--device signs in with a code on another device)"
+        case .signInRequired, .signInFailed:
+            "sign in with `activate login` (--device signs in with a code on another device)"
         case .credentialsRefused: "check them, or sign in again with `activate login`"
         default: nil
         }
@@ -43,18 +44,19 @@ enum Hint {
 
     /// A note from an onboarding step with the command line's advice after it, matched by topic.
     static func text(for note: OnboardingNote) -> String {
-        let advice: String? = switch note.topic {
-        case .defaultClientPolicies?: "--policy FILE gives others"
-        case .noApplicationID?: "give --app-id"
-        case .noCredentials?: "give them with --credentials-file FILE to keep them in the store"
-        case .passcodeRequired?: "set one with `activate passcode change`"
-        case .passcodeExpiring?: "change it with `activate passcode change`"
-        case .serverContactNeeded?: "run `activate restore --refresh` where the server can be reached"
-        case .plaintextBesideStore?: "`activate reset` removes both"
-        case .credentialsUnchecked?: "`activate login` checks them once the server can be reached"
-        case .noBrowser?: "--no-browser asks for the address the browser ends on instead"
-        default: nil
-        }
+        let advice: String? =
+            switch note.topic {
+            case .defaultClientPolicies?: "--policy FILE gives others"
+            case .noApplicationID?: "give --app-id"
+            case .noCredentials?: "give them with --credentials-file FILE to keep them in the store"
+            case .passcodeRequired?: "set one with `activate passcode change`"
+            case .passcodeExpiring?: "change it with `activate passcode change`"
+            case .serverContactNeeded?: "run `activate restore --refresh` where the server can be reached"
+            case .plaintextBesideStore?: "`activate reset` removes both"
+            case .credentialsUnchecked?: "`activate login` checks them once the server can be reached"
+            case .noBrowser?: "--no-browser asks for the address the browser ends on instead"
+            default: nil
+            }
         guard let advice else { return note.text }
         return note.text.hasSuffix(".") ? "\(note.text.dropLast()) (\(advice))." : "\(note.text); \(advice)"
     }

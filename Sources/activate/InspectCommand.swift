@@ -20,13 +20,16 @@ struct InspectCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The file to inspect; `-` reads standard input.", valueName: "file"), completion: .file())
+    @Argument(
+        help: ArgumentHelp("The file to inspect; `-` reads standard input.", valueName: "file"), completion: .file())
     var file: String
 
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    @Option(name: .customLong("app-id"), help: ArgumentHelp("The application id to use when the document names none.", valueName: "id"))
+    @Option(
+        name: .customLong("app-id"),
+        help: ArgumentHelp("The application id to use when the document names none.", valueName: "id"))
     var appID: String?
 
     @OptionGroup(title: "Security policy")
@@ -38,8 +41,9 @@ struct InspectCommand: AsyncParsableCommand {
         do {
             recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
             let bytes = try FileIO.read(file, limit: recognizer.policy.limits.maxDocumentBytes)
-            report = try ActivationReport(payload: try recognizer.recognize(bytes: bytes, source: file),
-                                          transformer: DiscoveryServiceTransformer(applicationID: appID), source: file)
+            report = try ActivationReport(
+                payload: try recognizer.recognize(bytes: bytes, source: file),
+                transformer: DiscoveryServiceTransformer(applicationID: appID), source: file)
         } catch let error as ConfigurationError {
             if json { Console.raw(JSONOutput.encode(InspectReport(rejecting: error)) + "\n") }
             Console.report(error)

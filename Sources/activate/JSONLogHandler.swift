@@ -24,7 +24,9 @@ struct JSONLogHandler: LogHandler {
             "level": .string(event.level.rawValue),
             "message": .string(event.message.description),
         ]
-        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }).sorted(by: { $0.key < $1.key }) where object[key] == nil {
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }).sorted(by: {
+            $0.key < $1.key
+        }) where object[key] == nil {
             object[key] = .string(value.description)
         }
         FileHandle.standardError.write(Data((JSONWriter.compact(.object(object)) + "\n").utf8))

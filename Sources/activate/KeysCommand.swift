@@ -57,7 +57,9 @@ extension KeysCommand {
         var force = false
 
         func validate() throws {
-            if out == FileIO.standardStreamPath { throw ValidationError("A private key is written to a file, never to standard output.") }
+            if out == FileIO.standardStreamPath {
+                throw ValidationError("A private key is written to a file, never to standard output.")
+            }
         }
 
         func run() async throws {
@@ -65,7 +67,9 @@ extension KeysCommand {
                 let key = SigningKey(generating: algorithm)
                 try FileIO.write(Array(key.pemRepresentation.utf8), to: out, replace: force, mode: 0o600)
                 Console.print(lines: [key.keyID])
-                Console.note("wrote \(out): \(key.verificationKey.kind) private key \(key.keyID) (keep it secret); its public key: activate keys public \(out)")
+                Console.note(
+                    "wrote \(out): \(key.verificationKey.kind) private key \(key.keyID) (keep it secret); its public key: activate keys public \(out)"
+                )
             }
         }
     }
@@ -74,13 +78,16 @@ extension KeysCommand {
         static let configuration = CommandConfiguration(
             commandName: "public",
             abstract: "Print or write the public key of a private key (SubjectPublicKeyInfo PEM).",
-            discussion: "Exit codes: 0 done; 1 a file cannot be read or written; 2 the file is no usable private key; 64 usage error."
+            discussion:
+                "Exit codes: 0 done; 1 a file cannot be read or written; 2 the file is no usable private key; 64 usage error."
         )
 
         @Argument(help: ArgumentHelp("The private key.", valueName: "key.pem"), completion: .file())
         var key: String
 
-        @Option(help: ArgumentHelp("Write the public key here instead of standard output.", valueName: "pub.pem"), completion: .file())
+        @Option(
+            help: ArgumentHelp("Write the public key here instead of standard output.", valueName: "pub.pem"),
+            completion: .file())
         var out: String?
 
         @OptionGroup var quietOption: QuietOption

@@ -35,11 +35,14 @@ struct LoginCommand: AsyncParsableCommand {
             Console.report(error)
             throw ExitCode(error.exitStatus)
         }
-        let presenter = TerminalPresenter(currentPasscode: passcode.source, credentials: credentials.source, noBrowser: signIn.noBrowser,
-                                          signInTimeoutSeconds: signIn.timeout)
+        let presenter = TerminalPresenter(
+            currentPasscode: passcode.source, credentials: credentials.source, noBrowser: signIn.noBrowser,
+            signInTimeoutSeconds: signIn.timeout)
         // The store opens, and the stored configuration is checked again, as restore does.
-        let opened = await OnboardingFlow(steps: [ConfigurationStep(providers: [], policy: securityPolicy), StoreManagerStep()])
-            .restore(OnboardingContext(location: storeOptions.location, presenter: presenter))
+        let opened = await OnboardingFlow(steps: [
+            ConfigurationStep(providers: [], policy: securityPolicy), StoreManagerStep(),
+        ])
+        .restore(OnboardingContext(location: storeOptions.location, presenter: presenter))
         if let failure = opened.failure { throw failure.exit() }
         var context = opened.context
         guard let document = context.contents.configuration?.document else { throw ExitCode(ExitStatus.failure) }
@@ -51,15 +54,20 @@ struct LoginCommand: AsyncParsableCommand {
                 Console.note("signed in\(session.subject.map { " as \($0)" } ?? ""); \(SignInLines.expiry(session))")
             case .basic?, .apiKey?:
                 let kind: StoredCredentials.Kind = document.primaryAuth?.method == .apiKey ? .apiKey : .userAndPassword
-                let kept = try await CredentialsStep(checker: ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP))
-                    .signIn(kind: kind, document: document, &context)
+                let kept = try await CredentialsStep(
+                    checker: ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)
+                )
+                .signIn(kind: kind, document: document, &context)
                 // No credentials given is no sign-in: a script must not take it for one.
                 guard kept else {
-                    Console.report("not signed in: no credentials were given (--credentials-file FILE, --credentials-fd N, or a terminal)")
+                    Console.report(
+                        "not signed in: no credentials were given (--credentials-file FILE, --credentials-fd N, or a terminal)"
+                    )
                     throw ExitCode(ExitStatus.notSignedIn)
                 }
             case let method?:
-                Console.report("the configuration signs in with \(method.typeName), which activate does not sign in with")
+                Console.report(
+                    "the configuration signs in with \(method.typeName), which activate does not sign in with")
                 throw ExitCode(ExitStatus.rejected)
             case nil:
                 Console.report("the configuration names no sign-in method activate knows")
@@ -76,23 +84,29 @@ struct LoginCommand: AsyncParsableCommand {
 /// How a kept sign-in is described to people, never with a token.
 enum SignInLines {
     static func expiry(_ session: StoredSignIn) -> String {
-        let until = session.expiresAt.map { "access token valid until \($0.formatted(.iso8601))" } ?? "access token without an expiry"
+        let until =
+            session.expiresAt.map { "access token valid until \($0.formatted(.iso8601))" }
+            ?? "access token without an expiry"
         return until + (session.refreshToken == nil ? ", no refresh token" : ", refresh token kept")
     }
 
     /// restore's line: `Sign-in:    OAuth 2.0 as alice; access token valid until …`.
     static func line(_ state: SignInState) -> String {
-        let method = switch state.method {
-        case "oauth2": "OAuth 2.0"
-        case "basic.default": "basic"
-        default: "API key"
-        }
+        let method =
+            switch state.method {
+            case "oauth2": "OAuth 2.0"
+            case "basic.default": "basic"
+            default: "API key"
+            }
         guard state.signedIn else { return "Sign-in:    \(method), not signed in (`activate login` signs in)" }
         let who = state.user.map { " as \($0)" } ?? ""
         if state.method == "oauth2" {
-            let until = state.accessTokenExpiresAt.map { "access token valid until \($0)" } ?? "access token without an expiry"
-            return "Sign-in:    \(method)\(who); \(until), \(state.refreshTokenKept == true ? "refresh token kept" : "no refresh token")"
+            let until =
+                state.accessTokenExpiresAt.map { "access token valid until \($0)" } ?? "access token without an expiry"
+            return
+                "Sign-in:    \(method)\(who); \(until), \(state.refreshTokenKept == true ? "refresh token kept" : "no refresh token")"
         }
-        return "Sign-in:    \(method)\(who); " + (state.checkedAt.map { "accepted by the server at \($0)" } ?? "stored unchecked (offline)")
+        return "Sign-in:    \(method)\(who); "
+            + (state.checkedAt.map { "accepted by the server at \($0)" } ?? "stored unchecked (offline)")
     }
 }

@@ -33,7 +33,8 @@ struct LogoutCommand: AsyncParsableCommand {
             }
             if result.wasSignedIn {
                 if let problem = result.revocationProblem {
-                    Console.report("the sign-in was not revoked at the server: \(problem); its tokens were deleted all the same")
+                    Console.report(
+                        "the sign-in was not revoked at the server: \(problem); its tokens were deleted all the same")
                 } else {
                     Console.note("signed out: the server revoked the sign-in, and its tokens were deleted")
                 }

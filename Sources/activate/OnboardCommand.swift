@@ -40,28 +40,53 @@ struct OnboardCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("from"), help: ArgumentHelp("A source of the queue, in order: file:F, json:S, managed, email:E, code:C or scan:IMAGE (repeatable).",
-                                                          valueName: "kind:value"),
-            completion: .list(OnboardingSource.kinds.map { $0 == "managed" ? $0 : "\($0):" }), transform: OnboardingSource.init(parsing:))
+    @Option(
+        name: .customLong("from"),
+        help: ArgumentHelp(
+            "A source of the queue, in order: file:F, json:S, managed, email:E, code:C or scan:IMAGE (repeatable).",
+            valueName: "kind:value"),
+        completion: .list(OnboardingSource.kinds.map { $0 == "managed" ? $0 : "\($0):" }),
+        transform: OnboardingSource.init(parsing:))
     var from: [OnboardingSource] = []
-    @Option(help: ArgumentHelp("A configuration file (JSON or property list).", valueName: "file"), completion: .file()) var file: [String] = []
-    @Option(name: .customLong("json-string"), help: ArgumentHelp("Configuration text.", valueName: "text")) var jsonString: [String] = []
+    @Option(help: ArgumentHelp("A configuration file (JSON or property list).", valueName: "file"), completion: .file())
+    var file: [String] = []
+    @Option(name: .customLong("json-string"), help: ArgumentHelp("Configuration text.", valueName: "text"))
+    var jsonString: [String] = []
     @Flag(help: "Read managed configuration ($ACTIVATE_MANAGED_CONFIG).") var managed = false
-    @Option(help: ArgumentHelp("Look up this e-mail address's domain in the discovery service.", valueName: "address")) var email: String?
-    @Option(help: ArgumentHelp("Look up this onboarding code in the discovery service.", valueName: "code")) var code: String?
-    @Option(help: ArgumentHelp("Scan this image for an activation code.", valueName: "image"), completion: .file()) var scan: [String] = []
+    @Option(help: ArgumentHelp("Look up this e-mail address's domain in the discovery service.", valueName: "address"))
+    var email: String?
+    @Option(help: ArgumentHelp("Look up this onboarding code in the discovery service.", valueName: "code")) var code:
+        String?
+    @Option(help: ArgumentHelp("Scan this image for an activation code.", valueName: "image"), completion: .file())
+    var scan: [String] = []
     @Option(help: ArgumentHelp("The discovery service's base URL.", valueName: "url")) var discovery: String?
-    @Option(name: .customLong("app-id"), help: ArgumentHelp("The application id (for the discovery service, and when a document names none).", valueName: "id")) var appID: String?
-    @Option(name: .customLong("app-version"), help: ArgumentHelp("The application version for the discovery service.", valueName: "version")) var appVersion = "1.0"
+    @Option(
+        name: .customLong("app-id"),
+        help: ArgumentHelp(
+            "The application id (for the discovery service, and when a document names none).", valueName: "id"))
+    var appID: String?
+    @Option(
+        name: .customLong("app-version"),
+        help: ArgumentHelp("The application version for the discovery service.", valueName: "version")) var appVersion =
+        "1.0"
     @OptionGroup(title: "The secure store") var storeOptions: StoreOptions
     @OptionGroup(title: "The secure store") var policyOptions: ClientPolicyOptions
     @OptionGroup(title: "The secure store") var passcode: PasscodeOptions
-    @Flag(name: .customLong("no-passcode"), help: "Protect the store with a device secret instead of a passcode (only where the policy allows it).")
+    @Flag(
+        name: .customLong("no-passcode"),
+        help: "Protect the store with a device secret instead of a passcode (only where the policy allows it).")
     var noPasscode = false
-    @Flag(help: "Ask no server: --policy FILE or SAP's defaults apply, credentials are stored unchecked, and OAuth 2.0 signs in later (`activate login`).")
+    @Flag(
+        help:
+            "Ask no server: --policy FILE or SAP's defaults apply, credentials are stored unchecked, and OAuth 2.0 signs in later (`activate login`)."
+    )
     var offline = false
     @OptionGroup(title: "The secure store") var credentials: CredentialOptions
-    @Flag(name: .customLong("no-sign-in"), help: "Store the configuration without signing in: no OAuth 2.0 sign-in, credentials stored unchecked (`activate login` signs in later).")
+    @Flag(
+        name: .customLong("no-sign-in"),
+        help:
+            "Store the configuration without signing in: no OAuth 2.0 sign-in, credentials stored unchecked (`activate login` signs in later)."
+    )
     var noSignIn = false
     @OptionGroup(title: "Signing in") var signIn: SignInOptions
     @Flag(help: "Do not ask for confirmation.") var yes = false
@@ -74,36 +99,51 @@ struct OnboardCommand: AsyncParsableCommand {
         if try sources().contains(where: \.usesDiscovery) && (discovery == nil || appID == nil) {
             throw ValidationError("--email and --code (and --from email:, code:) need --discovery URL and --app-id ID.")
         }
-        if noPasscode && passcode.isGiven { throw ValidationError("--no-passcode goes with neither --passcode-fd nor --passcode-file.") }
+        if noPasscode && passcode.isGiven {
+            throw ValidationError("--no-passcode goes with neither --passcode-fd nor --passcode-file.")
+        }
     }
 
     /// The queue as the options give it (see ``OnboardingSource``).
     func sources() throws -> [OnboardingSource] {
-        try OnboardingSource.queue(from: from, shorthand: [
-            ("--file", file.map(OnboardingSource.file)), ("--json-string", jsonString.map(OnboardingSource.json)),
-            ("--managed", managed ? [.managed] : []), ("--email", email.map { [.email($0)] } ?? []),
-            ("--code", code.map { [.code($0)] } ?? []), ("--scan", scan.map(OnboardingSource.scan)),
-        ])
+        try OnboardingSource.queue(
+            from: from,
+            shorthand: [
+                ("--file", file.map(OnboardingSource.file)), ("--json-string", jsonString.map(OnboardingSource.json)),
+                ("--managed", managed ? [.managed] : []), ("--email", email.map { [.email($0)] } ?? []),
+                ("--code", code.map { [.code($0)] } ?? []), ("--scan", scan.map(OnboardingSource.scan)),
+            ])
     }
 
     func run() async throws {
         let flow: OnboardingFlow
-        var context = OnboardingContext(location: storeOptions.location, presenter: TerminalPresenter(
-            currentPasscode: passcode.source, newPasscode: passcode.source, credentials: credentials.source, summaryOnStandardError: json,
-            noBrowser: signIn.noBrowser, signInTimeoutSeconds: signIn.timeout))
+        var context = OnboardingContext(
+            location: storeOptions.location,
+            presenter: TerminalPresenter(
+                currentPasscode: passcode.source, newPasscode: passcode.source, credentials: credentials.source,
+                summaryOnStandardError: json,
+                noBrowser: signIn.noBrowser, signInTimeoutSeconds: signIn.timeout))
         do {
             let securityPolicy = try policy.policy(applicationID: appID)
             let given = try policyOptions.policies()
             // What a plaintext store of an earlier version moves into before anything is asked.
             context.pendingContents.clientPolicies = given
-            let settings: SettingsDownloadStep.Source = policyOptions.isGiven ? .given(given) : offline ? .defaults : .servers(discovery: discovery)
+            let settings: SettingsDownloadStep.Source =
+                policyOptions.isGiven ? .given(given) : offline ? .defaults : .servers(discovery: discovery)
             flow = .standard(
-                configuration: ConfigurationStep(providers: try providers(recognizer: PayloadRecognizer(policy: securityPolicy)), policy: securityPolicy,
-                                                 applicationID: appID, confirms: Console.stdinIsTerminal && !yes),
-                credentials: CredentialsStep(checker: offline || noSignIn ? nil : ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)),
+                configuration: ConfigurationStep(
+                    providers: try providers(recognizer: PayloadRecognizer(policy: securityPolicy)),
+                    policy: securityPolicy,
+                    applicationID: appID, confirms: Console.stdinIsTerminal && !yes),
+                credentials: CredentialsStep(
+                    checker: offline || noSignIn
+                        ? nil : ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)),
                 signIn: offline || noSignIn ? nil : signIn.step(policy: securityPolicy),
-                settings: SettingsDownloadStep(source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
-                store: StoreManagerStep(protection: noPasscode ? .deviceSecret : .passcode, workFactor: policyOptions.workFactor, replacing: force))
+                settings: SettingsDownloadStep(
+                    source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
+                store: StoreManagerStep(
+                    protection: noPasscode ? .deviceSecret : .passcode, workFactor: policyOptions.workFactor,
+                    replacing: force))
         } catch let error as ConfigurationError {
             Console.report(error)
             throw ExitCode(error.exitStatus)
@@ -119,15 +159,18 @@ struct OnboardCommand: AsyncParsableCommand {
         } else if case .oauth2? = store.contents.configuration?.document.primaryAuth?.method {
             Console.note("not signed in: `activate login` signs in")
         }
-        Console.note("stored in \(store.location.path), encrypted under \(store.contents.protection == .passcode ? "your passcode" : "a device secret only (the policy allows no passcode)")")
+        Console.note(
+            "stored in \(store.location.path), encrypted under \(store.contents.protection == .passcode ? "your passcode" : "a device secret only (the policy allows no passcode)")"
+        )
     }
 
     /// The provider queue, in the order of ``sources()``.
     func providers(recognizer: PayloadRecognizer) throws -> [any ConfigurationProvider] {
         func discoveryProvider(_ input: ProviderInput?) -> DiscoveryServiceProvider? {
             guard let discovery, let appID else { return nil }
-            return DiscoveryServiceProvider(serviceURL: discovery, applicationID: appID, applicationVersion: appVersion,
-                                            allowInsecureLoopback: true, recognizer: recognizer, presetInput: input)
+            return DiscoveryServiceProvider(
+                serviceURL: discovery, applicationID: appID, applicationVersion: appVersion,
+                allowInsecureLoopback: true, recognizer: recognizer, presetInput: input)
         }
         var queue: [any ConfigurationProvider] = []
         for source in try sources() {

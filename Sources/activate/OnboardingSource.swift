@@ -24,7 +24,8 @@ enum OnboardingSource: Equatable {
         let value = argument.count > kind.count ? String(argument.dropFirst(kind.count + 1)) : nil
         switch (kind.lowercased(), value) {
         case ("managed", nil): self = .managed
-        case ("managed", _?): throw ValidationError("--from managed takes no value (it reads $ACTIVATE_MANAGED_CONFIG).")
+        case ("managed", _?):
+            throw ValidationError("--from managed takes no value (it reads $ACTIVATE_MANAGED_CONFIG).")
         case (let known, nil) where Self.kinds.contains(known):
             throw ValidationError("--from \(known) needs a value: --from \(known):VALUE.")
         case (_, let value?) where value.isEmpty:
@@ -35,7 +36,9 @@ enum OnboardingSource: Equatable {
         case ("code", let value?): self = .code(value)
         case ("scan", let value?): self = .scan(value)
         default:
-            throw ValidationError("--from takes KIND:VALUE with KIND one of \(Self.kinds.joined(separator: ", ")) (managed has no value).")
+            throw ValidationError(
+                "--from takes KIND:VALUE with KIND one of \(Self.kinds.joined(separator: ", ")) (managed has no value)."
+            )
         }
     }
 
@@ -49,15 +52,20 @@ enum OnboardingSource: Equatable {
 
     /// The queue: `--from` as given, or the shorthand options when they are all of one kind (in
     /// the order given). `shorthand` pairs each shorthand option's name with its sources.
-    static func queue(from: [OnboardingSource], shorthand: [(option: String, sources: [OnboardingSource])]) throws -> [OnboardingSource] {
+    static func queue(from: [OnboardingSource], shorthand: [(option: String, sources: [OnboardingSource])]) throws
+        -> [OnboardingSource]
+    {
         let given = shorthand.filter { !$0.sources.isEmpty }
         if !from.isEmpty {
             guard let mixed = given.first else { return from }
-            throw ValidationError("\(mixed.option) cannot be combined with --from: give every source with --from, in the order to try them.")
+            throw ValidationError(
+                "\(mixed.option) cannot be combined with --from: give every source with --from, in the order to try them."
+            )
         }
         guard given.count <= 1 else {
             let names = given.map(\.option).joined(separator: " and ")
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 \(names) were both given, and the order of different options is not kept: give the queue with --from \
                 in the order to try it, e.g. --from file:config.json --from scan:code.png.
                 """)

@@ -29,22 +29,31 @@ struct PasscodeCommand: AsyncParsableCommand {
 
         @OptionGroup(title: "The secure store") var storeOptions: StoreOptions
         @OptionGroup(title: "The secure store") var passcode: PasscodeOptions
-        @Option(name: .customLong("new-passcode-fd"), help: ArgumentHelp("Read the new passcode from this open file descriptor (one line).", valueName: "n"))
+        @Option(
+            name: .customLong("new-passcode-fd"),
+            help: ArgumentHelp("Read the new passcode from this open file descriptor (one line).", valueName: "n"))
         var newPasscodeFD: Int32?
-        @Option(name: .customLong("new-passcode-file"), help: ArgumentHelp("Read the new passcode from the first line of this file (only you may read it).", valueName: "file"),
-                completion: .file())
+        @Option(
+            name: .customLong("new-passcode-file"),
+            help: ArgumentHelp(
+                "Read the new passcode from the first line of this file (only you may read it).", valueName: "file"),
+            completion: .file())
         var newPasscodeFile: String?
         @OptionGroup(title: "The secure store") var workFactor: WorkFactorOption
         @OptionGroup var quietOption: QuietOption
 
         func validate() throws {
-            if newPasscodeFD != nil && newPasscodeFile != nil { throw ValidationError("give --new-passcode-fd or --new-passcode-file, not both") }
+            if newPasscodeFD != nil && newPasscodeFile != nil {
+                throw ValidationError("give --new-passcode-fd or --new-passcode-file, not both")
+            }
         }
 
         func run() async throws {
-            let newPasscode: SecretSource? = newPasscodeFD.map(SecretSource.descriptor) ?? newPasscodeFile.map(SecretSource.file)
-            var context = OnboardingContext(location: storeOptions.location,
-                                            presenter: TerminalPresenter(currentPasscode: passcode.source, newPasscode: newPasscode))
+            let newPasscode: SecretSource? =
+                newPasscodeFD.map(SecretSource.descriptor) ?? newPasscodeFile.map(SecretSource.file)
+            var context = OnboardingContext(
+                location: storeOptions.location,
+                presenter: TerminalPresenter(currentPasscode: passcode.source, newPasscode: newPasscode))
             do {
                 try await StoreManagerStep(workFactor: workFactor.workFactor).changePasscode(&context)
             } catch {

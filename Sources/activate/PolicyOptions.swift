@@ -4,17 +4,28 @@ import Foundation
 
 /// The security-policy options shared by `inspect`, `scan` and `generate --config`.
 struct PolicyOptions: ParsableArguments {
-    @Option(name: .customLong("public-key"), help: ArgumentHelp("A PEM public key that verifies signed codes (repeatable).", valueName: "pem"), completion: .file())
+    @Option(
+        name: .customLong("public-key"),
+        help: ArgumentHelp("A PEM public key that verifies signed codes (repeatable).", valueName: "pem"),
+        completion: .file())
     var publicKeys: [String] = []
 
-    @Option(name: .customLong("trust-list"),
-            help: ArgumentHelp("A trust list (JSON, `activate keys trust`) of the keys whose AC1 codes are accepted (default: $ACTIVATE_TRUST_LIST).", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("trust-list"),
+        help: ArgumentHelp(
+            "A trust list (JSON, `activate keys trust`) of the keys whose AC1 codes are accepted (default: $ACTIVATE_TRUST_LIST).",
+            valueName: "file"), completion: .file())
     var trustList: String?
 
-    @Option(help: "Whether codes must be signed: required, optional (signed codes must verify) or forbidden (default: required with a trust list, else optional).")
+    @Option(
+        help:
+            "Whether codes must be signed: required, optional (signed codes must verify) or forbidden (default: required with a trust list, else optional)."
+    )
     var signature: SignatureRequirement?
 
-    @Option(name: .customLong("allow-host"), help: ArgumentHelp("Accept only hosts equal to or under this domain (repeatable).", valueName: "suffix"))
+    @Option(
+        name: .customLong("allow-host"),
+        help: ArgumentHelp("Accept only hosts equal to or under this domain (repeatable).", valueName: "suffix"))
     var allowedHosts: [String] = []
 
     @Flag(name: .customLong("allow-http"), help: "Accept http URLs (test servers only).")
@@ -47,8 +58,10 @@ struct PolicyOptions: ParsableArguments {
             try VerificationKey(pem: try Self.readKey(path), source: path)
         }
         let trust = try trustListPath.map { try TrustList(contentsOf: $0) } ?? TrustList()
-        return SecurityPolicy(allowHTTP: allowHTTP, allowedHosts: allowedHosts, signature: signature ?? (trustListPath == nil ? .optional : .required),
-                              verificationKeys: keys, trustList: trust, applicationID: applicationID)
+        return SecurityPolicy(
+            allowHTTP: allowHTTP, allowedHosts: allowedHosts,
+            signature: signature ?? (trustListPath == nil ? .optional : .required),
+            verificationKeys: keys, trustList: trust, applicationID: applicationID)
     }
 
     /// Reads a PEM key file (private or public) as text.
@@ -65,7 +78,8 @@ extension ConfigurationError {
     var exitStatus: Int32 {
         if [.storeWiped, .storeBlocked].contains(code) { return ExitStatus.lockedOut }
         if code == .passcodeRequired { return ExitStatus.passcodeNeeded }
-        return [.fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists, .storeDamaged, .storeChanged].contains(code) ? ExitStatus.failure : ExitStatus.rejected
+        return [.fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists, .storeDamaged, .storeChanged].contains(
+            code) ? ExitStatus.failure : ExitStatus.rejected
     }
 
     /// For commands that depend on a service (`serve` on its database, `discovery` on the

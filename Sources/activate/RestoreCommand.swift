@@ -35,15 +35,17 @@ struct RestoreCommand: AsyncParsableCommand {
 
     func run() async throws {
         let flow: OnboardingFlow
-        var context = OnboardingContext(location: storeOptions.location,
-                                        presenter: TerminalPresenter(currentPasscode: passcode.source, newPasscode: passcode.source))
+        var context = OnboardingContext(
+            location: storeOptions.location,
+            presenter: TerminalPresenter(currentPasscode: passcode.source, newPasscode: passcode.source))
         do {
             // What a plaintext store of an earlier version moves into.
             context.pendingContents.clientPolicies = try policyOptions.policies()
             let securityPolicy = try policy.policy()
             flow = .standard(
                 configuration: ConfigurationStep(providers: [], policy: securityPolicy),
-                settings: SettingsDownloadStep(source: .servers(discovery: nil), fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
+                settings: SettingsDownloadStep(
+                    source: .servers(discovery: nil), fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
                 store: StoreManagerStep(workFactor: policyOptions.workFactor, allowsBlocked: refresh))
         } catch let error as ConfigurationError {
             Console.report(error)
@@ -52,11 +54,14 @@ struct RestoreCommand: AsyncParsableCommand {
         var result = await flow.restore(context)
         if refresh, result.succeeded { result = await flow.sync(result.context) }
         if let failure = result.failure { throw failure.exit() }
-        guard let store = result.context.store, let record = store.contents.configuration, let report = result.context[.activationReport] else {
+        guard let store = result.context.store, let record = store.contents.configuration,
+            let report = result.context[.activationReport]
+        else {
             throw ExitCode(ExitStatus.failure)
         }
         if store.unlockedWith == .deviceSecret {
-            Console.note("this store is protected by a device secret only, not a passcode: the passcode policy allows that")
+            Console.note(
+                "this store is protected by a device secret only, not a passcode: the passcode policy allows that")
         }
         let contents = store.contents
         let consent = UsagePolicyApplyStep.consent(in: contents)
@@ -79,12 +84,19 @@ struct RestoreCommand: AsyncParsableCommand {
         }
         if let state = contents.signInState(showingSecrets: false) { lines.append(SignInLines.line(state)) }
         let contact = contents.lastServerContact.map { "; last server contact \($0.formatted(.iso8601))" } ?? ""
-        lines.append("Policies:   " + (contents.clientPoliciesSource.map { "from \($0)" } ?? "from a file or SAP's defaults") + contact)
+        lines.append(
+            "Policies:   " + (contents.clientPoliciesSource.map { "from \($0)" } ?? "from a file or SAP's defaults")
+                + contact)
         if contents.clientPolicies.usage.dataCollectionEnabled {
             let answered = consent.answer.map { " on \($0.answeredAt.formatted(.iso8601))" } ?? ""
-            lines.append("Usage data: " + (consent.allowed ? "collected (you consented\(answered))" : "not collected (you declined\(answered))"))
+            lines.append(
+                "Usage data: "
+                    + (consent.allowed
+                        ? "collected (you consented\(answered))" : "not collected (you declined\(answered))"))
         }
-        if !restricted.isEmpty { lines.append("Restricted: \(restricted.joined(separator: ", ")) (turned off by your administrator)") }
+        if !restricted.isEmpty {
+            lines.append("Restricted: \(restricted.joined(separator: ", ")) (turned off by your administrator)")
+        }
         Console.print(lines: lines)
     }
 }

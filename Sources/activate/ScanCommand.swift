@@ -35,7 +35,9 @@ struct ScanCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Image files or folders to scan; `-` reads standard input.", valueName: "file"), completion: .file())
+    @Argument(
+        help: ArgumentHelp("Image files or folders to scan; `-` reads standard input.", valueName: "file"),
+        completion: .file())
     var files: [String]
 
     @Flag(help: "Print only the payloads, each followed by a newline.")
@@ -68,7 +70,10 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Refuse images with more pixels than this.", valueName: "pixels"))
     var maxPixels: Int = ImageDecoder.defaultMaxPixels
 
-    @Option(name: .customLong("app-id"), help: ArgumentHelp("This app's id: an AC1 code that names the apps it is for must name this one.", valueName: "id"))
+    @Option(
+        name: .customLong("app-id"),
+        help: ArgumentHelp(
+            "This app's id: an AC1 code that names the apps it is for must name this one.", valueName: "id"))
     var appID: String?
 
     @OptionGroup var quietOption: QuietOption
@@ -78,17 +83,23 @@ struct ScanCommand: AsyncParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one image file, or `-` for standard input.") }
-        if [raw, json, jsonLines].filter({ $0 }).count > 1 { throw ValidationError("--raw, --json and --json-lines cannot be combined; choose one output format.") }
+        if [raw, json, jsonLines].filter({ $0 }).count > 1 {
+            throw ValidationError("--raw, --json and --json-lines cannot be combined; choose one output format.")
+        }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
         if binary && !raw { throw ValidationError("--binary only applies to --raw output.") }
         if maxPixels < 1 { throw ValidationError("--max-pixels must be positive.") }
-        if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (`-`) can be read only once.") }
+        if files.filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("Standard input (`-`) can be read only once.")
+        }
     }
 
     func run() async throws {
         let symbologies = symbology.isEmpty ? Set(Symbology.allCases) : Set(symbology.flatMap(\.values))
-        let scanner = BarcodeScanner(symbologies: symbologies, decoder: ImageDecoder(maxPixels: maxPixels), effort: effort)
-        let format: ScanOutput.Format = raw ? (binary ? .binary : .raw) : json ? .json : jsonLines ? .jsonLines : .readable
+        let scanner = BarcodeScanner(
+            symbologies: symbologies, decoder: ImageDecoder(maxPixels: maxPixels), effort: effort)
+        let format: ScanOutput.Format =
+            raw ? (binary ? .binary : .raw) : json ? .json : jsonLines ? .jsonLines : .readable
         let recognizer: PayloadRecognizer
         do {
             recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
@@ -105,9 +116,12 @@ struct ScanCommand: AsyncParsableCommand {
             paths += expanded
         }
         for folder in emptyFolders { Console.report("\(folder): no image files in this folder") }
-        var output = ScanOutput(format: format, showFileNames: paths.count > 1 || paths.count < files.count, recognizer: recognizer)
+        var output = ScanOutput(
+            format: format, showFileNames: paths.count > 1 || paths.count < files.count, recognizer: recognizer)
         var progress = Progress(total: paths.count, enabled: paths.count > 1 && Console.stderrIsTerminal && !verbose)
-        for await result in scanner.results(for: paths, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount) {
+        for await result in scanner.results(
+            for: paths, concurrency: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        {
             progress.clear()
             if verbose { Console.note(Self.describe(result)) }
             output.emit(file: result.path, result.outcome.map(\.symbols))
@@ -124,8 +138,11 @@ struct ScanCommand: AsyncParsableCommand {
         let time = String(format: "%.1f ms", result.duration.inMilliseconds)
         switch result.outcome {
         case .success(let trace):
-            let passes = trace.timings.map { "\($0.pass) " + String(format: "%.1f", $0.duration.inMilliseconds) }.joined(separator: ", ")
-            let outcome = trace.pass.map { "\(trace.symbols.count) found by \($0) (pass \(trace.attempts))" } ?? "nothing after \(trace.attempts) passes"
+            let passes = trace.timings.map { "\($0.pass) " + String(format: "%.1f", $0.duration.inMilliseconds) }
+                .joined(separator: ", ")
+            let outcome =
+                trace.pass.map { "\(trace.symbols.count) found by \($0) (pass \(trace.attempts))" }
+                ?? "nothing after \(trace.attempts) passes"
             return "\(result.path): \(outcome), \(time) [\(passes) ms]"
         case .failure:
             return "\(result.path): not read, \(time)"
@@ -182,8 +199,9 @@ struct ScanOutput {
     /// configuration the policy rejected.
     func activation(_ symbol: ScannedSymbol, file: String) -> Result<ActivationReport, ConfigurationError> {
         Result {
-            try ActivationReport(payload: try recognizer.recognize(text: symbol.text, source: file),
-                                 transformer: DiscoveryServiceTransformer(applicationID: recognizer.policy.applicationID), source: file)
+            try ActivationReport(
+                payload: try recognizer.recognize(text: symbol.text, source: file),
+                transformer: DiscoveryServiceTransformer(applicationID: recognizer.policy.applicationID), source: file)
         }.mapError { $0 as? ConfigurationError ?? ConfigurationError(.invalidValue, source: file, "\($0)") }
     }
 

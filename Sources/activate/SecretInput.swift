@@ -27,7 +27,9 @@ enum SecretInput {
             let count = read(fd, &byte, 1)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw ConfigurationError(.fileUnreadable, source: source, "cannot read the \(what): \(FileFailure.describe(Errno(rawValue: errno)))")
+                throw ConfigurationError(
+                    .fileUnreadable, source: source,
+                    "cannot read the \(what): \(FileFailure.describe(Errno(rawValue: errno)))")
             }
             if count == 0 { break }
             if byte == 0x0A {
@@ -35,10 +37,15 @@ enum SecretInput {
                 break
             }
             line.append(byte)
-            guard line.count <= maxLineBytes else { throw ConfigurationError(.inputTooLarge, source: source, "the \(what) is longer than \(maxLineBytes) bytes") }
+            guard line.count <= maxLineBytes else {
+                throw ConfigurationError(
+                    .inputTooLarge, source: source, "the \(what) is longer than \(maxLineBytes) bytes")
+            }
         }
         if line.last == 0x0D { line.removeLast() }
-        guard ended || !line.isEmpty else { throw ConfigurationError(.passcodeRequired, source: source, "gave no \(what) (it was closed)") }
+        guard ended || !line.isEmpty else {
+            throw ConfigurationError(.passcodeRequired, source: source, "gave no \(what) (it was closed)")
+        }
         return try text(line, source: source, what: what)
     }
 
@@ -141,14 +148,22 @@ enum TerminalRestore {
 
 /// `--passcode-fd N` / `--passcode-file F`: the passcode of the store, for scripts and tests.
 struct PasscodeOptions: ParsableArguments {
-    @Option(name: .customLong("passcode-fd"), help: ArgumentHelp("Read the passcode from this open file descriptor (one line), not the terminal.", valueName: "n"))
+    @Option(
+        name: .customLong("passcode-fd"),
+        help: ArgumentHelp(
+            "Read the passcode from this open file descriptor (one line), not the terminal.", valueName: "n"))
     var passcodeFD: Int32?
-    @Option(name: .customLong("passcode-file"), help: ArgumentHelp("Read the passcode from the first line of this file (only you may read it).", valueName: "file"),
-            completion: .file())
+    @Option(
+        name: .customLong("passcode-file"),
+        help: ArgumentHelp(
+            "Read the passcode from the first line of this file (only you may read it).", valueName: "file"),
+        completion: .file())
     var passcodeFile: String?
 
     func validate() throws {
-        if passcodeFD != nil && passcodeFile != nil { throw ValidationError("give --passcode-fd or --passcode-file, not both") }
+        if passcodeFD != nil && passcodeFile != nil {
+            throw ValidationError("give --passcode-fd or --passcode-file, not both")
+        }
         if let passcodeFD, passcodeFD < 0 { throw ValidationError("--passcode-fd takes a file descriptor (0 or more)") }
     }
 
@@ -168,8 +183,12 @@ enum NewPasscode {
     static func describe(_ policy: PasscodePolicy) -> [String] {
         var lines = ["Passcode policy: \(policy.rules.map(\.description).joined(separator: ", "))."]
         var after: [String] = []
-        after.append(policy.retryLimit > 0 ? "\(policy.retryLimit) wrong passcodes in a row delete the store" : "no limit on wrong passcodes")
-        after.append(policy.lockTimeout > 0 ? "unlocked for \(policy.lockTimeout) s after each use" : "locked again after each use")
+        after.append(
+            policy.retryLimit > 0
+                ? "\(policy.retryLimit) wrong passcodes in a row delete the store" : "no limit on wrong passcodes")
+        after.append(
+            policy.lockTimeout > 0
+                ? "unlocked for \(policy.lockTimeout) s after each use" : "locked again after each use")
         after.append(policy.expiresInDays > 0 ? "to be changed every \(policy.expiresInDays) days" : "never expires")
         if policy.fingerprintEnabled { after.append("fingerprint unlock is allowed (not on this system)") }
         lines.append("  " + after.joined(separator: "; ") + ".")
@@ -180,15 +199,22 @@ enum NewPasscode {
 /// `--credentials-file F` / `--credentials-fd N`: the credentials the configuration signs in with,
 /// as JSON, for scripts; else asked on the terminal.
 struct CredentialOptions: ParsableArguments {
-    @Option(name: .customLong("credentials-file"),
-            help: ArgumentHelp("Credentials as JSON, {\"user\": …, \"password\": …} or {\"apiKey\": …}, in a file only you may read.", valueName: "file"),
-            completion: .file())
+    @Option(
+        name: .customLong("credentials-file"),
+        help: ArgumentHelp(
+            "Credentials as JSON, {\"user\": …, \"password\": …} or {\"apiKey\": …}, in a file only you may read.",
+            valueName: "file"),
+        completion: .file())
     var credentialsFile: String?
-    @Option(name: .customLong("credentials-fd"), help: ArgumentHelp("Credentials as JSON from this open file descriptor (read to its end).", valueName: "n"))
+    @Option(
+        name: .customLong("credentials-fd"),
+        help: ArgumentHelp("Credentials as JSON from this open file descriptor (read to its end).", valueName: "n"))
     var credentialsFD: Int32?
 
     func validate() throws {
-        if credentialsFile != nil && credentialsFD != nil { throw ValidationError("give --credentials-file or --credentials-fd, not both") }
+        if credentialsFile != nil && credentialsFD != nil {
+            throw ValidationError("give --credentials-file or --credentials-fd, not both")
+        }
     }
 
     /// The descriptor or file the credentials come from, or `nil` for the terminal.

@@ -4,14 +4,15 @@ import ActivationImaging
 import ArgumentParser
 import FileAccess
 import Foundation
-import NIOCore
 import Logging
+import NIOCore
 import SystemPackage
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run a discovery service: lookups by e-mail domain or one-time onboarding code, an admin API and a console.",
+        abstract:
+            "Run a discovery service: lookups by e-mail domain or one-time onboarding code, an admin API and a console.",
         discussion: """
             Lookups come from a database (the default: sqlite:./activate-discovery.sqlite), or with --database none from the folder --configs as it is. A folder given with a database is imported at start: its documents replace those of the same name, its domains are remapped, its codes are added once. Every document is checked first; the server refuses to start on an invalid one.
 
@@ -50,35 +51,59 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The folder with discovery.json and the documents (imported into the database; served as files with --database none).",
-                               valueName: "dir"), completion: .directory) var configs: String?
+    @Option(
+        help: ArgumentHelp(
+            "The folder with discovery.json and the documents (imported into the database; served as files with --database none).",
+            valueName: "dir"), completion: .directory) var configs: String?
     @Option(help: ArgumentHelp("sqlite:PATH, postgres://user[:password]@host[:port]/db, or none.", valueName: "url"))
     var database = DiscoveryService.Configuration.Store.defaultURL
-    @Option(name: .customLong("database-password-file"),
-            help: ArgumentHelp("A file with the database password (else $ACTIVATE_DATABASE_PASSWORD or the URL).", valueName: "file"))
+    @Option(
+        name: .customLong("database-password-file"),
+        help: ArgumentHelp(
+            "A file with the database password (else $ACTIVATE_DATABASE_PASSWORD or the URL).", valueName: "file"))
     var databasePasswordFile: String?
-    @Option(name: .customLong("secret-file"),
-            help: ArgumentHelp("The secret codes are hashed with; made (mode 0600) when missing. Instances on one database need the same.", valueName: "file"))
+    @Option(
+        name: .customLong("secret-file"),
+        help: ArgumentHelp(
+            "The secret codes are hashed with; made (mode 0600) when missing. Instances on one database need the same.",
+            valueName: "file"))
     var secretFile = "./activate-discovery.secret"
-    @Option(name: .customLong("admin-token-file"), help: ArgumentHelp("Bearer tokens of the admin API and console; without it both are off.", valueName: "file"))
+    @Option(
+        name: .customLong("admin-token-file"),
+        help: ArgumentHelp("Bearer tokens of the admin API and console; without it both are off.", valueName: "file"))
     var adminTokenFile: String?
-    @Option(help: ArgumentHelp("Issue codes of this many digits (8 for SAP-style apps) instead of 12 Base32 characters.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Issue codes of this many digits (8 for SAP-style apps) instead of 12 Base32 characters.", valueName: "n"))
     var digits: Int?
-    @Option(name: .customLong("client-limit"), help: ArgumentHelp("Failed code lookups per client address: RATE[,burst=N] or off.", valueName: "rate"))
+    @Option(
+        name: .customLong("client-limit"),
+        help: ArgumentHelp("Failed code lookups per client address: RATE[,burst=N] or off.", valueName: "rate"))
     var clientLimit = "10/min,burst=20"
-    @Option(name: .customLong("app-limit"), help: ArgumentHelp("Failed code lookups per application: RATE[,burst=N] or off.", valueName: "rate"))
+    @Option(
+        name: .customLong("app-limit"),
+        help: ArgumentHelp("Failed code lookups per application: RATE[,burst=N] or off.", valueName: "rate"))
     var appLimit = "600/min,burst=600"
-    @Option(name: .customLong("trust-proxy"), help: ArgumentHelp("A proxy (CIDR) whose X-Forwarded-For names the client; repeatable.", valueName: "cidr"))
+    @Option(
+        name: .customLong("trust-proxy"),
+        help: ArgumentHelp("A proxy (CIDR) whose X-Forwarded-For names the client; repeatable.", valueName: "cidr"))
     var trustProxy: [String] = []
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port (0: any free port).") var port = 8080
-    @Option(name: .customLong("log-level"), help: "trace, debug, info (each request), warning, error.") var logLevel: String = "info"
+    @Option(name: .customLong("log-level"), help: "trace, debug, info (each request), warning, error.") var logLevel:
+        String = "info"
     @Option(name: .customLong("log-format"), help: "text, or json (one JSON object a line).") var logFormat = "text"
-    @Option(name: .customLong("header-timeout"), help: ArgumentHelp("Seconds to receive a request head.", valueName: "seconds"))
+    @Option(
+        name: .customLong("header-timeout"),
+        help: ArgumentHelp("Seconds to receive a request head.", valueName: "seconds"))
     var headerTimeout: Double = 10
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds an idle connection is kept.", valueName: "seconds"))
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("Seconds an idle connection is kept.", valueName: "seconds"))
     var idleTimeout: Double = 10
-    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds to read and answer a request.", valueName: "seconds"))
+    @Option(
+        name: .customLong("request-timeout"),
+        help: ArgumentHelp("Seconds to read and answer a request.", valueName: "seconds"))
     var requestTimeout: Double = 30
     @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections served at once.", valueName: "n"))
     var maxConnections = 512
@@ -86,18 +111,28 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0-65535.") }
-        for (name, seconds) in [("header", headerTimeout), ("idle", idleTimeout), ("request", requestTimeout)] where !(0.01...86_400).contains(seconds) {
+        for (name, seconds) in [("header", headerTimeout), ("idle", idleTimeout), ("request", requestTimeout)]
+        where !(0.01...86_400).contains(seconds) {
             throw ValidationError("--\(name)-timeout must be 0.01-86400 seconds.")
         }
         if !(1...1_000_000).contains(maxConnections) { throw ValidationError("--max-connections must be 1-1000000.") }
-        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.") }
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
+        }
         if !["text", "json"].contains(logFormat) { throw ValidationError("--log-format must be text or json.") }
-        if database == "none" && configs == nil { throw ValidationError("--database none serves the folder of --configs: give --configs DIR.") }
-        if let digits, !(6...20).contains(digits) { throw ValidationError("--digits must be 6-20 (8 is SAP's length).") }
-        for (name, value) in [("client", clientLimit), ("app", appLimit)] where value != "off" && RateLimit(parsing: value) == nil {
+        if database == "none" && configs == nil {
+            throw ValidationError("--database none serves the folder of --configs: give --configs DIR.")
+        }
+        if let digits, !(6...20).contains(digits) {
+            throw ValidationError("--digits must be 6-20 (8 is SAP's length).")
+        }
+        for (name, value) in [("client", clientLimit), ("app", appLimit)]
+        where value != "off" && RateLimit(parsing: value) == nil {
             throw ValidationError("--\(name)-limit must be RATE[,burst=N] (10/min, 2/s, 100/hour) or off.")
         }
-        for cidr in trustProxy where IPNetwork(cidr) == nil { throw ValidationError("--trust-proxy \(cidr) is not an address or CIDR network (10.0.0.0/8, ::1).") }
+        for cidr in trustProxy where IPNetwork(cidr) == nil {
+            throw ValidationError("--trust-proxy \(cidr) is not an address or CIDR network (10.0.0.0/8, ::1).")
+        }
     }
 
     func run() async throws {
@@ -117,13 +152,17 @@ struct ServeCommand: AsyncParsableCommand {
             Console.report("not starting: \(error.reason)")
             throw ExitCode(error.exitStatusWithService)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            Console.report("serve: port \(port) is in use on \(host) (another server listens there); choose another with --port")
+            Console.report(
+                "serve: port \(port) is in use on \(host) (another server listens there); choose another with --port")
             throw ExitCode(ExitStatus.failure)
         } catch let error as IOError where error.errnoCode == EACCES {
-            Console.report("serve: port \(port) on \(host) needs privileges this user lacks; choose a port above 1023 with --port")
+            Console.report(
+                "serve: port \(port) on \(host) needs privileges this user lacks; choose a port above 1023 with --port")
             throw ExitCode(ExitStatus.failure)
         } catch let error as IOError {
-            Console.report("serve: cannot listen on \(host) port \(port): \(FileFailure.describe(Errno(rawValue: error.errnoCode)))")
+            Console.report(
+                "serve: cannot listen on \(host) port \(port): \(FileFailure.describe(Errno(rawValue: error.errnoCode)))"
+            )
             throw ExitCode(ExitStatus.failure)
         } catch {
             Console.report("serve: \(error)")
@@ -133,16 +172,24 @@ struct ServeCommand: AsyncParsableCommand {
 
     func makeLogger() -> Logger {
         let json = logFormat == "json"
-        var logger = Logger(label: "activate-serve") { json ? JSONLogHandler(label: $0) as any LogHandler : StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "activate-serve") {
+            json ? JSONLogHandler(label: $0) as any LogHandler : StreamLogHandler.standardError(label: $0)
+        }
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         return logger
     }
 
     /// The service the options describe; the files it names (tokens, database password) read here.
     func configuration() throws -> DiscoveryService.Configuration {
-        let password = try databasePasswordFile.map { String(decoding: try FileIO.readSecret($0, limit: 4096, what: "the database password file"), as: UTF8.self)
-            .trimmingCharacters(in: .newlines) } ?? ProcessInfo.processInfo.environment["ACTIVATE_DATABASE_PASSWORD"]
-        var configuration = DiscoveryService.Configuration(store: try .init(url: database, password: password), logger: makeLogger())
+        let password =
+            try databasePasswordFile.map {
+                String(
+                    decoding: try FileIO.readSecret($0, limit: 4096, what: "the database password file"), as: UTF8.self
+                )
+                .trimmingCharacters(in: .newlines)
+            } ?? ProcessInfo.processInfo.environment["ACTIVATE_DATABASE_PASSWORD"]
+        var configuration = DiscoveryService.Configuration(
+            store: try .init(url: database, password: password), logger: makeLogger())
         configuration.folder = configs
         configuration.secretFile = secretFile
         configuration.adminTokens = try adminTokenFile.map { try AdminTokens(file: $0) }
@@ -153,8 +200,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.policy = try policy.policy()
         configuration.host = host
         configuration.port = port
-        configuration.limits = DiscoveryServer.Limits(headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout),
-                                                      requestTimeout: .seconds(requestTimeout), maxConnections: maxConnections)
+        configuration.limits = DiscoveryServer.Limits(
+            headerTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout),
+            requestTimeout: .seconds(requestTimeout), maxConnections: maxConnections)
         configuration.qrSVG = Self.qrSVG
         return configuration
     }

@@ -6,8 +6,11 @@ import Foundation
 
 /// `--store PATH`: where the secure store is (default `$XDG_CONFIG_HOME/activate/store.age`).
 struct StoreOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The secure store (default: $XDG_CONFIG_HOME/activate/store.age, or ~/.config/activate/store.age).", valueName: "path"),
-            completion: .file())
+    @Option(
+        help: ArgumentHelp(
+            "The secure store (default: $XDG_CONFIG_HOME/activate/store.age, or ~/.config/activate/store.age).",
+            valueName: "path"),
+        completion: .file())
     var store: String?
 
     var location: SecureStoreLocation { SecureStoreLocation(path: store ?? SecureStoreLocation.defaultPath()) }
@@ -15,9 +18,12 @@ struct StoreOptions: ParsableArguments {
 
 /// `--policy FILE`: client policies as SAP's `settingsExchange` JSON.
 struct ClientPolicyOptions: ParsableArguments {
-    @Option(name: .customLong("policy"),
-            help: ArgumentHelp("Client policies: a settingsExchange JSON file as the mobile services server sends it (default: SAP's defaults).", valueName: "file"),
-            completion: .file())
+    @Option(
+        name: .customLong("policy"),
+        help: ArgumentHelp(
+            "Client policies: a settingsExchange JSON file as the mobile services server sends it (default: SAP's defaults).",
+            valueName: "file"),
+        completion: .file())
     var policyFile: String?
 
     /// Whether --policy was given.
@@ -29,15 +35,18 @@ struct ClientPolicyOptions: ParsableArguments {
     /// The policies of --policy, or SAP's defaults.
     func policies() throws -> ClientPolicies {
         guard let policyFile else { return .default }
-        return try ClientPolicies(json: try FileIO.read(policyFile, limit: ClientPolicies.maxDocumentBytes), source: policyFile)
+        return try ClientPolicies(
+            json: try FileIO.read(policyFile, limit: ClientPolicies.maxDocumentBytes), source: policyFile)
     }
 }
 
 /// `--work-factor N`: scrypt's cost for a new passcode.
 struct WorkFactorOption: ParsableArguments {
-    @Option(name: .customLong("work-factor"),
-            help: ArgumentHelp("log2 of scrypt's N for a new passcode, 1 to \(SecureStore.maxWorkFactor); \(SecureStore.defaultWorkFactor) is age's own, about half a second per unlock.",
-                               valueName: "n"))
+    @Option(
+        name: .customLong("work-factor"),
+        help: ArgumentHelp(
+            "log2 of scrypt's N for a new passcode, 1 to \(SecureStore.maxWorkFactor); \(SecureStore.defaultWorkFactor) is age's own, about half a second per unlock.",
+            valueName: "n"))
     var workFactor = SecureStore.defaultWorkFactor
 
     func validate() throws {

@@ -25,16 +25,23 @@ struct TerminalPresenter: OnboardingPresenter {
 
     func present(_ summary: ConfigurationSummary, confirming: Bool) async -> Bool {
         // What is about to be stored is shown even with --quiet when it is asked about.
-        if summaryOnStandardError { summary.lines.forEach(confirming ? Console.error : Console.note) } else { Console.print(lines: summary.lines) }
+        if summaryOnStandardError {
+            summary.lines.forEach(confirming ? Console.error : Console.note)
+        } else {
+            Console.print(lines: summary.lines)
+        }
         guard confirming else { return true }
         Console.prompt("Connect to \(summary.host) and store this configuration? [y/N] ")
         return ["y", "yes"].contains(readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
     }
 
     func providerInput(for keys: [ProviderInputKey]) async -> ProviderInput {
-        let wantsEmail = keys.contains(.emailAddress), wantsCode = keys.contains(.onboardingCode)
+        let wantsEmail = keys.contains(.emailAddress)
+        let wantsCode = keys.contains(.onboardingCode)
         guard Console.stdinIsTerminal, wantsEmail || wantsCode else { return [:] }
-        let prompt = wantsEmail && wantsCode ? "E-mail address or onboarding code" : wantsEmail ? "E-mail address" : "Onboarding code"
+        let prompt =
+            wantsEmail && wantsCode
+            ? "E-mail address or onboarding code" : wantsEmail ? "E-mail address" : "Onboarding code"
         Console.prompt("\(prompt): ")
         guard let answer = readLine()?.trimmingCharacters(in: .whitespaces), !answer.isEmpty else { return [:] }
         return answer.contains("@") && wantsEmail ? [.emailAddress: answer] : [.onboardingCode: answer]
@@ -49,9 +56,15 @@ struct TerminalPresenter: OnboardingPresenter {
         guard SecretInput.hasTerminal else {
             throw ConfigurationError(.passcodeRequired, "a passcode is needed and there is no terminal to ask on")
         }
-        if let rejection = request.rejection { Self.report(rejection) } else { NewPasscode.describe(request.policy).forEach(Console.note) }
+        if let rejection = request.rejection {
+            Self.report(rejection)
+        } else {
+            NewPasscode.describe(request.policy).forEach(Console.note)
+        }
         for attempt in 1...3 {
-            guard let first = SecretInput.ask("New passcode: "), let second = SecretInput.ask("Repeat the new passcode: ") else { return nil }
+            guard let first = SecretInput.ask("New passcode: "),
+                let second = SecretInput.ask("Repeat the new passcode: ")
+            else { return nil }
             if first == second { return Passcode(first) }
             if attempt < 3 { Console.report("the two entries differ") }
         }
@@ -76,20 +89,26 @@ struct TerminalPresenter: OnboardingPresenter {
         if let credentials {
             // A script gives one set of credentials: refused, they are the answer, not a try.
             if let rejection = request.rejection { throw rejection }
-            return try StoredCredentials(json: try credentials.bytes(what: "the credentials file", limit: StoredCredentials.maxJSONBytes),
-                                         source: credentials.name)
+            return try StoredCredentials(
+                json: try credentials.bytes(what: "the credentials file", limit: StoredCredentials.maxJSONBytes),
+                source: credentials.name)
         }
         guard SecretInput.hasTerminal else {
             if let rejection = request.rejection { throw rejection }
             return StoredCredentials()
         }
-        if let rejection = request.rejection { Console.report("\(rejection.reason); try again (attempt \(request.attempt))") }
+        if let rejection = request.rejection {
+            Console.report("\(rejection.reason); try again (attempt \(request.attempt))")
+        }
         switch request.kind {
         case .userAndPassword:
-            guard let user = SecretInput.ask("User name for \(request.host) (empty: none): ", echo: true), !user.isEmpty else { return StoredCredentials() }
+            guard let user = SecretInput.ask("User name for \(request.host) (empty: none): ", echo: true), !user.isEmpty
+            else { return StoredCredentials() }
             return StoredCredentials(user: user, password: SecretInput.ask("Password for \(user): "))
         case .apiKey:
-            guard let key = SecretInput.ask("API key for \(request.host) (empty: none): "), !key.isEmpty else { return StoredCredentials() }
+            guard let key = SecretInput.ask("API key for \(request.host) (empty: none): "), !key.isEmpty else {
+                return StoredCredentials()
+            }
             return StoredCredentials(apiKey: key)
         }
     }
@@ -97,13 +116,15 @@ struct TerminalPresenter: OnboardingPresenter {
     func consent(_ request: ConsentRequest) async -> Bool {
         let policy = request.policy
         let upload = policy.uploadDataAfterDays > 0 ? ", uploaded every \(policy.uploadDataAfterDays) days" : ""
-        let question = "\(request.previous == nil ? "Your" : "The changed") administrator's policy allows collecting usage data\(upload)\(policy.crashLogUploadEnabled ? " and crash logs" : "")."
+        let question =
+            "\(request.previous == nil ? "Your" : "The changed") administrator's policy allows collecting usage data\(upload)\(policy.crashLogUploadEnabled ? " and crash logs" : "")."
         guard SecretInput.hasTerminal else {
             Console.note("\(question) There is no terminal to ask on, so none is collected.")
             return false
         }
         Console.note(question)
-        return ["y", "yes"].contains(SecretInput.ask("Allow it? [y/N] ", echo: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+        return ["y", "yes"].contains(
+            SecretInput.ask("Allow it? [y/N] ", echo: true)?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
     }
 
     /// The address on stderr (also with --quiet: the user needs it), then `$BROWSER` or
@@ -116,17 +137,24 @@ struct TerminalPresenter: OnboardingPresenter {
         guard !noBrowser else { return false }
         let started = BrowserLauncher.open(request.url)
         if !started { Console.note("no browser could be started (set $BROWSER, or open the address above by hand)") }
-        if request.returnsToListener { Console.note("waiting for the browser to come back (at most \(signInTimeoutSeconds) s)…") }
+        if request.returnsToListener {
+            Console.note("waiting for the browser to come back (at most \(signInTimeoutSeconds) s)…")
+        }
         return started
     }
 
     /// Asks on the terminal for the address the browser ended on; no terminal, no question.
     func redirectedAddress(_ request: PastedAddressRequest) async throws -> String? {
         guard Console.stdinIsTerminal || SecretInput.hasTerminal else {
-            throw request.rejection ?? OnboardingError(.signInFailed, "the sign-in needs the address the browser ends on pasted, and there is no terminal to ask on")
+            throw request.rejection
+                ?? OnboardingError(
+                    .signInFailed,
+                    "the sign-in needs the address the browser ends on pasted, and there is no terminal to ask on")
         }
         if let rejection = request.rejection { Console.report(rejection.reason) }
-        Console.error("After signing in, the browser ends on an address starting with \(request.redirectURL) (it may show an error page).")
+        Console.error(
+            "After signing in, the browser ends on an address starting with \(request.redirectURL) (it may show an error page)."
+        )
         return SecretInput.ask("Paste that whole address here: ", echo: false)?.trimmingCharacters(in: .whitespaces)
     }
 
@@ -134,7 +162,9 @@ struct TerminalPresenter: OnboardingPresenter {
     func showDeviceCode(_ prompt: DeviceCodePrompt) async {
         Console.error("To sign in, open \(prompt.verificationURI) on any device and enter the code:")
         Console.error("  \(prompt.userCode)")
-        if let complete = prompt.verificationURIComplete, Console.stderrIsTerminal, let drawing = try? TerminalQR.draw(complete) {
+        if let complete = prompt.verificationURIComplete, Console.stderrIsTerminal,
+            let drawing = try? TerminalQR.draw(complete)
+        {
             Console.error("or scan this code, which carries it:")
             Console.terminalControl(drawing)
         }
@@ -177,7 +207,9 @@ enum SecretSource: Sendable {
     func bytes(what: String, limit: Int) throws -> [UInt8] {
         switch self {
         case .descriptor(let fd):
-            try FileIO.converting { () throws(FileFailure) in try Files.readAll(FileDescriptor(rawValue: fd), name: name, limit: limit) }
+            try FileIO.converting { () throws(FileFailure) in
+                try Files.readAll(FileDescriptor(rawValue: fd), name: name, limit: limit)
+            }
         case .file(let path):
             try FileIO.readSecret(path, limit: limit, what: what)
         }

@@ -19,7 +19,9 @@ struct TokenCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("min-valid"), help: ArgumentHelp("Refresh when the token has fewer seconds left than this.", valueName: "seconds"))
+    @Option(
+        name: .customLong("min-valid"),
+        help: ArgumentHelp("Refresh when the token has fewer seconds left than this.", valueName: "seconds"))
     var minValid = 60
     @Flag(help: "Print the token and its expiry as JSON.") var json = false
     @OptionGroup(title: "The secure store") var storeOptions: StoreOptions
@@ -31,6 +33,8 @@ struct TokenCommand: AsyncParsableCommand {
     }
 
     /// What `--json` prints.
+    // The names of an OAuth 2.0 token response (RFC 6749, section 5.1), which scripts know.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     struct Output: Encodable {
         var access_token: String
         var token_type: String
@@ -50,8 +54,12 @@ struct TokenCommand: AsyncParsableCommand {
         }
         if json {
             let expiresIn = token.expiresAt.map { max(0, Int($0.timeIntervalSinceNow.rounded(.down))) }
-            Console.raw(JSONOutput.encode(Output(access_token: token.accessToken, token_type: token.tokenType,
-                                                 expires_at: token.expiresAt?.formatted(.iso8601), expires_in: expiresIn, scope: token.scope)) + "\n")
+            Console.raw(
+                JSONOutput.encode(
+                    Output(
+                        access_token: token.accessToken, token_type: token.tokenType,
+                        expires_at: token.expiresAt?.formatted(.iso8601), expires_in: expiresIn, scope: token.scope))
+                    + "\n")
         } else {
             Console.raw(token.accessToken + "\n")
         }

@@ -14,7 +14,9 @@ struct TrustCommand: AsyncParsableCommand {
 
     /// Options every trust subcommand takes.
     struct FileOption: ParsableArguments {
-        @Option(name: .customLong("trust-list"), help: ArgumentHelp("The trust-list file.", valueName: "file"), completion: .file())
+        @Option(
+            name: .customLong("trust-list"), help: ArgumentHelp("The trust-list file.", valueName: "file"),
+            completion: .file())
         var path: String
 
         func validate() throws {
@@ -51,7 +53,9 @@ struct TrustCommand: AsyncParsableCommand {
                 """
         )
 
-        @Argument(help: ArgumentHelp("The public key (Ed25519 or P-256, from `activate keys public`).", valueName: "pub.pem"), completion: .file())
+        @Argument(
+            help: ArgumentHelp("The public key (Ed25519 or P-256, from `activate keys public`).", valueName: "pub.pem"),
+            completion: .file())
         var key: String
 
         @OptionGroup var file: FileOption
@@ -59,13 +63,20 @@ struct TrustCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Accept the key's codes only if they name this issuer.", valueName: "id"))
         var issuer: String?
 
-        @Option(name: .customLong("allow-host"), help: ArgumentHelp("Accept the key's codes only for hosts equal to or under this domain (repeatable).", valueName: "suffix"))
+        @Option(
+            name: .customLong("allow-host"),
+            help: ArgumentHelp(
+                "Accept the key's codes only for hosts equal to or under this domain (repeatable).", valueName: "suffix"
+            ))
         var allowedHosts: [String] = []
 
-        @Option(name: .customLong("not-before"), help: ArgumentHelp("Trust the key from this time on.", valueName: "when"))
+        @Option(
+            name: .customLong("not-before"), help: ArgumentHelp("Trust the key from this time on.", valueName: "when"))
         var notBefore: DateArgument?
 
-        @Option(name: .customLong("not-after"), help: ArgumentHelp("Stop trusting the key after this time.", valueName: "when"))
+        @Option(
+            name: .customLong("not-after"),
+            help: ArgumentHelp("Stop trusting the key after this time.", valueName: "when"))
         var notAfter: DateArgument?
 
         @OptionGroup var quietOption: QuietOption
@@ -76,20 +87,24 @@ struct TrustCommand: AsyncParsableCommand {
         func run() async throws {
             try KeysCommand.reporting {
                 let now = Date()
-                let entry = try TrustList.Entry(key: try VerificationKey(pem: try PolicyOptions.readKey(key), source: key), issuer: issuer,
-                                                notBefore: notBefore?.date(from: now), notAfter: notAfter?.date(from: now),
-                                                allowedHosts: allowedHosts, source: key)
+                let entry = try TrustList.Entry(
+                    key: try VerificationKey(pem: try PolicyOptions.readKey(key), source: key), issuer: issuer,
+                    notBefore: notBefore?.date(from: now), notAfter: notAfter?.date(from: now),
+                    allowedHosts: allowedHosts, source: key)
                 var count = 0
                 try file.update { list in
                     do {
                         try list.add(entry, replacing: replace)
                     } catch let error as ConfigurationError {
-                        throw ConfigurationError(error.code, "\(file.path): \(error.reason)\(replace ? "" : " (--replace updates it)")")
+                        throw ConfigurationError(
+                            error.code, "\(file.path): \(error.reason)\(replace ? "" : " (--replace updates it)")")
                     }
                     count = list.entries.count
                 }
                 Console.print(lines: [entry.keyID])
-                Console.note("\(file.path): trusts key \(entry.keyID) (\(entry.algorithm.rawValue)); \(count) key\(count == 1 ? "" : "s") in the list")
+                Console.note(
+                    "\(file.path): trusts key \(entry.keyID) (\(entry.algorithm.rawValue)); \(count) key\(count == 1 ? "" : "s") in the list"
+                )
             }
         }
     }
@@ -97,10 +112,13 @@ struct TrustCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Stop trusting a key: every code it signed is refused from now on.",
-            discussion: "Exit codes: 0 removed; 1 a file cannot be read or written; 2 the key is not in the list; 64 usage error."
+            discussion:
+                "Exit codes: 0 removed; 1 a file cannot be read or written; 2 the key is not in the list; 64 usage error."
         )
 
-        @Argument(help: ArgumentHelp("The key id (16 hex digits, `activate keys id` or `keys trust list`).", valueName: "key-id"))
+        @Argument(
+            help: ArgumentHelp(
+                "The key id (16 hex digits, `activate keys id` or `keys trust list`).", valueName: "key-id"))
         var keyID: String
 
         @OptionGroup var file: FileOption
@@ -118,11 +136,14 @@ struct TrustCommand: AsyncParsableCommand {
                 var remaining = 0
                 try file.update { list in
                     guard list.remove(keyID: keyID) else {
-                        throw ConfigurationError(.unknownKey, source: file.path, "the key \(keyID.lowercased()) is not in the trust list")
+                        throw ConfigurationError(
+                            .unknownKey, source: file.path, "the key \(keyID.lowercased()) is not in the trust list")
                     }
                     remaining = list.entries.count
                 }
-                Console.note("\(file.path): key \(keyID.lowercased()) removed (codes it signed are refused); \(remaining) key\(remaining == 1 ? "" : "s") left")
+                Console.note(
+                    "\(file.path): key \(keyID.lowercased()) removed (codes it signed are refused); \(remaining) key\(remaining == 1 ? "" : "s") left"
+                )
             }
         }
     }
@@ -130,7 +151,8 @@ struct TrustCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the keys of a trust list.",
-            discussion: "Exit codes: 0 shown; 1 the file cannot be read; 2 it is not a valid trust list; 64 usage error."
+            discussion:
+                "Exit codes: 0 shown; 1 the file cannot be read; 2 it is not a valid trust list; 64 usage error."
         )
 
         @OptionGroup var file: FileOption
@@ -148,24 +170,41 @@ struct TrustCommand: AsyncParsableCommand {
                     return "valid"
                 }
                 if json {
-                    let value = ConfigurationValue.array(list.entries.map { entry in
-                        var object: ConfigurationObject = ["kid": .string(entry.keyID), "alg": .string(entry.algorithm.rawValue)]
-                        if let issuer = entry.issuer { object["issuer"] = .string(issuer) }
-                        if let notBefore = entry.notBefore { object["notBefore"] = .string(notBefore.formatted(.iso8601)) }
-                        if let notAfter = entry.notAfter { object["notAfter"] = .string(notAfter.formatted(.iso8601)) }
-                        object["allowedHosts"] = .array(entry.allowedHosts.map(ConfigurationValue.string))
-                        object["status"] = .string(status(entry))
-                        return .object(object)
-                    })
+                    let value = ConfigurationValue.array(
+                        list.entries.map { entry in
+                            var object: ConfigurationObject = [
+                                "kid": .string(entry.keyID), "alg": .string(entry.algorithm.rawValue),
+                            ]
+                            if let issuer = entry.issuer { object["issuer"] = .string(issuer) }
+                            if let notBefore = entry.notBefore {
+                                object["notBefore"] = .string(notBefore.formatted(.iso8601))
+                            }
+                            if let notAfter = entry.notAfter {
+                                object["notAfter"] = .string(notAfter.formatted(.iso8601))
+                            }
+                            object["allowedHosts"] = .array(entry.allowedHosts.map(ConfigurationValue.string))
+                            object["status"] = .string(status(entry))
+                            return .object(object)
+                        })
                     Console.raw(JSONOutput.encode(value) + "\n")
                     return
                 }
-                var lines = ["key id            alg    issuer          valid from            until                 status         hosts"]
+                var lines = [
+                    "key id            alg    issuer          valid from            until                 status         hosts"
+                ]
                 for entry in list.entries {
-                    func column(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
-                    lines.append([column(entry.keyID, 17), column(entry.algorithm.rawValue, 6), column(entry.issuer ?? "-", 15),
-                                  column(entry.notBefore?.formatted(.iso8601) ?? "-", 21), column(entry.notAfter?.formatted(.iso8601) ?? "-", 21),
-                                  column(status(entry), 14), entry.allowedHosts.isEmpty ? "any" : entry.allowedHosts.joined(separator: ", ")]
+                    func column(_ text: String, _ width: Int) -> String {
+                        text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0)
+                    }
+                    lines.append(
+                        [
+                            column(entry.keyID, 17), column(entry.algorithm.rawValue, 6),
+                            column(entry.issuer ?? "-", 15),
+                            column(entry.notBefore?.formatted(.iso8601) ?? "-", 21),
+                            column(entry.notAfter?.formatted(.iso8601) ?? "-", 21),
+                            column(status(entry), 14),
+                            entry.allowedHosts.isEmpty ? "any" : entry.allowedHosts.joined(separator: ", "),
+                        ]
                         .joined(separator: " "))
                 }
                 Console.print(lines: lines)

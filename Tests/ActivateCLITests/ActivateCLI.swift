@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Runs the built `activate` executable, as a user would.
 enum ActivateCLI {
@@ -58,7 +58,8 @@ enum TestPasscode {
 
     static func added(to arguments: [String]) -> [String] {
         guard let command = arguments.first, ["onboard", "restore"].contains(command),
-              !arguments.contains(where: { ["--passcode-fd", "--passcode-file", "--no-passcode", "--help"].contains($0) }) else { return arguments }
+            !arguments.contains(where: { ["--passcode-fd", "--passcode-file", "--no-passcode", "--help"].contains($0) })
+        else { return arguments }
         var added = arguments + ["--passcode-file", file]
         if !arguments.contains("--work-factor") { added += ["--work-factor", "4"] }
         return added
@@ -70,22 +71,29 @@ enum Tool {
     /// Runs the program on a Dispatch thread: waiting for a child must not hold one of the few
     /// cooperative threads that every async test shares (two on a 2-core machine). At most
     /// ``ProcessSlots/shared`` children run at once, however many suites run in parallel.
-    static func run(_ program: String, _ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil) async throws -> ActivateCLI.Result {
+    static func run(_ program: String, _ arguments: [String], stdin: [UInt8]? = nil, in directory: String? = nil)
+        async throws -> ActivateCLI.Result
+    {
         try await ProcessSlots.shared.holding {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async {
-                    continuation.resume(with: Swift.Result { try runBlocking(program, arguments, stdin: stdin, in: directory) })
+                    continuation.resume(
+                        with: Swift.Result { try runBlocking(program, arguments, stdin: stdin, in: directory) })
                 }
             }
         }
     }
 
-    static func runBlocking(_ program: String, _ arguments: [String], stdin: [UInt8]?, in directory: String?) throws -> ActivateCLI.Result {
+    static func runBlocking(_ program: String, _ arguments: [String], stdin: [UInt8]?, in directory: String?) throws
+        -> ActivateCLI.Result
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let output = Pipe(), errors = Pipe(), input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        let input = Pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
@@ -98,11 +106,15 @@ enum Tool {
         final class Collected: @unchecked Sendable { var data = Data() }
         let errorData = Collected()
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errorData.data = errors.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) {
+            errorData.data = errors.fileHandleForReading.readDataToEndOfFile()
+        }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return .init(status: process.terminationStatus, stdout: Array(outputData), stderr: String(decoding: errorData.data, as: UTF8.self))
+        return .init(
+            status: process.terminationStatus, stdout: Array(outputData),
+            stderr: String(decoding: errorData.data, as: UTF8.self))
     }
 
     /// The absolute path of a program on PATH, or nil.
@@ -180,7 +192,8 @@ enum CommitPointSearch {
     /// (the write happened), `old`, or anything else. Returns how often each outcome came.
     static func outcomes(steps: Int, killed: (Duration) async throws -> String) async throws -> [String: Int] {
         var outcomes: [String: Int] = [:]
-        var before = Duration.zero, after = Duration.milliseconds(20)
+        var before = Duration.zero
+        var after = Duration.milliseconds(20)
         while true {
             let outcome = try await killed(after)
             outcomes[outcome, default: 0] += 1

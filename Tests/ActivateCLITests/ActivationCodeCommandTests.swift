@@ -1,8 +1,9 @@
-@testable import ActivationConfiguration
 import ActivationImaging
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import ActivationConfiguration
 
 /// `keys`, `generate --compact` and AC1 verification in `scan`, `inspect` and `onboard`, through
 /// the real executable, real key files, real trust lists and real code images.
@@ -33,14 +34,21 @@ struct ActivationCodeCommandTests {
     }
 
     static func document() throws -> ConfigurationDocument {
-        try #require(try PayloadRecognizer().recognize(bytes: try FileIO.read(sample, limit: 1 << 20), source: "sample").document)
+        try #require(
+            try PayloadRecognizer().recognize(bytes: try FileIO.read(sample, limit: 1 << 20), source: "sample").document
+        )
     }
 
-    static func code(expires: Date = Date().addingTimeInterval(3600), notBefore: Date? = nil, audience: [String] = [],
-                     issuer: String? = nil, key: SigningKey? = nil, document: ConfigurationDocument? = nil) throws -> String {
-        try ActivationCode.make(try document ?? self.document(), claims: ActivationCodeClaims(issuer: issuer, audience: audience, expires: expires,
-                                                                                             notBefore: notBefore, issuedAt: Date().addingTimeInterval(-7200)),
-                                signingKey: try key ?? SigningKey(pem: String(contentsOfFile: edKey, encoding: .utf8)), source: "t")
+    static func code(
+        expires: Date = Date().addingTimeInterval(3600), notBefore: Date? = nil, audience: [String] = [],
+        issuer: String? = nil, key: SigningKey? = nil, document: ConfigurationDocument? = nil
+    ) throws -> String {
+        try ActivationCode.make(
+            try document ?? self.document(),
+            claims: ActivationCodeClaims(
+                issuer: issuer, audience: audience, expires: expires,
+                notBefore: notBefore, issuedAt: Date().addingTimeInterval(-7200)),
+            signingKey: try key ?? SigningKey(pem: String(contentsOfFile: edKey, encoding: .utf8)), source: "t")
     }
 
     // MARK: keys
@@ -62,7 +70,9 @@ struct ActivationCodeCommandTests {
         #expect(again.status == 1)
         #expect(again.stderr.contains("already exists; pass --force"))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == pem)
-        let forced = try await ActivateCLI.runInProcess(["keys", "create", "--out", path, "--force", "--algorithm", "p256"])
+        let forced = try await ActivateCLI.runInProcess([
+            "keys", "create", "--out", path, "--force", "--algorithm", "p256",
+        ])
         #expect(forced.status == 0)
         #expect(forced.text != created.text)
         #expect(try await ActivateCLI.runInProcess(["keys", "id", path]).text == forced.text)
@@ -75,22 +85,32 @@ struct ActivationCodeCommandTests {
         #expect(printed.text == (try String(contentsOfFile: publicKey, encoding: .utf8)))
         let out = directory.file("pub.pem")
         #expect(try await ActivateCLI.runInProcess(["keys", "public", key, "--out", out]).status == 0)
-        let fromPrivate = try await ActivateCLI.runInProcess(["keys", "id", key]), fromPublic = try await ActivateCLI.run(["keys", "id", out])
+        let fromPrivate = try await ActivateCLI.runInProcess(["keys", "id", key])
+        let fromPublic = try await ActivateCLI.run(["keys", "id", out])
         #expect(fromPrivate.status == 0 && fromPrivate.text == fromPublic.text)
         let wrong = try await ActivateCLI.runInProcess(["keys", "public", publicKey])
         #expect(wrong.status == 2)
         #expect(wrong.stderr.contains("an Ed25519 public key is not a usable private key"))
     }
 
-    @Test("--sign says which wrong key it was given", arguments: [
-        ("rsa1024.pem", false, "an RSA-1024 private key is not a usable private key"),
-        ("ed25519.pub.pem", false, "an Ed25519 public key is not a usable private key (accepted: Ed25519, EC P-256/384/521, or RSA of 2048 bits or more); --sign takes a private key"),
-        ("ec384.pem", true, "an EC P-384 key cannot sign AC1 codes (Ed25519 or EC P-256 only"),
-        ("rsa.pem", true, "an RSA-2048 key cannot sign AC1 codes"),
-    ])
+    @Test(
+        "--sign says which wrong key it was given",
+        arguments: [
+            ("rsa1024.pem", false, "an RSA-1024 private key is not a usable private key"),
+            (
+                "ed25519.pub.pem", false,
+                "an Ed25519 public key is not a usable private key (accepted: Ed25519, EC P-256/384/521, or RSA of 2048 bits or more); --sign takes a private key"
+            ),
+            ("ec384.pem", true, "an EC P-384 key cannot sign AC1 codes (Ed25519 or EC P-256 only"),
+            ("rsa.pem", true, "an RSA-2048 key cannot sign AC1 codes"),
+        ])
     func wrongSigningKey(file: String, compact: Bool, message: String) async throws {
-        let result = try await ActivateCLI.runInProcess(["generate", "--config", Self.sample, "--sign", "\(SourceTree.keys)/\(file)", "-o", directory.file("x.png")]
-                                                   + (compact ? ["--compact"] : []))
+        let result = try await ActivateCLI.runInProcess(
+            [
+                "generate", "--config", Self.sample, "--sign", "\(SourceTree.keys)/\(file)", "-o",
+                directory.file("x.png"),
+            ]
+                + (compact ? ["--compact"] : []))
         #expect(result.status == 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("x.png")))
@@ -101,11 +121,18 @@ struct ActivationCodeCommandTests {
         let twice = try await ActivateCLI.runInProcess(["keys", "trust", "add", publicKey, "--trust-list", trustList])
         #expect(twice.status == 2)
         #expect(twice.stderr.contains("is in the trust list already (--replace updates it)"))
-        let replaced = try await ActivateCLI.runInProcess(["keys", "trust", "add", publicKey, "--trust-list", trustList, "--replace", "--issuer", "acme-it",
-                                                  "--allow-host", "hana.ondemand.com", "--not-after", "30d"])
+        let replaced = try await ActivateCLI.runInProcess([
+            "keys", "trust", "add", publicKey, "--trust-list", trustList, "--replace", "--issuer", "acme-it",
+            "--allow-host", "hana.ondemand.com", "--not-after", "30d",
+        ])
         #expect(replaced.status == 0, "\(replaced.stderr)")
-        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "add", key, "--trust-list", trustList]).status == 2)  // a private key
-        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "add", "\(SourceTree.keys)/ec256.pub.pem", "--trust-list", trustList]).status == 0)
+        // A private key.
+        #expect(
+            try await ActivateCLI.runInProcess(["keys", "trust", "add", key, "--trust-list", trustList]).status == 2)
+        #expect(
+            try await ActivateCLI.runInProcess([
+                "keys", "trust", "add", "\(SourceTree.keys)/ec256.pub.pem", "--trust-list", trustList,
+            ]).status == 0)
 
         let listed = try await ActivateCLI.runInProcess(["keys", "trust", "list", "--trust-list", trustList, "--json"])
         let entries = try JSONSerialization.jsonObject(with: Data(listed.stdout)) as? [[String: Any]]
@@ -119,20 +146,27 @@ struct ActivationCodeCommandTests {
         // Onboard a signed code, then revoke its key: scanning and restoring both refuse it.
         let code = try await image("signed", try Self.code(issuer: "acme-it"))
         let store = directory.file("state/configuration.json")
-        let onboarded = try await ActivateCLI.runInProcess(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--no-sign-in", "--store", store])
+        let onboarded = try await ActivateCLI.runInProcess([
+            "onboard", "--scan", code, "--trust-list", trustList, "--yes", "--no-sign-in", "--store", store,
+        ])
         #expect(onboarded.status == 0, "\(onboarded.stderr)")
-        #expect(try await ActivateCLI.runInProcess(["restore", "--store", store, "--trust-list", trustList]).status == 0)
+        #expect(
+            try await ActivateCLI.runInProcess(["restore", "--store", store, "--trust-list", trustList]).status == 0)
         let id = try await ActivateCLI.runInProcess(["keys", "id", key]).text.trimmingCharacters(in: .newlines)
         let removed = try await ActivateCLI.runInProcess(["keys", "trust", "remove", id, "--trust-list", trustList])
         #expect(removed.status == 0)
         #expect(removed.stderr.contains("removed (codes it signed are refused)"))
         let scan = try await ActivateCLI.runInProcess(["scan", code, "--trust-list", trustList])
         #expect(scan.status == 2)
-        #expect(scan.text.contains("Rejected: \(code): the code is signed by key \(id), which is not in the trust list (unknown or revoked)"))
+        #expect(
+            scan.text.contains(
+                "Rejected: \(code): the code is signed by key \(id), which is not in the trust list (unknown or revoked)"
+            ))
         let restore = try await ActivateCLI.runInProcess(["restore", "--store", store, "--trust-list", trustList])
         #expect(restore.status == 2)
         #expect(restore.stderr.contains("which is not in the trust list (revoked?)"))
-        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "remove", id, "--trust-list", trustList]).status == 2)
+        #expect(
+            try await ActivateCLI.runInProcess(["keys", "trust", "remove", id, "--trust-list", trustList]).status == 2)
     }
 
     // MARK: generate --compact
@@ -144,27 +178,39 @@ struct ActivationCodeCommandTests {
         for (level, most) in [("M", 13), ("Q", 17)] {
             for signer in [key, "\(SourceTree.keys)/ec256.pem"] {
                 let out = directory.file("c-\(level).png")
-                let made = try await ActivateCLI.runInProcess(["generate", "--config", Self.sample, "--compact", "--sign", signer, "--issuer", "acme-it",
-                                                      "--audience", "com.example.fieldservice", "--ec", level, "-o", out, "--force"])
+                let made = try await ActivateCLI.runInProcess([
+                    "generate", "--config", Self.sample, "--compact", "--sign", signer, "--issuer", "acme-it",
+                    "--audience", "com.example.fieldservice", "--ec", level, "-o", out, "--force",
+                ])
                 #expect(made.status == 0, "\(made.stderr)")
                 let version = made.stderr.firstMatch(of: /QR version (\d+)-(\w)/).flatMap { Int($0.1) }
                 #expect(version.map { $0 <= most } == true, "\(made.stderr)")
                 #expect(made.stderr.contains("alphanumeric mode"))
-                let id = try await ActivateCLI.runInProcess(["keys", "id", signer]).text.trimmingCharacters(in: .newlines)
-                #expect(made.stderr.contains("signed: AC1, \(signer == key ? "EdDSA" : "ES256"), key \(id), issuer acme-it, expires "))
+                let id = try await ActivateCLI.runInProcess(["keys", "id", signer]).text.trimmingCharacters(
+                    in: .newlines)
+                #expect(
+                    made.stderr.contains(
+                        "signed: AC1, \(signer == key ? "EdDSA" : "ES256"), key \(id), issuer acme-it, expires "))
             }
         }
-        let jws = try await ActivateCLI.runInProcess(["generate", "--config", Self.sample, "--sign", key, "-o", directory.file("jws.png")])
+        let jws = try await ActivateCLI.runInProcess([
+            "generate", "--config", Self.sample, "--sign", key, "-o", directory.file("jws.png"),
+        ])
         #expect(jws.stderr.contains("signed: JWS EdDSA, key "))
     }
 
     @Test("generate refuses what a reader would refuse: a document without an app id, unless --app-id gives one")
     func appID() async throws {
-        let document = try directory.write("no-app.json", Array(#"{"host":"mobile.example.hana.ondemand.com","auth":[{"type":"basic"}]}"#.utf8))
-        let refused = try await ActivateCLI.runInProcess(["generate", "--config", document, "-o", directory.file("a.png")])
+        let document = try directory.write(
+            "no-app.json", Array(#"{"host":"mobile.example.hana.ondemand.com","auth":[{"type":"basic"}]}"#.utf8))
+        let refused = try await ActivateCLI.runInProcess([
+            "generate", "--config", document, "-o", directory.file("a.png"),
+        ])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("appID: missing"))
-        let given = try await ActivateCLI.runInProcess(["generate", "--config", document, "--app-id", "com.example.app", "-o", directory.file("a.png")])
+        let given = try await ActivateCLI.runInProcess([
+            "generate", "--config", document, "--app-id", "com.example.app", "-o", directory.file("a.png"),
+        ])
         #expect(given.status == 0, "\(given.stderr)")
         let scanned = try await ActivateCLI.runInProcess(["scan", directory.file("a.png")])
         #expect(scanned.status == 0)
@@ -173,7 +219,9 @@ struct ActivationCodeCommandTests {
 
     @Test("generate --margin below the quiet zone warns (the --compact usage errors: CommandParsingTests)")
     func usage() async throws {
-        let margin = try await ActivateCLI.runInProcess(["generate", "HELLO", "--margin", "2", "-o", directory.file("m.png")])
+        let margin = try await ActivateCLI.runInProcess([
+            "generate", "HELLO", "--margin", "2", "-o", directory.file("m.png"),
+        ])
         #expect(margin.status == 0)
         #expect(margin.stderr.contains("warning: a quiet zone of 2 modules is below the 4"))
     }
@@ -191,17 +239,24 @@ struct ActivationCodeCommandTests {
         let activation = try #require(try decodeReport([ScanReport].self, json.stdout).first?.symbols.first?.activation)
         #expect(activation.format == "ac1")
         let signature = try #require(activation.configuration?.signature)
-        #expect(signature.status == "verified" && signature.algorithm == "EdDSA" && signature.keyFingerprint == id && signature.issuer == "acme-it")
+        #expect(
+            signature.status == "verified" && signature.algorithm == "EdDSA" && signature.keyFingerprint == id
+                && signature.issuer == "acme-it")
         #expect(signature.expires.flatMap { try? Date($0, strategy: .iso8601) } != nil && signature.issuedAt != nil)
         let raw = try await ActivateCLI.runInProcess(["scan", "--raw", code])
         let inspect = try await ActivateCLI.run(["inspect", "-", "--json"], stdin: raw.stdout, in: nil)
         #expect(inspect.status == 2)  // no trust list, no key: cannot be verified
-        let environment = try await Tool.run("/usr/bin/env", ["ACTIVATE_TRUST_LIST=\(trustList)", ActivateCLI.executable, "inspect", "-", "--json"], stdin: raw.stdout)
+        let environment = try await Tool.run(
+            "/usr/bin/env", ["ACTIVATE_TRUST_LIST=\(trustList)", ActivateCLI.executable, "inspect", "-", "--json"],
+            stdin: raw.stdout)
         #expect(environment.status == 0, "\(environment.stderr)")
         #expect(environment.text.contains(#""keyID" : "\#(id)""#))
         // The public key alone verifies too.
         #expect(try await ActivateCLI.runInProcess(["scan", code, "--public-key", publicKey]).status == 0)
-        let onboard = try await ActivateCLI.runInProcess(["onboard", "--scan", code, "--trust-list", trustList, "--yes", "--no-sign-in", "--store", directory.file("s/c.json"), "--json"])
+        let onboard = try await ActivateCLI.runInProcess([
+            "onboard", "--scan", code, "--trust-list", trustList, "--yes", "--no-sign-in", "--store",
+            directory.file("s/c.json"), "--json",
+        ])
         #expect(onboard.status == 0, "\(onboard.stderr)")
         #expect(!onboard.text.contains("AC1:"))
     }
@@ -216,34 +271,69 @@ struct ActivationCodeCommandTests {
         let tampered = ActivationCode.prefix + Base45.encode(frameBytes)
         // A 1 MiB bomb, signed by Mallory under the trusted key's id.
         let trusted = try SigningKey(pem: String(contentsOfFile: key, encoding: .utf8))
-        let bombClaims = CBOR.map([.init(.integer(4), .integer(Int(Date().timeIntervalSince1970) + 3600)),
-                                   .init(.integer(ActivationCode.Claim.configuration), .bytes(try RawDeflate.deflate([UInt8](repeating: 0, count: 1 << 20))))])
+        let bombClaims = CBOR.map([
+            .init(.integer(4), .integer(Int(Date().timeIntervalSince1970) + 3600)),
+            .init(
+                .integer(ActivationCode.Claim.configuration),
+                .bytes(try RawDeflate.deflate([UInt8](repeating: 0, count: 1 << 20)))),
+        ])
         var bomb = try COSESign1(signing: bombClaims.encoded, with: mallory, algorithm: .EdDSA)
         bomb.keyID = trusted.verificationKey.keyIDBytes
-        bomb.protectedBytes = CBOR.map([.init(.integer(1), .integer(-8)), .init(.integer(4), .bytes(bomb.keyID))]).encoded
+        bomb.protectedBytes =
+            CBOR.map([.init(.integer(1), .integer(-8)), .init(.integer(4), .bytes(bomb.keyID))]).encoded
         let signedBomb = try COSESign1(signing: bombClaims.encoded, with: trusted, algorithm: .EdDSA)
-        let noExpiry = try COSESign1(signing: CBOR.map([.init(.integer(ActivationCode.Claim.configuration),
-                                                              .bytes(try RawDeflate.deflate(try CompactConfiguration.encode(try Self.document(), source: "t").encoded)))]).encoded,
-                                     with: trusted, algorithm: .EdDSA)
-        let otherHost = try Self.code(document: ConfigurationDocument(host: "evil.example.com", appID: "com.example.app"))
+        let noExpiry = try COSESign1(
+            signing: CBOR.map([
+                .init(
+                    .integer(ActivationCode.Claim.configuration),
+                    .bytes(
+                        try RawDeflate.deflate(
+                            try CompactConfiguration.encode(try Self.document(), source: "t").encoded)))
+            ]).encoded,
+            with: trusted, algorithm: .EdDSA)
+        let otherHost = try Self.code(
+            document: ConfigurationDocument(host: "evil.example.com", appID: "com.example.app"))
         let restricted = directory.file("restricted.json")
-        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "add", publicKey, "--trust-list", restricted, "--allow-host", "hana.ondemand.com"]).status == 0)
+        #expect(
+            try await ActivateCLI.runInProcess([
+                "keys", "trust", "add", publicKey, "--trust-list", restricted, "--allow-host", "hana.ondemand.com",
+            ]).status == 0)
 
         let cases: [(String, String, [String], String)] = [
             ("unknown-key", try Self.code(key: mallory), [], "which is not in the trust list (unknown or revoked)"),
             ("bad-signature", tampered, [], "signature does not verify with key"),
             ("expired", try Self.code(expires: Date().addingTimeInterval(-3600)), [], "the code expired at "),
-            ("not-yet-valid", try Self.code(notBefore: Date().addingTimeInterval(3600)), [], "the code is not valid before "),
-            ("no-expiry", ActivationCode.prefix + Base45.encode(noExpiry.encoded), [], "the code has no expiry (exp); AC1 codes must expire"),
-            ("audience", try Self.code(audience: ["com.example.other"]), ["--app-id", "com.example.fieldservice"],
-             "the code is for com.example.other, not for com.example.fieldservice"),
+            (
+                "not-yet-valid", try Self.code(notBefore: Date().addingTimeInterval(3600)), [],
+                "the code is not valid before "
+            ),
+            (
+                "no-expiry", ActivationCode.prefix + Base45.encode(noExpiry.encoded), [],
+                "the code has no expiry (exp); AC1 codes must expire"
+            ),
+            (
+                "audience", try Self.code(audience: ["com.example.other"]), ["--app-id", "com.example.fieldservice"],
+                "the code is for com.example.other, not for com.example.fieldservice"
+            ),
             ("host-for-key", otherHost, ["--trust-list", restricted], "the trust list allows key "),
             ("base45", "AC1:GGW", [], "is out of range"),
             ("cbor", "AC1:" + Base45.encode([0xD2, 0x84, 0x40, 0xA0]), [], "an array of 4 items runs past the end"),
-            ("deep-cbor", "AC1:" + Base45.encode([0xD2] + [UInt8](repeating: 0x81, count: 12) + [0x00]), [], "nested deeper than 8 levels"),
-            ("bomb-bad-signature", ActivationCode.prefix + Base45.encode(bomb.encoded), [], "signature does not verify with key"),
-            ("bomb", ActivationCode.prefix + Base45.encode(signedBomb.encoded), [], "inflates to more than 32 KiB (the limit); refused"),
-            ("unsigned", try Self.document().canonicalJSON(), [], "the configuration is not signed, and the policy requires a signature"),
+            (
+                "deep-cbor", "AC1:" + Base45.encode([0xD2] + [UInt8](repeating: 0x81, count: 12) + [0x00]), [],
+                "nested deeper than 8 levels"
+            ),
+            (
+                "bomb-bad-signature", ActivationCode.prefix + Base45.encode(bomb.encoded), [],
+                "signature does not verify with key"
+            ),
+            (
+                "bomb", ActivationCode.prefix + Base45.encode(signedBomb.encoded), [],
+                "inflates to more than 32 KiB (the limit); refused"
+            ),
+            (
+                "unsigned", try Self.document().canonicalJSON(), [],
+                "the configuration is not signed, and the policy requires a signature"
+            ),
         ]
         for (name, text, options, reason) in cases {
             let path = try await image(name, text)
@@ -252,7 +342,9 @@ struct ActivationCodeCommandTests {
             #expect(scan.status == 2, "\(name): \(scan.text) \(scan.stderr)")
             #expect(scan.text.contains("Rejected: \(path): "), "\(name)")
             #expect(scan.text.contains(reason), "\(name): \(scan.text)")
-            let onboard = try await ActivateCLI.runInProcess(["onboard", "--scan", path, "--yes", "--no-sign-in", "--store", directory.file("\(name)/c.json")] + trust + options)
+            let onboard = try await ActivateCLI.runInProcess(
+                ["onboard", "--scan", path, "--yes", "--no-sign-in", "--store", directory.file("\(name)/c.json")]
+                    + trust + options)
             #expect(onboard.status == 2, "\(name): \(onboard.stderr)")
             #expect(onboard.stderr.contains(reason), "\(name): \(onboard.stderr)")
             #expect(!FileManager.default.fileExists(atPath: directory.file("\(name)/c.json")))
@@ -262,7 +354,9 @@ struct ActivationCodeCommandTests {
         }
         // An unsigned code is fine again when the administrator says signatures are optional.
         let unsigned = try await image("unsigned-ok", try Self.document().canonicalJSON())
-        #expect(try await ActivateCLI.runInProcess(["scan", unsigned, "--trust-list", trustList, "--signature", "optional"]).status == 0)
+        #expect(
+            try await ActivateCLI.runInProcess(["scan", unsigned, "--trust-list", trustList, "--signature", "optional"])
+                .status == 0)
     }
 }
 
@@ -281,11 +375,14 @@ struct BatchGenerateTests {
         for name in ["oauth-authorization-code.json", "saml.json", "android-basic.json"] {
             try FileManager.default.copyItem(atPath: "\(SourceTree.documents)/\(name)", toPath: "\(folder)/\(name)")
         }
-        let sample = try String(contentsOfFile: SourceTree.path("SampleCodes/oauth-configuration.json"), encoding: .utf8)
-        let evil = #"{"name":"<script>alert(1)</script>","host":"x.example.com","appID":"a<b>","auth":[{"type":"basic"}]}"#
+        let sample = try String(
+            contentsOfFile: SourceTree.path("SampleCodes/oauth-configuration.json"), encoding: .utf8)
+        let evil =
+            #"{"name":"<script>alert(1)</script>","host":"x.example.com","appID":"a<b>","auth":[{"type":"basic"}]}"#
         let lines = [
             sample.replacingOccurrences(of: "{\"host\"", with: #"{"name":"alice","host""#),
-            #"{"name":"bob","host":"http://insecure.example.com","auth":[{"type":"basic"}]}"#,  // refused: a host with a scheme
+            // Refused: a host with a scheme.
+            #"{"name":"bob","host":"http://insecure.example.com","auth":[{"type":"basic"}]}"#,
             "not json",
             #"{"name":"carol","config":{"host":"carol.example.com","appID":"c&d","auth":[{"type":"basic"}]}}"#,
             #"{"name":"alice","host":"dup.example.com","appID":"x","auth":[{"type":"basic"}]}"#,  // the name is taken
@@ -293,13 +390,19 @@ struct BatchGenerateTests {
             "",
         ]
         let jsonl = try directory.write("people.jsonl", Array(lines.joined(separator: "\n").utf8))
-        let out = directory.file("codes"), sheet = directory.file("codes.html")
-        let result = try await ActivateCLI.runInProcess(["generate", "--batch", folder, jsonl, "--out-dir", out, "--compact",
-                                                "--sign", "\(SourceTree.keys)/ed25519.pem", "--issuer", "acme-it", "--sheet", sheet, "--jobs", "2"])
+        let out = directory.file("codes")
+        let sheet = directory.file("codes.html")
+        let result = try await ActivateCLI.runInProcess([
+            "generate", "--batch", folder, jsonl, "--out-dir", out, "--compact",
+            "--sign", "\(SourceTree.keys)/ed25519.pem", "--issuer", "acme-it", "--sheet", sheet, "--jobs", "2",
+        ])
         #expect(result.status == 2, "\(result.stderr)")
         let written = result.text.split(separator: "\n").map(String.init)
         // Input order: the folder (sorted), then the lines.
-        #expect(written == ["android-basic", "oauth-authorization-code", "saml", "alice", "carol"].map { "\(out)/\($0).png" }, "\(written)")
+        #expect(
+            written
+                == ["android-basic", "oauth-authorization-code", "saml", "alice", "carol"].map { "\(out)/\($0).png" },
+            "\(written)")
         #expect(result.stderr.contains("\(jsonl):2: host: "), "\(result.stderr)")
         #expect(result.stderr.contains("\(jsonl):3: "))
         #expect(result.stderr.contains(#"\#(jsonl):5: the name "alice" is taken by \#(jsonl):1"#))
@@ -307,7 +410,10 @@ struct BatchGenerateTests {
         #expect(result.stderr.contains("made 5 of 9 codes in \(out) and the sheet \(sheet)"))
         // Each code reads back as a verified AC1 code.
         let trust = directory.file("trust.json")
-        #expect(try await ActivateCLI.runInProcess(["keys", "trust", "add", "\(SourceTree.keys)/ed25519.pub.pem", "--trust-list", trust]).status == 0)
+        #expect(
+            try await ActivateCLI.runInProcess([
+                "keys", "trust", "add", "\(SourceTree.keys)/ed25519.pub.pem", "--trust-list", trust,
+            ]).status == 0)
         let scan = try await ActivateCLI.runInProcess(["scan", out, "--trust-list", trust])
         #expect(scan.status == 0, "\(scan.text)")
         #expect(scan.text.components(separatedBy: "Signature:  verified (AC1, EdDSA").count == 6)
@@ -320,6 +426,8 @@ struct BatchGenerateTests {
         let again = try await ActivateCLI.runInProcess(["generate", "--batch", folder, "--out-dir", out])
         #expect(again.status == 1)
         #expect(again.stderr.contains("already exists; pass --force"))
-        #expect(try await ActivateCLI.runInProcess(["generate", "--batch", folder, "--out-dir", out, "--force"]).status == 0)
+        #expect(
+            try await ActivateCLI.runInProcess(["generate", "--batch", folder, "--out-dir", out, "--force"]).status == 0
+        )
     }
 }

@@ -1,8 +1,8 @@
 import ActivationConfiguration
 import ActivationImaging
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Compares output with `Tests/ActivateCLITests/Golden/<name>`; `UPDATE_GOLDEN=1 swift test`
 /// rewrites the files instead (review the diff before committing).
@@ -18,13 +18,17 @@ func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocati
         let actual = output.split(separator: "\n", omittingEmptySubsequences: false)
         let firstDifference = Array(zip(expected, actual)).firstIndex { $0 != $1 } ?? min(expected.count, actual.count)
         let line = { (lines: [Substring]) in firstDifference < lines.count ? String(lines[firstDifference]) : "<end>" }
-        Issue.record("\(name) differs at line \(firstDifference + 1):\n- \(line(expected))\n+ \(line(actual))", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(name) differs at line \(firstDifference + 1):\n- \(line(expected))\n+ \(line(actual))",
+            sourceLocation: sourceLocation)
     }
 }
 
 /// `output` (a command's JSON) decoded as the report type `T`, which must keep all of it: encoded
 /// again, it is the same JSON value, so a key the type lacks cannot go unnoticed.
-func decodeReport<T: Codable>(_ type: T.Type, _ output: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
+func decodeReport<T: Codable>(_ type: T.Type, _ output: [UInt8], sourceLocation: SourceLocation = #_sourceLocation)
+    throws -> T
+{
     let report = try JSONDecoder().decode(T.self, from: Data(output))
     let original = try JSONDecoder().decode(ConfigurationValue.self, from: Data(output))
     let again = try JSONDecoder().decode(ConfigurationValue.self, from: try JSONEncoder().encode(report))
@@ -37,7 +41,12 @@ struct ConfigurationCommandTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    @Test("inspect --json, golden", arguments: ["oauth-authorization-code.json", "cross-context-sso.json", "saml.json", "mdk-link.txt", "AppParameters.plist"])
+    @Test(
+        "inspect --json, golden",
+        arguments: [
+            "oauth-authorization-code.json", "cross-context-sso.json", "saml.json", "mdk-link.txt",
+            "AppParameters.plist",
+        ])
     func inspectJSON(file: String) async throws {
         let result = try await ActivateCLI.run(["inspect", "--json", file], in: SourceTree.documents)
         #expect(result.status == 0, "\(result.stderr)")
@@ -58,7 +67,8 @@ struct ConfigurationCommandTests {
     @Test("inspect text summary, golden")
     func inspectText() async throws {
         var text = ""
-        for file in ["oauth-authorization-code.json", "saml.json", "apikey-and-unknown.json", "cross-context-sso.json"] {
+        for file in ["oauth-authorization-code.json", "saml.json", "apikey-and-unknown.json", "cross-context-sso.json"]
+        {
             let result = try await ActivateCLI.run(["inspect", file], in: SourceTree.documents)
             #expect(result.status == 0)
             text += "$ activate inspect \(file)\n" + result.text
@@ -69,17 +79,26 @@ struct ConfigurationCommandTests {
 
     @Test("rejections: exit 2, the reason names the key path; --json gives the error object")
     func rejected() async throws {
-        let file = try directory.write("bad.json", Array(#"{"host":"x.example.com","appID":"a","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://x.example.com/a","oauth2.tokenEndpoint":"http://x.example.com/t","oauth2.clients":[{"clientID":"c","redirectURL":"https://x.example.com"}]}}]}"#.utf8))
+        let file = try directory.write(
+            "bad.json",
+            Array(
+                #"{"host":"x.example.com","appID":"a","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://x.example.com/a","oauth2.tokenEndpoint":"http://x.example.com/t","oauth2.clients":[{"clientID":"c","redirectURL":"https://x.example.com"}]}}]}"#
+                    .utf8))
         let result = try await ActivateCLI.runInProcess(["inspect", file])
         #expect(result.status == 2)
-        #expect(result.stderr == "activate: \(file): auth[0].config.oauth2.tokenEndpoint: not an https URL (http://x.example.com/t)\n")
+        #expect(
+            result.stderr
+                == "activate: \(file): auth[0].config.oauth2.tokenEndpoint: not an https URL (http://x.example.com/t)\n"
+        )
         let json = try await ActivateCLI.run(["inspect", "--json", "bad.json"], in: directory.path)
         #expect(json.status == 2)
         try expectGolden(json.text, "inspect-rejected.json")
         let report = try decodeReport(InspectReport.self, json.stdout)
         #expect(!report.accepted && report.kind == nil && report.summary == nil && report.configuration == nil)
         #expect(report.error?.code == "insecure-url")
-        #expect(report.error?.reason == "bad.json: auth[0].config.oauth2.tokenEndpoint: not an https URL (http://x.example.com/t)")
+        #expect(
+            report.error?.reason
+                == "bad.json: auth[0].config.oauth2.tokenEndpoint: not an https URL (http://x.example.com/t)")
     }
 
     @Test("activate without a subcommand: the help on stderr, nothing on stdout, exit 64")
@@ -95,9 +114,13 @@ struct ConfigurationCommandTests {
     @Test("-q/--quiet: no summaries or warnings, results and errors still")
     func quiet() async throws {
         let directory = try TemporaryDirectory()
-        let loud = try await ActivateCLI.runInProcess(["generate", "HELLO", "--margin", "2", "-o", directory.file("a.png")])
+        let loud = try await ActivateCLI.runInProcess([
+            "generate", "HELLO", "--margin", "2", "-o", directory.file("a.png"),
+        ])
         #expect(loud.stderr.contains("warning: a quiet zone") && loud.stderr.contains("read back and verified"))
-        let quiet = try await ActivateCLI.runInProcess(["generate", "HELLO", "--margin", "2", "-q", "-o", directory.file("b.png")])
+        let quiet = try await ActivateCLI.runInProcess([
+            "generate", "HELLO", "--margin", "2", "-q", "-o", directory.file("b.png"),
+        ])
         #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
         let key = try await ActivateCLI.runInProcess(["keys", "create", "--quiet", "--out", directory.file("k.pem")])
         #expect(key.stderr.isEmpty && key.text.count == 17)
@@ -113,9 +136,13 @@ struct ConfigurationCommandTests {
         let command = "stty cols 30; '\(ActivateCLI.executable)' generate 'https://example.com/a-longer-payload-here'"
         let narrow = try await Tool.run("/usr/bin/script", ["-qec", command, "/dev/null"])
         #expect(narrow.status == 1)
-        #expect(narrow.text.contains("the code is 37 modules wide and this terminal 30 columns; widen the terminal, or write a file: --output code.png"),
-                "\(narrow.text)")
-        let wide = try await Tool.run("/usr/bin/script", ["-qec", command.replacingOccurrences(of: "cols 30", with: "cols 120"), "/dev/null"])
+        #expect(
+            narrow.text.contains(
+                "the code is 37 modules wide and this terminal 30 columns; widen the terminal, or write a file: --output code.png"
+            ),
+            "\(narrow.text)")
+        let wide = try await Tool.run(
+            "/usr/bin/script", ["-qec", command.replacingOccurrences(of: "cols 30", with: "cols 120"), "/dev/null"])
         #expect(wide.status == 0 && wide.text.contains("read back and verified"), "\(wide.text)")
     }
 
@@ -123,17 +150,25 @@ struct ConfigurationCommandTests {
     func exitCodes() async throws {
         #expect(try await ActivateCLI.runInProcess(["inspect", directory.file("missing.json")]).status == 1)
         #expect(try await ActivateCLI.run(["inspect", "-"], stdin: Array("https://example.com".utf8)).status == 2)
-        #expect(try await ActivateCLI.run(["inspect", "-"], stdin: Array("https://example.com".utf8)).stderr.contains("a web address on example.com, not an onboarding configuration"))
-        #expect(try await ActivateCLI.run(["inspect", "-", "--public-key", directory.file("nokey.pem")], stdin: []).status == 1)
+        #expect(
+            try await ActivateCLI.run(["inspect", "-"], stdin: Array("https://example.com".utf8)).stderr.contains(
+                "a web address on example.com, not an onboarding configuration"))
+        #expect(
+            try await ActivateCLI.run(["inspect", "-", "--public-key", directory.file("nokey.pem")], stdin: []).status
+                == 1)
     }
 
     @Test("policy options: --allow-host and --allow-http")
     func policyOptions() async throws {
-        let allowed = try await ActivateCLI.run(["inspect", "oauth-authorization-code.json", "--allow-host", "hana.ondemand.com"], in: SourceTree.documents)
+        let allowed = try await ActivateCLI.run(
+            ["inspect", "oauth-authorization-code.json", "--allow-host", "hana.ondemand.com"], in: SourceTree.documents)
         #expect(allowed.status == 0)
-        let refused = try await ActivateCLI.run(["inspect", "oauth-authorization-code.json", "--allow-host", "example.org"], in: SourceTree.documents)
+        let refused = try await ActivateCLI.run(
+            ["inspect", "oauth-authorization-code.json", "--allow-host", "example.org"], in: SourceTree.documents)
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("host: the host mobile-demo.example.hana.ondemand.com is not on the allowed list (example.org)"))
+        #expect(
+            refused.stderr.contains(
+                "host: the host mobile-demo.example.hana.ondemand.com is not on the allowed list (example.org)"))
         let http = Array(#"{"host":"localhost","protocol":"http","port":8080,"appID":"a"}"#.utf8)
         #expect(try await ActivateCLI.run(["inspect", "-"], stdin: http).status == 2)
         #expect(try await ActivateCLI.run(["inspect", "-", "--allow-http"], stdin: http).status == 0)
@@ -141,7 +176,9 @@ struct ConfigurationCommandTests {
 
     @Test("scan --json carries the activation object under each symbol, golden")
     func scanJSON() async throws {
-        let result = try await ActivateCLI.run(["scan", "--json", "SampleCodes/oauth-activation.png", "SampleCodes/basic-activation.png"], in: SourceTree.root)
+        let result = try await ActivateCLI.run(
+            ["scan", "--json", "SampleCodes/oauth-activation.png", "SampleCodes/basic-activation.png"],
+            in: SourceTree.root)
         #expect(result.status == 0)
         try expectGolden(result.text, "scan-samples.json")
         let reports = try decodeReport([ScanReport].self, result.stdout)
@@ -156,21 +193,31 @@ struct ConfigurationCommandTests {
     @Test("scan --raw stays byte-exact for configuration codes")
     func scanRaw() async throws {
         let raw = try await ActivateCLI.run(["scan", "--raw", "SampleCodes/oauth-activation.png"], in: SourceTree.root)
-        let expected = try Data(contentsOf: URL(fileURLWithPath: SourceTree.path("SampleCodes/oauth-configuration.json")))
+        let expected = try Data(
+            contentsOf: URL(fileURLWithPath: SourceTree.path("SampleCodes/oauth-configuration.json")))
         #expect(raw.stdout == Array(expected) + [0x0A])
     }
 
-    @Test("generate --config: each reference example reads back through scan --json to the same configuration",
-          arguments: ["oauth-authorization-code.json", "android-basic.json", "cross-context-sso.json", "saml.json", "saml-custom.json",
-                      "legacy-flat-oauth2.json", "legacy-no-auth.json", "apikey-and-unknown.json", "mdm-flattened.json",
-                      "oauth-authorization-code.plist", "oauth-authorization-code.bplist", "mdk-link.txt", "mobile-cards-link.txt"])
+    @Test(
+        "generate --config: each reference example reads back through scan --json to the same configuration",
+        arguments: [
+            "oauth-authorization-code.json", "android-basic.json", "cross-context-sso.json", "saml.json",
+            "saml-custom.json",
+            "legacy-flat-oauth2.json", "legacy-no-auth.json", "apikey-and-unknown.json", "mdm-flattened.json",
+            "oauth-authorization-code.plist", "oauth-authorization-code.bplist", "mdk-link.txt",
+            "mobile-cards-link.txt",
+        ])
     func configurationRoundTrip(file: String) async throws {
         let input = "\(SourceTree.documents)/\(file)"
         let image = directory.file("\(file).png")
-        let generated = try await ActivateCLI.runInProcess(["generate", "--config", input, "-o", image, "--allow-passcode"])
+        let generated = try await ActivateCLI.runInProcess([
+            "generate", "--config", input, "-o", image, "--allow-passcode",
+        ])
         #expect(generated.status == 0, "\(generated.stderr)")
-        let inspected = try decodeReport(InspectReport.self, try await ActivateCLI.runInProcess(["inspect", "--json", input]).stdout)
-        let scanned = try decodeReport([ScanReport].self, try await ActivateCLI.runInProcess(["scan", "--json", image]).stdout)
+        let inspected = try decodeReport(
+            InspectReport.self, try await ActivateCLI.runInProcess(["inspect", "--json", input]).stdout)
+        let scanned = try decodeReport(
+            [ScanReport].self, try await ActivateCLI.runInProcess(["scan", "--json", image]).stdout)
         let activation = try #require(scanned.first?.symbols.first?.activation)
         #expect(activation.accepted)
         let expected = try #require(inspected.configuration)
@@ -179,28 +226,46 @@ struct ConfigurationCommandTests {
 
     @Test("generate --config refuses a passcode without --allow-passcode, and an invalid document")
     func generateRefusals() async throws {
-        let sso = try await ActivateCLI.run(["generate", "--config", "cross-context-sso.json", "-o", directory.file("sso.png")], in: SourceTree.documents)
+        let sso = try await ActivateCLI.run(
+            ["generate", "--config", "cross-context-sso.json", "-o", directory.file("sso.png")],
+            in: SourceTree.documents)
         #expect(sso.status == 2)
         #expect(sso.stderr.contains("carries an OAuth passcode"))
-        #expect(sso.stderr.contains("--allow-passcode encodes it anyway"))  // the CLI's advice (Hint), not the library's
+        // The CLI's advice (Hint), not the library's.
+        #expect(sso.stderr.contains("--allow-passcode encodes it anyway"))
         let bad = try directory.write("bad.json", Array(#"{"host":"https://x.example.com"}"#.utf8))
-        #expect(try await ActivateCLI.runInProcess(["generate", "--config", bad, "-o", directory.file("bad.png")]).status == 2)
+        #expect(
+            try await ActivateCLI.runInProcess(["generate", "--config", bad, "-o", directory.file("bad.png")]).status
+                == 2)
         #expect(!FileManager.default.fileExists(atPath: directory.file("bad.png")))
     }
 
-    @Test("generate --sign: ES256 and RS256 codes verify with the matching key, and only with it", arguments: ["ec256", "rsa"])
+    @Test(
+        "generate --sign: ES256 and RS256 codes verify with the matching key, and only with it",
+        arguments: ["ec256", "rsa"])
     func signed(key: String) async throws {
         let image = directory.file("signed-\(key).png")
-        let generated = try await ActivateCLI.runInProcess(["generate", "--config", "\(SourceTree.documents)/android-basic.json",
-                                             "--sign", "\(SourceTree.keys)/\(key).pem", "--ec", "L", "-o", image])
+        let generated = try await ActivateCLI.runInProcess([
+            "generate", "--config", "\(SourceTree.documents)/android-basic.json",
+            "--sign", "\(SourceTree.keys)/\(key).pem", "--ec", "L", "-o", image,
+        ])
         #expect(generated.status == 0, "\(generated.stderr)")
-        let verified = try await ActivateCLI.runInProcess(["scan", image, "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--signature", "required"])
-        #expect(verified.text.contains("Scan succeeded. You will be connected to: mobile-demo.example.hana.ondemand.com"))
+        let verified = try await ActivateCLI.runInProcess([
+            "scan", image, "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--signature", "required",
+        ])
+        #expect(
+            verified.text.contains("Scan succeeded. You will be connected to: mobile-demo.example.hana.ondemand.com"))
         #expect(verified.text.contains("Signature:  verified (\(key == "rsa" ? "RS256" : "ES256")"))
-        let wrong = try await ActivateCLI.runInProcess(["scan", image, "--public-key", "\(SourceTree.keys)/other-\(key == "rsa" ? "rsa" : "ec256").pub.pem"])
-        #expect(wrong.text.contains("Rejected: \(image): the \(key == "rsa" ? "RS256" : "ES256") signature does not verify with the given public key"))
+        let wrong = try await ActivateCLI.runInProcess([
+            "scan", image, "--public-key", "\(SourceTree.keys)/other-\(key == "rsa" ? "rsa" : "ec256").pub.pem",
+        ])
+        #expect(
+            wrong.text.contains(
+                "Rejected: \(image): the \(key == "rsa" ? "RS256" : "ES256") signature does not verify with the given public key"
+            ))
         let raw = try await ActivateCLI.runInProcess(["scan", "--raw", image])
-        let inspect = try await ActivateCLI.run(["inspect", "-", "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--json"], stdin: raw.stdout)
+        let inspect = try await ActivateCLI.run(
+            ["inspect", "-", "--public-key", "\(SourceTree.keys)/\(key).pub.pem", "--json"], stdin: raw.stdout)
         #expect(inspect.status == 0)
         let report = try decodeReport(InspectReport.self, inspect.stdout)
         #expect(report.format == "jws")

@@ -1,11 +1,11 @@
 import ActivationConfiguration
 import ActivationSecureStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Inputs an attacker would craft (issue "Hostile input"), run through the real `activate`
@@ -24,13 +24,19 @@ struct HostileInputTests {
 
     /// Runs `activate` under `timeout`, so a regression that hangs fails the test (exit 124, which
     /// is recorded as a hang) instead of hanging the suite.
-    func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:],
-             sourceLocation: SourceLocation = #_sourceLocation) async throws -> ActivateCLI.Result {
+    func run(
+        _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ActivateCLI.Result {
         let assignments = environment.map { "\($0.key)=\($0.value)" }
-        let result = try await Tool.run("/usr/bin/env", assignments + ["timeout", String(Self.hangGuard), ActivateCLI.executable] + TestPasscode.added(to: arguments),
-                                        stdin: stdin)
+        let result = try await Tool.run(
+            "/usr/bin/env",
+            assignments + ["timeout", String(Self.hangGuard), ActivateCLI.executable]
+                + TestPasscode.added(to: arguments),
+            stdin: stdin)
         if result.status == 124 {
-            Issue.record("\(arguments.prefix(3)) was killed after \(Self.hangGuard) s: it hangs", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(arguments.prefix(3)) was killed after \(Self.hangGuard) s: it hangs", sourceLocation: sourceLocation)
         }
         return result
     }
@@ -39,10 +45,15 @@ struct HostileInputTests {
     /// bidirectional or invisible format characters.
     static func expectTerminalSafe(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let offending = text.unicodeScalars.filter { $0 != "\n" && !UntrustedText.isPlain(String($0)) }
-        #expect(offending.isEmpty, "control characters reached the terminal: \(offending.map { String($0.value, radix: 16) })", sourceLocation: sourceLocation)
+        #expect(
+            offending.isEmpty,
+            "control characters reached the terminal: \(offending.map { String($0.value, radix: 16) })",
+            sourceLocation: sourceLocation)
     }
 
-    static func document(host: String = "mobile.example.com", appID: String = "com.example.app", extra: String = "") -> String {
+    static func document(host: String = "mobile.example.com", appID: String = "com.example.app", extra: String = "")
+        -> String
+    {
         #"{"host":"\#(host)","appID":"\#(appID)","auth":[{"type":"basic.default"}]\#(extra)}"#
     }
 
@@ -51,12 +62,17 @@ struct HostileInputTests {
     static let deepKey = Array(repeating: "level", count: 5000).joined(separator: "/")
     static let deepDocument = #"{"host":"mobile.example.com","auth/type":"basic","\#(deepKey)":"x"}"#
 
-    @Test("a flattened MDM key thousands of levels deep: inspect, onboard --file/--managed, generate --config, serve, restore")
+    @Test(
+        "a flattened MDM key thousands of levels deep: inspect, onboard --file/--managed, generate --config, serve, restore"
+    )
     func deepNesting() async throws {
         let file = try directory.write("deep.json", Array(Self.deepDocument.utf8))
         let store = directory.file("store/configuration.json")
-        for arguments in [["inspect", file], ["onboard", "--file", file, "--yes", "--no-sign-in", "--store", store],
-                          ["onboard", "--managed", "--yes", "--no-sign-in", "--store", store], ["generate", "--config", file, "--output", directory.file("deep.png")]] {
+        for arguments in [
+            ["inspect", file], ["onboard", "--file", file, "--yes", "--no-sign-in", "--store", store],
+            ["onboard", "--managed", "--yes", "--no-sign-in", "--store", store],
+            ["generate", "--config", file, "--output", directory.file("deep.png")],
+        ] {
             let result = try await run(arguments, environment: ["ACTIVATE_MANAGED_CONFIG": file])
             #expect(result.status == 2, "\(arguments): \(result.status) \(result.stderr)")
             #expect(result.stderr.contains("deep.json"), "\(arguments): \(result.stderr)")
@@ -78,8 +94,11 @@ struct HostileInputTests {
         // restore of a store edited to hold the deep document.
         try FileManager.default.createDirectory(atPath: directory.file("edited"), withIntermediateDirectories: true)
         let edited = directory.file("edited/configuration.json")
-        let record = #"{"format":1,"provider":"p","origin":"o","storedAt":"2026-01-01T00:00:00Z","signature":{"status":"unsigned"},"document":\#(Self.deepDocument)}"#
-        #expect(FileManager.default.createFile(atPath: edited, contents: Data(record.utf8), attributes: [.posixPermissions: 0o600]))
+        let record =
+            #"{"format":1,"provider":"p","origin":"o","storedAt":"2026-01-01T00:00:00Z","signature":{"status":"unsigned"},"document":\#(Self.deepDocument)}"#
+        #expect(
+            FileManager.default.createFile(
+                atPath: edited, contents: Data(record.utf8), attributes: [.posixPermissions: 0o600]))
         let restore = try await run(["restore", "--store", edited])
         #expect(restore.status == 1)
         #expect(restore.stderr.contains("damaged") && restore.stderr.contains("nesting deeper"), "\(restore.stderr)")
@@ -90,8 +109,10 @@ struct HostileInputTests {
         let answer = try directory.write("answer.json", Array(Self.deepDocument.utf8))
         let server = try PythonFileServer(file: answer)
         defer { server.stop() }
-        let result = try await run(["onboard", "--email", "someone@example.com", "--app-id", "com.example.app",
-                                               "--discovery", server.url, "--yes", "--store", directory.file("s/configuration.json")])
+        let result = try await run([
+            "onboard", "--email", "someone@example.com", "--app-id", "com.example.app",
+            "--discovery", server.url, "--yes", "--store", directory.file("s/configuration.json"),
+        ])
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("nesting deeper than 32 levels"))
         #expect(!result.stderr.contains("someone"), "the e-mail address never appears")
@@ -112,7 +133,8 @@ struct HostileInputTests {
     func fifos() async throws {
         let folder = directory.file("images")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: SourceTree.path("SampleCodes/oauth-activation.png"), toPath: "\(folder)/a.png")
+        try FileManager.default.copyItem(
+            atPath: SourceTree.path("SampleCodes/oauth-activation.png"), toPath: "\(folder)/a.png")
         #expect(mkfifo("\(folder)/b.png", 0o600) == 0)
         let scan = try await run(["scan", "--raw", folder])
         #expect(scan.status == 1, "\(scan.stderr)")
@@ -121,10 +143,14 @@ struct HostileInputTests {
 
         let fifo = directory.file("config.json")
         #expect(mkfifo(fifo, 0o600) == 0)
-        for arguments in [["inspect", fifo], ["scan", fifo], ["onboard", "--file", fifo, "--yes", "--no-sign-in", "--store", directory.file("x/c.json")]] {
+        for arguments in [
+            ["inspect", fifo], ["scan", fifo],
+            ["onboard", "--file", fifo, "--yes", "--no-sign-in", "--store", directory.file("x/c.json")],
+        ] {
             let result = try await run(arguments)
             #expect([1, 2].contains(result.status), "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("is a FIFO (named pipe), not a regular file"), "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.contains("is a FIFO (named pipe), not a regular file"), "\(arguments): \(result.stderr)")
         }
 
         let storeFolder = directory.file("fifo-store")
@@ -150,9 +176,13 @@ struct HostileInputTests {
     /// A 1600×1200 progressive JPEG made by ImageMagick (as a phone or editor would make one).
     static func progressiveJPEG(in directory: TemporaryDirectory) throws -> [UInt8] {
         let path = directory.file("progressive.jpg")
-        let made = try Tool.runBlocking("/usr/bin/env", ["convert", "-size", "1600x1200", "plasma:fractal", "-seed", "7", "-interlace", "Plane", path],
-                                        stdin: nil, in: nil)
-        guard made.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: made.stderr]) }
+        let made = try Tool.runBlocking(
+            "/usr/bin/env",
+            ["convert", "-size", "1600x1200", "plasma:fractal", "-seed", "7", "-interlace", "Plane", path],
+            stdin: nil, in: nil)
+        guard made.status == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: made.stderr])
+        }
         return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
@@ -164,14 +194,18 @@ struct HostileInputTests {
             let length = Int(jpeg[index + 2]) << 8 | Int(jpeg[index + 3])
             var end = index + 2 + length
             if jpeg[index + 1] == 0xDA {
-                while end + 1 < jpeg.count, !(jpeg[end] == 0xFF && jpeg[end + 1] != 0 && !(0xD0...0xD7).contains(jpeg[end + 1])) { end += 1 }
+                while end + 1 < jpeg.count,
+                    !(jpeg[end] == 0xFF && jpeg[end + 1] != 0 && !(0xD0...0xD7).contains(jpeg[end + 1]))
+                { end += 1 }
                 scans.append(index..<end)
             }
             index = end
         }
         guard let smallest = scans.min(by: { $0.count < $1.count }), let last = scans.last else { return jpeg }
         let scan = Array(jpeg[smallest])
-        return Array(jpeg[..<last.upperBound]) + Array([[UInt8]](repeating: scan, count: times).joined()) + [0xFF, 0xD9]
+        return Array(jpeg[..<last.upperBound]) + Array([[UInt8]](repeating: scan, count: times).joined()) + [
+            0xFF, 0xD9,
+        ]
     }
 
     /// A binary plist of `count` objects, each an array holding the previous one twice: 159
@@ -194,10 +228,15 @@ struct HostileInputTests {
     @Test("a binary plist whose objects share references is refused at once, not expanded")
     func exponentialPlist() async throws {
         let file = try directory.write("ConfigurationProvider.plist", Self.exponentialBinaryPlist())
-        for arguments in [["inspect", file], ["onboard", "--file", file, "--yes", "--no-sign-in", "--store", directory.file("s/c.json")]] {
+        for arguments in [
+            ["inspect", file],
+            ["onboard", "--file", file, "--yes", "--no-sign-in", "--store", directory.file("s/c.json")],
+        ] {
             let result = try await run(arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("ConfigurationProvider.plist") && result.stderr.contains("100000"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("ConfigurationProvider.plist") && result.stderr.contains("100000"),
+                "\(result.stderr)")
         }
     }
 
@@ -217,7 +256,8 @@ struct HostileInputTests {
         let file = try directory.write("dup.plist", Array(plist.utf8))
         let result = try await run(["inspect", file])
         #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.contains("dup.plist") && result.stderr.contains("\"host\" appears twice"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("dup.plist") && result.stderr.contains("\"host\" appears twice"), "\(result.stderr)")
         #expect(!result.text.contains("evil"))
     }
 
@@ -225,15 +265,24 @@ struct HostileInputTests {
 
     static let bypasses: [(name: String, document: String)] = [
         ("percent-encoded / in host", document(host: "evil.example%2F.hana.ondemand.com")),
-        ("percent-encoded # in serviceURL", #"{"serviceURL":"https://evil.example%23.hana.ondemand.com","auth":[{"type":"basic"}]}"#),
-        ("percent-encoded ? in endpoint", #"{"host":"a.hana.ondemand.com","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://evil.example%3F.hana.ondemand.com/a","oauth2.tokenEndpoint":"https://a.hana.ondemand.com/t","oauth2.clients":[{"clientID":"c","redirectURL":"https://a.hana.ondemand.com"}]}}]}"#),
+        (
+            "percent-encoded # in serviceURL",
+            #"{"serviceURL":"https://evil.example%23.hana.ondemand.com","auth":[{"type":"basic"}]}"#
+        ),
+        (
+            "percent-encoded ? in endpoint",
+            #"{"host":"a.hana.ondemand.com","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://evil.example%3F.hana.ondemand.com/a","oauth2.tokenEndpoint":"https://a.hana.ondemand.com/t","oauth2.clients":[{"clientID":"c","redirectURL":"https://a.hana.ondemand.com"}]}}]}"#
+        ),
         ("decimal IP", document(host: "2130706433")),
         ("short IP", #"{"serviceURL":"https://127.1","auth":[{"type":"basic"}]}"#),
         ("hex IP", #"{"serviceURL":"https://0x7f.0.0.1/x","auth":[{"type":"basic"}]}"#),
         ("port 0", #"{"serviceURL":"https://a.hana.ondemand.com:0","auth":[{"type":"basic"}]}"#),
         ("port 99999", #"{"serviceURL":"https://a.hana.ondemand.com:99999","auth":[{"type":"basic"}]}"#),
         ("backslash", #"{"serviceURL":"https://evil.com\\\\@a.hana.ondemand.com","auth":[{"type":"basic"}]}"#),
-        ("double-encoded MDK link", "com.example.app://?AppId=a&ClientId=c&ServerUrl=https://evil.example%252F.hana.ondemand.com&AuthorizationEndpointUrl=https://a.hana.ondemand.com/a&RedirectUrl=https://a.hana.ondemand.com&TokenUrl=https://a.hana.ondemand.com/t"),
+        (
+            "double-encoded MDK link",
+            "com.example.app://?AppId=a&ClientId=c&ServerUrl=https://evil.example%252F.hana.ondemand.com&AuthorizationEndpointUrl=https://a.hana.ondemand.com/a&RedirectUrl=https://a.hana.ondemand.com&TokenUrl=https://a.hana.ondemand.com/t"
+        ),
     ]
 
     @Test("spellings that make the allow-list see another host are refused", arguments: bypasses)
@@ -251,14 +300,19 @@ struct HostileInputTests {
         #expect(!FileManager.default.fileExists(atPath: store), "\(testCase.name): nothing stored")
     }
 
-    @Test("the discovery client judges its service URL in canonical form", arguments: [
-        ("http://2130706433:8080", "non-standard form"), ("http://127.1:8080", "non-standard form"),
-        ("http://example.com:8080", "not https"), ("https://user:secret@discovery.example.com", "without user name"),
-        ("https://discovery.example.com:0", "port"), ("https://discovery.example%2Ecom", "percent-encoded"),
-    ])
+    @Test(
+        "the discovery client judges its service URL in canonical form",
+        arguments: [
+            ("http://2130706433:8080", "non-standard form"), ("http://127.1:8080", "non-standard form"),
+            ("http://example.com:8080", "not https"),
+            ("https://user:secret@discovery.example.com", "without user name"),
+            ("https://discovery.example.com:0", "port"), ("https://discovery.example%2Ecom", "percent-encoded"),
+        ])
     func discoveryServiceURL(url: String, reason: String) async throws {
-        let result = try await run(["onboard", "--email", "someone@example.com", "--app-id", "a", "--discovery", url,
-                                         "--yes", "--store", directory.file("d/configuration.json")])
+        let result = try await run([
+            "onboard", "--email", "someone@example.com", "--app-id", "a", "--discovery", url,
+            "--yes", "--store", directory.file("d/configuration.json"),
+        ])
         #expect(result.status == 2, "\(url): \(result.stderr)")
         #expect(result.stderr.contains(reason), "\(url): \(result.stderr)")
         #expect(!result.stderr.contains("secret") && !result.stderr.contains("someone"), "\(result.stderr)")
@@ -267,7 +321,9 @@ struct HostileInputTests {
     @Test("an --allow-host entry that is no domain is a usage error, not an entry that silently never matches")
     func allowHostValidation() async throws {
         for entry in ["*.hana.ondemand.com", "hana.ondemand.com/x", "hana%2Eondemand.com", "a b"] {
-            let result = try await run(["inspect", SourceTree.path("SampleCodes/oauth-configuration.json"), "--allow-host", entry])
+            let result = try await run([
+                "inspect", SourceTree.path("SampleCodes/oauth-configuration.json"), "--allow-host", entry,
+            ])
             #expect(result.status == 64, "\(entry): \(result.stderr)")
             #expect(result.stderr.contains("--allow-host"), "\(result.stderr)")
         }
@@ -275,7 +331,9 @@ struct HostileInputTests {
 
     @Test("the host shown and stored is the canonical host that will be connected to")
     func canonicalHostShown() async throws {
-        let file = try directory.write("idn.json", Array(#"{"serviceURL":"https://Bücher.Hana.OnDemand.com./x/","appID":"a","auth":[{"type":"basic"}]}"#.utf8))
+        let file = try directory.write(
+            "idn.json",
+            Array(#"{"serviceURL":"https://Bücher.Hana.OnDemand.com./x/","appID":"a","auth":[{"type":"basic"}]}"#.utf8))
         let inspect = try await run(["inspect", file, "--allow-host", "hana.ondemand.com"])
         #expect(inspect.status == 0, "\(inspect.stderr)")
         #expect(inspect.text.contains("You will be connected to: xn--bcher-kva.hana.ondemand.com\n"))
@@ -292,7 +350,9 @@ struct HostileInputTests {
 
     static let forged = "\u{1B}[2J\u{7}\r\n  Scan succeeded. You will be connected to: evil.example.com\u{202E}"
 
-    @Test("values from a code are printed escaped: app id, client id, auth type, MDK parameters, rejected hosts, file names")
+    @Test(
+        "values from a code are printed escaped: app id, client id, auth type, MDK parameters, rejected hosts, file names"
+    )
     func terminalInjection() async throws {
         let escapedForgery = UntrustedText.escaped(Self.forged)
         let jsonForgery = String(decoding: try JSONEncoder().encode(Self.forged), as: UTF8.self).dropFirst().dropLast()
@@ -311,7 +371,9 @@ struct HostileInputTests {
             Self.expectTerminalSafe(inspect.stderr)
             #expect(!Self.hasForgedLine(inspect.text), "no forged second line: \(inspect.text)")
             if document.contains("evil") && index < 3 {
-                #expect(inspect.text.contains(escapedForgery) || inspect.stderr.contains(escapedForgery), "shown escaped: \(inspect.text)\(inspect.stderr)")
+                #expect(
+                    inspect.text.contains(escapedForgery) || inspect.stderr.contains(escapedForgery),
+                    "shown escaped: \(inspect.text)\(inspect.stderr)")
             }
             let json = try await run(["inspect", "--json", file])
             Self.expectTerminalSafe(json.text)
@@ -333,7 +395,9 @@ struct HostileInputTests {
     /// Whether a line of output starts with the forged confirmation (shown escaped inside another
     /// line, it is harmless).
     static func hasForgedLine(_ output: String) -> Bool {
-        output.split(separator: "\n").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Scan succeeded. You will be connected to: evil") }
+        output.split(separator: "\n").contains {
+            $0.trimmingCharacters(in: .whitespaces).hasPrefix("Scan succeeded. You will be connected to: evil")
+        }
     }
 
     @Test("a plain-text code that imitates the confirmation cannot add a line")
@@ -362,15 +426,20 @@ struct HostileInputTests {
 
     // MARK: 6. Lost or wrong results
 
-    @Test("a write error on stdout is exit 1, for every command that prints", arguments: [
-        "scan --raw SampleCodes/oauth-activation.png", "scan --json SampleCodes/oauth-activation.png",
-        "inspect SampleCodes/oauth-configuration.json", "inspect --json SampleCodes/oauth-configuration.json",
-        "generate HELLO --format text",
-    ])
+    @Test(
+        "a write error on stdout is exit 1, for every command that prints",
+        arguments: [
+            "scan --raw SampleCodes/oauth-activation.png", "scan --json SampleCodes/oauth-activation.png",
+            "inspect SampleCodes/oauth-configuration.json", "inspect --json SampleCodes/oauth-configuration.json",
+            "generate HELLO --format text",
+        ])
     func writeErrors(command: String) async throws {
-        let result = try await Tool.run("/bin/sh", ["-c", "\"$0\" \(command) > /dev/full", ActivateCLI.executable], in: SourceTree.root)
+        let result = try await Tool.run(
+            "/bin/sh", ["-c", "\"$0\" \(command) > /dev/full", ActivateCLI.executable], in: SourceTree.root)
         #expect(result.status == 1, "\(command): \(result.status) \(result.stderr)")
-        #expect(result.stderr.contains("standard output") && result.stderr.contains("no space left on device"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("standard output") && result.stderr.contains("no space left on device"),
+            "\(result.stderr)")
     }
 
     @Test("two onboards at once without --force: one wins, the other is refused, nothing is lost")
@@ -388,8 +457,11 @@ struct HostileInputTests {
             #expect(loser?.status == 1)
             #expect(loser?.stderr.contains("already") == true, "\(loser?.stderr ?? "")")
             let restore = try await run(["restore", "--store", store])
-            let winnerHost = winners.first?.text.contains("first.example.com") == true ? "first.example.com" : "second.example.com"
-            #expect(restore.text.contains("You will be connected to: \(winnerHost)"), "the stored one is the winner's: \(restore.text)")
+            let winnerHost =
+                winners.first?.text.contains("first.example.com") == true ? "first.example.com" : "second.example.com"
+            #expect(
+                restore.text.contains("You will be connected to: \(winnerHost)"),
+                "the stored one is the winner's: \(restore.text)")
         }
     }
 
@@ -399,7 +471,8 @@ struct HostileInputTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         let result = try await run(["generate", "HELLO", "--output", fifo, "--force"])
         #expect(result.status == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("is a FIFO (named pipe); only a regular file is ever replaced"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("is a FIFO (named pipe); only a regular file is ever replaced"), "\(result.stderr)")
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "the FIFO is still there")
 
@@ -427,9 +500,13 @@ struct HostileInputTests {
         let file = Array(try Data(contentsOf: URL(fileURLWithPath: store)))
         let header = try AgeFormat.header(of: file, source: store)
         let key = try #require(try AgeFormat.unwrapFileKey(header, passphrase: Array(TestPasscode.text.utf8)))
-        var text = String(decoding: try AgeFormat.decryptPayload(of: file, header: header, fileKey: key, source: store), as: UTF8.self)
+        var text = String(
+            decoding: try AgeFormat.decryptPayload(of: file, header: header, fileKey: key, source: store), as: UTF8.self
+        )
         change(&text)
-        try FileIO.write(header.bytes + (try AgeFormat.encryptPayload(Array(text.utf8), fileKey: key)), to: store, replace: true, mode: 0o600)
+        try FileIO.write(
+            header.bytes + (try AgeFormat.encryptPayload(Array(text.utf8), fileKey: key)), to: store, replace: true,
+            mode: 0o600)
     }
 
     @Test("restore checks a hand-edited store again: policy, signature and privacy")
@@ -443,7 +520,11 @@ struct HostileInputTests {
 
         // A forged "verified" status on an unsigned configuration.
         let forged = try await onboarded(Self.document())
-        try edit(forged) { $0 = $0.replacingOccurrences(of: "\"status\": \"unsigned\"", with: "\"status\": \"verified\", \"algorithm\": \"ES256\", \"keyFingerprint\": \"0011223344556677\"") }
+        try edit(forged) {
+            $0 = $0.replacingOccurrences(
+                of: "\"status\": \"unsigned\"",
+                with: "\"status\": \"verified\", \"algorithm\": \"ES256\", \"keyFingerprint\": \"0011223344556677\"")
+        }
         let claimed = try await run(["restore", "--store", forged])
         #expect(claimed.status == 1, "\(claimed.stderr)")
         #expect(claimed.stderr.contains("verified signature without the signed code"), "\(claimed.stderr)")
@@ -458,14 +539,22 @@ struct HostileInputTests {
         #expect(intact.text.contains("Signature:  verified (ES256"))
         let intactJSON = try await run(["restore", "--json", "--store", signed, "--public-key", publicKey])
         #expect(intactJSON.status == 0)
-        #expect(!intactJSON.text.contains(jws) && !intactJSON.text.contains("signedCode"), "the signed code (which may hold a passcode) is never printed")
+        #expect(
+            !intactJSON.text.contains(jws) && !intactJSON.text.contains("signedCode"),
+            "the signed code (which may hold a passcode) is never printed")
         let intactReport = try decodeReport(RestoreReport.self, intactJSON.stdout)
         #expect(intactReport.signature.status == "verified" && intactReport.signature.algorithm == "ES256")
         let recordedKey = try #require(intactReport.signature.publicKey.flatMap { Data(base64Encoded: $0) })
-        #expect(try VerificationKey(derRepresentation: Array(recordedKey)) == VerificationKey(pem: String(contentsOfFile: publicKey, encoding: .utf8)))
-        let otherKey = try await run(["restore", "--store", signed, "--public-key", "\(SourceTree.keys)/other-ec256.pub.pem"])
+        #expect(
+            try VerificationKey(derRepresentation: Array(recordedKey))
+                == VerificationKey(pem: String(contentsOfFile: publicKey, encoding: .utf8)))
+        let otherKey = try await run([
+            "restore", "--store", signed, "--public-key", "\(SourceTree.keys)/other-ec256.pub.pem",
+        ])
         #expect(otherKey.status == 2, "a key the policy does not trust: \(otherKey.stderr)")
-        try edit(signed) { $0 = $0.replacingOccurrences(of: "\"host\": \"mobile.example.com\"", with: "\"host\": \"evil.example.com\"") }
+        try edit(signed) {
+            $0 = $0.replacingOccurrences(of: "\"host\": \"mobile.example.com\"", with: "\"host\": \"evil.example.com\"")
+        }
         let moved = try await run(["restore", "--store", signed])
         #expect(moved.status == 1, "\(moved.stderr)")
         #expect(moved.stderr.contains("the stored document is not the one that was signed"), "\(moved.stderr)")
@@ -481,7 +570,10 @@ struct HostileInputTests {
         let worldWritable = try await run(["restore", "--store", open])
         #expect(worldWritable.status == 1)
         #expect(worldWritable.stderr.contains("is writable by other users (mode 777)"), "\(worldWritable.stderr)")
-        let onboardThere = try await run(["onboard", "--file", try directory.write("d.json", Array(Self.document().utf8)), "--yes", "--no-sign-in", "--force", "--store", open])
+        let onboardThere = try await run([
+            "onboard", "--file", try directory.write("d.json", Array(Self.document().utf8)), "--yes", "--no-sign-in",
+            "--force", "--store", open,
+        ])
         #expect(onboardThere.status == 1, "\(onboardThere.stderr)")
         chmod(folder, 0o700)
         chmod(open, 0o666)
@@ -525,7 +617,8 @@ final class PythonFileServer {
         try process.run()
         guard let port = Int(output.readFirstLine().trimmingCharacters(in: .whitespaces)) else {
             process.terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the test server did not start"])
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the test server did not start"])
         }
         url = "http://127.0.0.1:\(port)"
     }

@@ -1,5 +1,6 @@
-@testable import activate
 import Foundation
+
+@testable import activate
 
 extension ActivateCLI {
     /// Runs `activate` with `arguments` in this process, its stdout and stderr captured: for the
@@ -16,7 +17,9 @@ extension ActivateCLI {
             let status = await withTaskExecutorPreference(CommandThread()) {
                 await Console.$capture.withValue(capture) { await Activate.execute(TestPasscode.added(to: arguments)) }
             }
-            return Result(status: status, stdout: capture.stdout.withLock { $0 }, stderr: String(decoding: capture.stderr.withLock { $0 }, as: UTF8.self))
+            return Result(
+                status: status, stdout: capture.stdout.withLock { $0 },
+                stderr: String(decoding: capture.stderr.withLock { $0 }, as: UTF8.self))
         }
     }
 }

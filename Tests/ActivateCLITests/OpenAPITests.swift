@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The discovery service against its own OpenAPI description: `activate serve` on a database with
 /// the admin API, and schemathesis (PyPI) generating requests for every operation of the document
@@ -17,11 +17,14 @@ struct OpenAPITests {
         directory = try TemporaryDirectory()
         configs = directory.file("configs")
         try FileManager.default.createDirectory(atPath: configs, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "\(SourceTree.documents)/android-basic.json", toPath: "\(configs)/basic.json")
+        try FileManager.default.copyItem(
+            atPath: "\(SourceTree.documents)/android-basic.json", toPath: "\(configs)/basic.json")
         try Data(#"{"applications": {"\#(Self.appID)": {"domains": {"example.com": "basic.json"}}}}"#.utf8)
             .write(to: URL(fileURLWithPath: "\(configs)/discovery.json"))
         tokens = directory.file("admin-tokens")
-        #expect(FileManager.default.createFile(atPath: tokens, contents: Data("\(Self.token)\n".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: tokens, contents: Data("\(Self.token)\n".utf8), attributes: [.posixPermissions: 0o600]))
     }
 
     func discovery(_ server: ServeProcess, _ arguments: [String]) async throws -> ActivateCLI.Result {
@@ -34,35 +37,60 @@ struct OpenAPITests {
         let object = try JSONSerialization.jsonObject(with: Data(listed.stdout)) as? [String: Any]
         var codes: [Int: (String, Int)] = [:]
         for code in object?["codes"] as? [[String: Any]] ?? [] {
-            if let id = code["id"] as? Int, let status = code["status"] as? String, let uses = code["usesLeft"] as? Int { codes[id] = (status, uses) }
+            if let id = code["id"] as? Int, let status = code["status"] as? String, let uses = code["usesLeft"] as? Int
+            {
+                codes[id] = (status, uses)
+            }
         }
         return codes
     }
 
-    @Test("the document is served as committed; schemathesis finds no 5xx and no answer outside the document, and changes codes only through the calls meant to")
+    @Test(
+        "the document is served as committed; schemathesis finds no 5xx and no answer outside the document, and changes codes only through the calls meant to"
+    )
     func schemathesis() async throws {
         let schemathesis = SourceTree.path(".build/interop-venv/bin/schemathesis")
-        #expect(FileManager.default.isExecutableFile(atPath: schemathesis), "scripts/setup.sh --test installs schemathesis")
-        let server = try ServeProcess(configs: configs, arguments: ["--database", "sqlite:\(directory.file("discovery.sqlite"))",
-                                                                    "--secret-file", directory.file("secret"), "--admin-token-file", tokens,
-                                                                    "--client-limit", "off", "--app-limit", "off"])
+        #expect(
+            FileManager.default.isExecutableFile(atPath: schemathesis), "scripts/setup.sh --test installs schemathesis")
+        let server = try ServeProcess(
+            configs: configs,
+            arguments: [
+                "--database", "sqlite:\(directory.file("discovery.sqlite"))",
+                "--secret-file", directory.file("secret"), "--admin-token-file", tokens,
+                "--client-limit", "off", "--app-limit", "off",
+            ])
         defer { _ = server.stop() }
         let served = try await Tool.run("/usr/bin/curl", ["-sS", "\(server.url)/openapi.yaml"])
-        #expect(served.stdout == Array(try Data(contentsOf: URL(fileURLWithPath: SourceTree.path("Sources/ActivationDiscoveryServer/Resources/openapi.yaml")))))
+        #expect(
+            served.stdout
+                == Array(
+                    try Data(
+                        contentsOf: URL(
+                            fileURLWithPath: SourceTree.path("Sources/ActivationDiscoveryServer/Resources/openapi.yaml")
+                        ))))
 
         // Codes that exist before the run: schemathesis cannot know them, so only a revocation
         // (an audited admin call) may change them.
-        let issued = try await discovery(server, ["codes", "create", "--app-id", Self.appID, "--document", "basic.json", "--count", "5",
-                                                  "--uses", "3", "--json"])
+        let issued = try await discovery(
+            server,
+            [
+                "codes", "create", "--app-id", Self.appID, "--document", "basic.json", "--count", "5",
+                "--uses", "3", "--json",
+            ])
         #expect(issued.status == 0, "\(issued.stderr)")
         let before = try await codes(server)
         #expect(before.count == 5 && before.values.allSatisfy { $0.status == "active" && $0.usesLeft == 3 })
 
-        let run = try await Tool.run(schemathesis, [
-            "run", "\(server.url)/openapi.yaml", "--url", server.url, "--header", "Authorization: Bearer \(Self.token)",
-            "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance",
-            "--phases", "examples,coverage,fuzzing,stateful", "--max-examples", "40", "--workers", "1", "--request-timeout", "30",
-        ], in: directory.path)
+        let run = try await Tool.run(
+            schemathesis,
+            [
+                "run", "\(server.url)/openapi.yaml", "--url", server.url, "--header",
+                "Authorization: Bearer \(Self.token)",
+                "--checks",
+                "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance",
+                "--phases", "examples,coverage,fuzzing,stateful", "--max-examples", "40", "--workers", "1",
+                "--request-timeout", "30",
+            ], in: directory.path)
         let output = run.text
         #expect(run.status == 0, "\(output.suffix(6000))")
         let summary = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -76,8 +104,12 @@ struct OpenAPITests {
         // schemathesis's own orders can issue more codes than the listing shows (the newest
         // 10,000), so these oldest ones are read from the stopped server's database itself.
         let audit = try await discovery(server, ["audit", "--json"])
-        let entries = (try JSONSerialization.jsonObject(with: Data(audit.stdout)) as? [String: Any])?["entries"] as? [[String: Any]] ?? []
-        let revoked = Set(entries.filter { $0["action"] as? String == "codes.revoke" && $0["outcome"] as? String == "ok" }.compactMap { $0["subject"] as? String })
+        let entries =
+            (try JSONSerialization.jsonObject(with: Data(audit.stdout)) as? [String: Any])?["entries"]
+            as? [[String: Any]] ?? []
+        let revoked = Set(
+            entries.filter { $0["action"] as? String == "codes.revoke" && $0["outcome"] as? String == "ok" }.compactMap
+            { $0["subject"] as? String })
         _ = server.stop()
         let after = try await storedCodes(ids: Array(before.keys))
         for (id, state) in before {
@@ -103,7 +135,9 @@ struct OpenAPITests {
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: [Any]] ?? [:]
         var codes: [Int: (usesLeft: Int, revoked: Bool)] = [:]
         for (id, row) in object {
-            if let id = Int(id), row.count == 2, let uses = row[0] as? Int, let revoked = row[1] as? Bool { codes[id] = (uses, revoked) }
+            if let id = Int(id), row.count == 2, let uses = row[0] as? Int, let revoked = row[1] as? Bool {
+                codes[id] = (uses, revoked)
+            }
         }
         return codes
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Swift in the README, the pages under docs/, benchmarks/README.md and the DocC articles is
 /// compiled code: every ```swift block follows a marker that says which compiled file it is, and
@@ -29,8 +29,10 @@ struct ReadmeSnippetTests {
         let sources = SourceTree.path("Sources")
         for target in try FileManager.default.contentsOfDirectory(atPath: sources).sorted() {
             let targetPath = "\(sources)/\(target)"
-            for catalog in (try? FileManager.default.contentsOfDirectory(atPath: targetPath)) ?? [] where catalog.hasSuffix(".docc") {
-                for article in try FileManager.default.contentsOfDirectory(atPath: "\(targetPath)/\(catalog)").sorted() where article.hasSuffix(".md") {
+            for catalog in (try? FileManager.default.contentsOfDirectory(atPath: targetPath)) ?? []
+            where catalog.hasSuffix(".docc") {
+                for article in try FileManager.default.contentsOfDirectory(atPath: "\(targetPath)/\(catalog)").sorted()
+                where article.hasSuffix(".md") {
                     paths.append("Sources/\(target)/\(catalog)/\(article)")
                 }
             }
@@ -57,14 +59,20 @@ struct ReadmeSnippetTests {
                 let block = lines[(index + 1)..<end].joined(separator: "\n") + "\n"
                 let place = "\(document):\(index + 1)"
                 if marker == "<!-- consumer: Package.swift -->" {
-                    #expect(document == "README.md" && block.contains(#".package(path: "../activate", traits: [])"#), "\(place)")
+                    #expect(
+                        document == "README.md" && block.contains(#".package(path: "../activate", traits: [])"#),
+                        "\(place)")
                 } else if let path = Self.path(in: marker, kind: "compiled") {
                     let file = try String(contentsOfFile: SourceTree.path(path), encoding: .utf8)
                     #expect(block == file, "\(place): the block differs from \(path)")
-                    #expect(package.contains("path: \"\((path as NSString).deletingLastPathComponent)\""), "\(path) is no target's source")
+                    #expect(
+                        package.contains("path: \"\((path as NSString).deletingLastPathComponent)\""),
+                        "\(path) is no target's source")
                 } else if let path = Self.path(in: marker, kind: "excerpt") {
                     let file = try String(contentsOfFile: SourceTree.path(path), encoding: .utf8)
-                    #expect(("\n" + file).contains("\n" + block), "\(place): the block is not a run of whole lines of \(path)")
+                    #expect(
+                        ("\n" + file).contains("\n" + block),
+                        "\(place): the block is not a run of whole lines of \(path)")
                 } else {
                     Issue.record("\(place): a Swift block without a compiled, excerpt or consumer marker")
                 }
@@ -77,18 +85,25 @@ struct ReadmeSnippetTests {
     @Test("the compiled samples quoted outside the README are quoted in the docs pages")
     func docsPagesQuoteSamples() throws {
         // The pages moved out of the README keep their compiled samples, checked above.
-        for (page, path) in [("docs/discovery-service.md", "SampleCodes/DiscoveryService/main.swift"),
-                             ("docs/activation-codes.md", "SampleCodes/VerifyActivationCode/main.swift")] {
+        for (page, path) in [
+            ("docs/discovery-service.md", "SampleCodes/DiscoveryService/main.swift"),
+            ("docs/activation-codes.md", "SampleCodes/VerifyActivationCode/main.swift"),
+        ] {
             let text = try String(contentsOfFile: SourceTree.path(page), encoding: .utf8)
-            #expect(text.contains("<!-- compiled: \(path) -->\n```swift\n") || text.contains("<!-- excerpt: \(path) -->\n```swift\n"),
-                    "\(page) no longer quotes \(path)")
+            #expect(
+                text.contains("<!-- compiled: \(path) -->\n```swift\n")
+                    || text.contains("<!-- excerpt: \(path) -->\n```swift\n"),
+                "\(page) no longer quotes \(path)")
         }
     }
 
     /// PATH of a `<!-- kind: PATH -->` line.
     static func path(in marker: String, kind: String) -> String? {
-        let prefix = "<!-- \(kind): ", suffix = " -->"
-        guard marker.hasPrefix(prefix), marker.hasSuffix(suffix), marker.count > prefix.count + suffix.count else { return nil }
+        let prefix = "<!-- \(kind): "
+        let suffix = " -->"
+        guard marker.hasPrefix(prefix), marker.hasSuffix(suffix), marker.count > prefix.count + suffix.count else {
+            return nil
+        }
         return String(marker.dropFirst(prefix.count).dropLast(suffix.count))
     }
 }

@@ -1,7 +1,7 @@
 import ActivationImaging
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Generated codes come back byte-exact through `activate scan` and through a second, independent
 /// reader (ZXingReader from zxing-cpp), so the codes work in apps that do not use zbar.
@@ -32,7 +32,9 @@ struct RoundTripTests {
             }
             result.append(Case(name: name, payload: payload, level: level, scale: scales[(index / 4) % scales.count]))
         }
-        let words = ["mobile", "server", "onboarding", "oauth2", "token", "client", "https://", "?id=", "&x=1", " ", "/", "#"]
+        let words = [
+            "mobile", "server", "onboarding", "oauth2", "token", "client", "https://", "?id=", "&x=1", " ", "/", "#",
+        ]
         for index in 0..<50 {
             let text = (0..<(1 + index * 3)).map { _ in words[Int(random.next() % UInt64(words.count))] }.joined()
             add("ascii-\(index)", Array(text.utf8))
@@ -43,12 +45,17 @@ struct RoundTripTests {
             add("alphanumeric-\(index)", Array(text.utf8))
         }
         for index in 0..<10 {
-            add("numeric-\(index)", Array(String((0..<(1 + index * 97)).map { _ in Character(String(random.next() % 10)) }).utf8))
+            add(
+                "numeric-\(index)",
+                Array(String((0..<(1 + index * 97)).map { _ in Character(String(random.next() % 10)) }).utf8))
         }
-        let multilingual = ["Zürich", "日本語のテキスト", "中文配置", "한국어", "Ελληνικά", "Привет", "עברית", "العربية",
-                            "🎉🚀✅", "👩‍💻 ok", "café ☕", "ß∂ƒ©", "漢字かなカナ", "🇩🇪🇯🇵"]
+        let multilingual = [
+            "Zürich", "日本語のテキスト", "中文配置", "한국어", "Ελληνικά", "Привет", "עברית", "العربية",
+            "🎉🚀✅", "👩‍💻 ok", "café ☕", "ß∂ƒ©", "漢字かなカナ", "🇩🇪🇯🇵",
+        ]
         for index in 0..<50 {
-            let text = (0...index % 9).map { _ in multilingual[Int(random.next() % UInt64(multilingual.count))] }.joined(separator: " ")
+            let text = (0...index % 9).map { _ in multilingual[Int(random.next() % UInt64(multilingual.count))] }
+                .joined(separator: " ")
             add("utf8-\(index)", Array(text.utf8))
         }
         for index in 0..<16 {
@@ -65,15 +72,18 @@ struct RoundTripTests {
 
     /// A configuration document of about `targetBytes` bytes (compact JSON).
     static func configuration(targetBytes: Int, seed: Int) -> [UInt8] {
-        var json = #"{"host":"mobile-\#(seed).example.hana.ondemand.com","port":443,"protocol":"https","appID":"com.example.app\#(seed)","auth":[{"type":"oauth2","config":{"oauth2.clients":["#
+        var json =
+            #"{"host":"mobile-\#(seed).example.hana.ondemand.com","port":443,"protocol":"https","appID":"com.example.app\#(seed)","auth":[{"type":"oauth2","config":{"oauth2.clients":["#
         var client = 0
         while json.utf8.count < targetBytes - 200 {
             if client > 0 { json += "," }
-            json += #"{"clientID":"3f2c9a1e-0000-4000-8000-\#(String(format: "%012d", client))","redirectURL":"https://mobile.example.com/cb","grantType":"authorization_code"}"#
+            json +=
+                #"{"clientID":"3f2c9a1e-0000-4000-8000-\#(String(format: "%012d", client))","redirectURL":"https://mobile.example.com/cb","grantType":"authorization_code"}"#
             client += 1
         }
         // A complete document, so that `scan` accepts it (a refused configuration makes it exit 2).
-        json += #"],"oauth2.authorizationEndpoint":"https://mobile.example.com/oauth2/api/v1/authorize","oauth2.tokenEndpoint":"https://mobile.example.com/oauth2/api/v1/token"}}]}"#
+        json +=
+            #"],"oauth2.authorizationEndpoint":"https://mobile.example.com/oauth2/api/v1/authorize","oauth2.tokenEndpoint":"https://mobile.example.com/oauth2/api/v1/token"}}]}"#
         return Array(json.utf8)
     }
 
@@ -94,7 +104,8 @@ struct RoundTripTests {
                     stdin: testCase.payload)
                 #expect(result.status == 0, "\(testCase.testDescription): \(result.stderr)")
             } else {
-                let generator = QRCodeGenerator(encoder: QRCodeEncoder(errorCorrection: testCase.level), scale: testCase.scale)
+                let generator = QRCodeGenerator(
+                    encoder: QRCodeEncoder(errorCorrection: testCase.level), scale: testCase.scale)
                 try Data(try generator.generate(testCase.payload, as: .png).data).write(to: URL(fileURLWithPath: path))
             }
             files.append(path)
@@ -107,8 +118,9 @@ struct RoundTripTests {
         #expect(reports.count == files.count)
         for (testCase, report) in zip(Self.cases, reports) {
             #expect(report.symbols.count == 1, "\(testCase.testDescription)")
-            #expect(report.symbols.first.flatMap { Data(base64Encoded: $0.bytes) }.map(Array.init) == testCase.payload,
-                    "\(testCase.testDescription)")
+            #expect(
+                report.symbols.first.flatMap { Data(base64Encoded: $0.bytes) }.map(Array.init) == testCase.payload,
+                "\(testCase.testDescription)")
         }
 
         // ZXingReader reads each PNG to the same bytes.

@@ -1,7 +1,7 @@
 import ActivationImaging
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("activate scan")
 struct ScanCommandTests {
@@ -12,9 +12,12 @@ struct ScanCommandTests {
 
     init() throws {
         directory = try TemporaryDirectory()
-        code = try directory.write("code.png", QRCodeGenerator(scale: 4).generate(Array("Hello Zürich 日本".utf8), as: .png).data)
-        other = try directory.write("other.png", QRCodeGenerator(scale: 4).generate(Array("second".utf8), as: .png).data)
-        blank = try directory.write("blank.png", try GrayImage(width: 50, height: 50, pixels: [UInt8](repeating: 255, count: 2500)).png())
+        code = try directory.write(
+            "code.png", QRCodeGenerator(scale: 4).generate(Array("Hello Zürich 日本".utf8), as: .png).data)
+        other = try directory.write(
+            "other.png", QRCodeGenerator(scale: 4).generate(Array("second".utf8), as: .png).data)
+        blank = try directory.write(
+            "blank.png", try GrayImage(width: 50, height: 50, pixels: [UInt8](repeating: 255, count: 2500)).png())
     }
 
     @Test("default output: type and text; file names when several files are given")
@@ -28,7 +31,9 @@ struct ScanCommandTests {
 
     @Test("--raw prints each payload and one newline, like zbarimg --raw")
     func raw() async throws {
-        #expect(try await ActivateCLI.runInProcess(["scan", "--raw", code, other]).stdout == Array("Hello Zürich 日本\nsecond\n".utf8))
+        #expect(
+            try await ActivateCLI.runInProcess(["scan", "--raw", code, other]).stdout
+                == Array("Hello Zürich 日本\nsecond\n".utf8))
     }
 
     @Test("--raw --binary prints the exact bytes")
@@ -52,9 +57,13 @@ struct ScanCommandTests {
         #expect(symbol.position.count == 4)
         #expect(reports[1].symbols.isEmpty && reports[1].error == nil)
         // The library's type decodes what the tool prints, the verdict included.
-        #expect(!symbol.activation.accepted && symbol.activation.kind == "text" && symbol.activation.configuration == nil)
-        let sample = try await ActivateCLI.runInProcess(["scan", "--json", SourceTree.path("SampleCodes/oauth-activation.png")])
-        let activation = try #require(try decodeReport([ScanReport].self, sample.stdout).first?.symbols.first?.activation)
+        #expect(
+            !symbol.activation.accepted && symbol.activation.kind == "text" && symbol.activation.configuration == nil)
+        let sample = try await ActivateCLI.runInProcess([
+            "scan", "--json", SourceTree.path("SampleCodes/oauth-activation.png"),
+        ])
+        let activation = try #require(
+            try decodeReport([ScanReport].self, sample.stdout).first?.symbols.first?.activation)
         #expect(activation.accepted)
         #expect(activation.configuration?.host == "mobile-demo.example.hana.ondemand.com")
     }
@@ -86,9 +95,18 @@ struct ScanCommandTests {
         let cases: [(String, String)] = [
             (try directory.write("empty.png", []), "the file is empty"),
             (try directory.write("truncated.png", Array(png.prefix(png.count / 2))), "PNG is damaged or truncated"),
-            (try directory.write("truncated.jpg", [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xFF, 0xDB, 0x00]),
-             "JPEG is damaged or truncated"),
-            (try directory.write("huge.png", Self.pngHeader(width: 100_000, height: 100_000)), "100000×100000 pixels (10000 MP) exceeds the limit of 50 MP"),
+            (
+                try directory.write(
+                    "truncated.jpg",
+                    [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [
+                        0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xFF, 0xDB, 0x00,
+                    ]),
+                "JPEG is damaged or truncated"
+            ),
+            (
+                try directory.write("huge.png", Self.pngHeader(width: 100_000, height: 100_000)),
+                "100000×100000 pixels (10000 MP) exceeds the limit of 50 MP"
+            ),
             (try directory.write("text.png", Array("just text\n".utf8)), "not an image (PNG, JPEG or PNM expected)"),
             (directory.file("missing.png"), "no such file"),
         ]
@@ -96,7 +114,8 @@ struct ScanCommandTests {
             let result = try await ActivateCLI.runInProcess(["scan", file, code])
             #expect(result.status == 1, "\(file)")
             #expect(result.stderr.contains("activate: \(file): \(message)"), "\(file): \(result.stderr)")
-            #expect(result.text.hasSuffix("\(code): QR-Code: Hello Zürich 日本\n"), "\(file): the good file is still scanned")
+            #expect(
+                result.text.hasSuffix("\(code): QR-Code: Hello Zürich 日本\n"), "\(file): the good file is still scanned")
         }
     }
 
@@ -129,10 +148,16 @@ struct ScanCommandTests {
         try Data("not scanned".utf8).write(to: URL(fileURLWithPath: "\(folder)/readme.txt"))
         let lines = try await ActivateCLI.runInProcess(["scan", "--json-lines", "--jobs", "2", folder])
         #expect(lines.status == 0, "\(lines.stderr)")
-        let objects = try lines.text.split(separator: "\n").map { try JSONDecoder().decode(ScanReport.self, from: Data($0.utf8)) }
-        let expectedOrder = (0..<3).flatMap { sub in stride(from: sub, to: 12, by: 3).map { "\(folder)/\(sub)/\(String(format: "%02d", $0)).png" } }
+        let objects = try lines.text.split(separator: "\n").map {
+            try JSONDecoder().decode(ScanReport.self, from: Data($0.utf8))
+        }
+        let expectedOrder = (0..<3).flatMap { sub in
+            stride(from: sub, to: 12, by: 3).map { "\(folder)/\(sub)/\(String(format: "%02d", $0)).png" }
+        }
         #expect(objects.map(\.file) == expectedOrder)
-        #expect(objects.map { $0.symbols.first?.text } == expectedOrder.map { "code \(Int(($0 as NSString).lastPathComponent.prefix(2))!)" })
+        #expect(
+            objects.map { $0.symbols.first?.text }
+                == expectedOrder.map { "code \(Int(($0 as NSString).lastPathComponent.prefix(2))!)" })
         // One job or two: the same output.
         let serial = try await ActivateCLI.runInProcess(["scan", "--json-lines", "--jobs", "1", folder])
         #expect(serial.stdout == lines.stdout)
@@ -195,9 +220,11 @@ struct ScanCommandTests {
         // writing in a child another test spawns meanwhile, and executing it would fail (ETXTBSY, 126).
         #expect(try await Tool.run("/bin/cp", [ActivateCLI.executable, alone.file("activate")]).status == 0)
         let buildFolder = (ActivateCLI.executable as NSString).deletingLastPathComponent
-        let without = try await Tool.run("/usr/bin/env", ["PATH=/usr/bin:/bin", alone.file("activate"), "scan", "--raw", image])
+        let without = try await Tool.run(
+            "/usr/bin/env", ["PATH=/usr/bin:/bin", alone.file("activate"), "scan", "--raw", image])
         #expect(without.status == 4)
-        let onPath = try await Tool.run("/usr/bin/env", ["PATH=\(buildFolder):/usr/bin:/bin", alone.file("activate"), "scan", "--raw", image])
+        let onPath = try await Tool.run(
+            "/usr/bin/env", ["PATH=\(buildFolder):/usr/bin:/bin", alone.file("activate"), "scan", "--raw", image])
         #expect(onPath.status == 0 && onPath.text == "ABC\n", "\(onPath.stderr)")
         #expect(try await ActivateCLI.runInProcess(["scan", "--raw", image]).text == "ABC\n")
     }

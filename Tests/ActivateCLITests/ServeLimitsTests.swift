@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `activate serve` as its own process against hostile clients: its log, its timeouts, its
@@ -20,17 +20,22 @@ struct ServeLimitsTests {
         for name in ["oauth-authorization-code.json", "android-basic.json"] {
             try FileManager.default.copyItem(atPath: "\(SourceTree.documents)/\(name)", toPath: "\(configs)/\(name)")
         }
-        try Data("""
+        try Data(
+            """
             {"applications": {"com.example.fieldservice": {
               "domains": {"example.com": "oauth-authorization-code.json"},
               "codes": {"12345678": {"document": "android-basic.json", "expires": "2099-01-01T00:00:00Z"}}}}}
-            """.utf8).write(to: URL(fileURLWithPath: "\(configs)/discovery.json"))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: "\(configs)/discovery.json"))
     }
 
     @Test("--help documents the bounds and their defaults")
     func help() async throws {
         let help = try await ActivateCLI.run(["serve", "--help"]).text
-        for option in ["--header-timeout <seconds>", "--idle-timeout <seconds>", "--request-timeout <seconds>", "--max-connections <n>"] {
+        for option in [
+            "--header-timeout <seconds>", "--idle-timeout <seconds>", "--request-timeout <seconds>",
+            "--max-connections <n>",
+        ] {
             #expect(help.contains(option), "\(option)")
         }
         for value in ["(default: 10.0)", "(default: 30.0)", "(default: 512)"] {
@@ -43,17 +48,22 @@ struct ServeLimitsTests {
     @Test("a port in use is named plainly, without the network library's internals")
     func portInUse() async throws {
         let server = try ServeProcess(configs: configs)
-        let second = try await ActivateCLI.run(["serve", "--configs", configs, "--database", "none", "--port", "\(server.port)"])
+        let second = try await ActivateCLI.run([
+            "serve", "--configs", configs, "--database", "none", "--port", "\(server.port)",
+        ])
         _ = server.stop()
         #expect(second.status == 1)
-        #expect(second.stderr == "activate: serve: port \(server.port) is in use on 127.0.0.1 (another server listens there); choose another with --port\n",
-                "\(second.stderr)")
+        #expect(
+            second.stderr
+                == "activate: serve: port \(server.port) is in use on 127.0.0.1 (another server listens there); choose another with --port\n",
+            "\(second.stderr)")
     }
 
     @Test("odd spellings of a lookup path: answered, and the log holds no address or code")
     func log() async throws {
         let server = try ServeProcess(configs: configs)
-        let function = "getApplicationConfiguration(AppConfigID='com.example.fieldservice:1.0',EmailAddress='zq7jane@example.com')"
+        let function =
+            "getApplicationConfiguration(AppConfigID='com.example.fieldservice:1.0',EmailAddress='zq7jane@example.com')"
         let byCode = "getApplicationConfiguration(AppConfigID='com.example.fieldservice:1.0',OnboardingCode='12345678')"
         let targets: [(String, Int)] = [
             ("//config-api.svc/ApplicationConfigurations/\(function)", 200),
@@ -64,25 +74,32 @@ struct ServeLimitsTests {
             ("/zq7jane@example.com?code=12345678", 404),
         ]
         for (target, status) in targets {
-            let answer = try await Socket.exchange(port: server.port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let answer = try await Socket.exchange(
+                port: server.port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             #expect(answer.hasPrefix("HTTP/1.1 \(status) "), "\(target): \(answer.prefix(40))")
         }
         let (status, log) = server.stop()
         #expect(status == 0)
-        #expect(log.contains("GET lookup 200") && log.contains("GET other 404") && log.contains("GET other 400"), "\(log)")
+        #expect(
+            log.contains("GET lookup 200") && log.contains("GET other 404") && log.contains("GET other 400"), "\(log)")
         #expect(!log.contains("zq7") && !log.contains("12345678") && !log.contains("example.com"), "\(log)")
     }
 
-    @Test("connection cap and header timeout: extra connections refused at once, descriptors bounded, slow clients cut off")
+    @Test(
+        "connection cap and header timeout: extra connections refused at once, descriptors bounded, slow clients cut off"
+    )
     func capAndTimeout() async throws {
         let server = try ServeProcess(configs: configs, arguments: ["--max-connections", "8", "--header-timeout", "2"])
         defer { _ = server.stop() }
-        let port = server.port, fdFolder = "/proc/\(server.process.processIdentifier)/fd"
-        let descriptors: @Sendable () -> Int = { (try? FileManager.default.contentsOfDirectory(atPath: fdFolder).count) ?? 0 }
+        let port = server.port
+        let fdFolder = "/proc/\(server.process.processIdentifier)/fd"
+        let descriptors: @Sendable () -> Int = {
+            (try? FileManager.default.contentsOfDirectory(atPath: fdFolder).count) ?? 0
+        }
         let baseline = descriptors()
         let (closedAtOnce, heldAfterwards) = try await offThread { () -> (Int, Int) in
             let sockets = try (0..<48).map { _ in try Socket(port: port) }
-            defer { sockets.forEach { $0.close() } }
+            defer { for socket in sockets { socket.close() } }
             // Within a second, well before the header timeout closes the 8 that are served.
             let deadline = ContinuousClock.now + .seconds(1)
             let closed = sockets.filter { $0.waitForClose(timeout: deadline - ContinuousClock.now) }.count
@@ -94,12 +111,18 @@ struct ServeLimitsTests {
         // The server frees the 48 connections' slots only once it has seen them close: wait for
         // that, or the next two clients could still be refused as over the cap (closed at once).
         let released = ContinuousClock.now + .seconds(5)
-        while descriptors() - baseline > 2, ContinuousClock.now < released { try await Task.sleep(for: .milliseconds(20)) }
+        while descriptors() - baseline > 2, ContinuousClock.now < released {
+            try await Task.sleep(for: .milliseconds(20))
+        }
 
         // A head sent one byte a second is cut off at the header timeout (2 s); a silent client too.
         let (slow, silent) = try await offThread { () -> (Duration, Duration) in
-            let trickling = try Socket(port: port), quiet = try Socket(port: port)
-            defer { trickling.close(); quiet.close() }
+            let trickling = try Socket(port: port)
+            let quiet = try Socket(port: port)
+            defer {
+                trickling.close()
+                quiet.close()
+            }
             let start = ContinuousClock.now
             for byte in "GET /health HTTP/1.1\r\n".utf8 {
                 trickling.send([byte])
@@ -111,7 +134,8 @@ struct ServeLimitsTests {
         }
         #expect(slow > .milliseconds(1500) && slow < .seconds(4) && silent < .seconds(4), "\(slow), \(silent)")
 
-        let answer = try await Socket.exchange(port: server.port, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let answer = try await Socket.exchange(
+            port: server.port, "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 200 "))
         #expect(descriptors() - baseline <= 2)
     }
@@ -132,7 +156,9 @@ final class Socket: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard fd >= 0, result == 0 else {
             close()
@@ -159,7 +185,8 @@ final class Socket: @unchecked Sendable {
             // Past the deadline, still one look at what has already arrived.
             let left = max(.zero, deadline - ContinuousClock.now)
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = Int32(
+                left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
             guard poll(&poller, 1, milliseconds) > 0 else {
                 if ContinuousClock.now >= deadline { return false } else { continue }
             }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ActivationConfiguration
 
 /// The one URL/host canonicaliser: the host the policy judges is the host a connection reaches.
@@ -25,7 +26,8 @@ import Testing
     @Test(arguments: [
         // Percent-encoded host characters (the allowlist would see one host, a reader another).
         "https://evil.example%2F.hana.ondemand.com/", "https://evil.example%23.hana.ondemand.com/",
-        "https://evil.example%3F.hana.ondemand.com/", "https://ex%61mple.com/", "https://evil.com%252F.hana.ondemand.com/",
+        "https://evil.example%3F.hana.ondemand.com/", "https://ex%61mple.com/",
+        "https://evil.com%252F.hana.ondemand.com/",
         // Numeric IPv4 spellings resolvers accept.
         "https://2130706433/", "https://127.1/", "https://0x7f.0.0.1/", "https://0177.0.0.1/", "https://127.0.0.01/",
         "https://example.123/", "https://example.0x10/", "https://1.2.3.4.5/",
@@ -65,7 +67,9 @@ import Testing
         #expect(CanonicalURL.shown("https://user:secret@example.com/a?token=x") == "https://…@example.com/a?…")
         #expect(CanonicalURL.shown("https://example.com/a@b") == "https://example.com/a@b")
         #expect(CanonicalURL.shown("https://ex\u{1B}ample.com") == "https://ex\\u{1B}ample.com")
-        let error = #expect(throws: ConfigurationError.self) { try CanonicalURL(parsing: "https://u:secret@exa mple.com/") }
+        let error = #expect(throws: ConfigurationError.self) {
+            try CanonicalURL(parsing: "https://u:secret@exa mple.com/")
+        }
         #expect(error?.reason.contains("secret") == false)
     }
 
@@ -103,10 +107,14 @@ import Testing
 @Suite struct UntrustedTextTests {
     @Test func controlAndBidiCharactersBecomeVisibleEscapes() {
         #expect(UntrustedText.escaped("a\u{1B}[2Jb") == "a\\u{1B}[2Jb")
-        #expect(UntrustedText.escaped("x\r\nYou will be connected to: evil") == "x\\u{D}\\u{A}You will be connected to: evil")
+        #expect(
+            UntrustedText.escaped("x\r\nYou will be connected to: evil")
+                == "x\\u{D}\\u{A}You will be connected to: evil")
         #expect(UntrustedText.escaped("\u{7}\u{7F}\u{9B}") == "\\u{7}\\u{7F}\\u{9B}")
         #expect(UntrustedText.escaped("moc.\u{202E}live") == "moc.\\u{202E}live")
-        #expect(UntrustedText.escaped("a\u{2066}b\u{2069}\u{200B}\u{FEFF}\u{2028}") == "a\\u{2066}b\\u{2069}\\u{200B}\\u{FEFF}\\u{2028}")
+        #expect(
+            UntrustedText.escaped("a\u{2066}b\u{2069}\u{200B}\u{FEFF}\u{2028}")
+                == "a\\u{2066}b\\u{2069}\\u{200B}\\u{FEFF}\\u{2028}")
         #expect(UntrustedText.escaped("tab\there") == "tab\\u{9}here")
     }
 

@@ -24,32 +24,47 @@ struct DocumentTests {
     }
 
     static let expectations: [Expectation] = [
-        Expectation(file: "oauth-authorization-code.json", format: .json, baseURL: base, appID: "com.example.fieldservice",
-                    authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
-        Expectation(file: "oauth-authorization-code.plist", format: .xmlPropertyList, baseURL: base, appID: "com.example.fieldservice",
-                    authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
-        Expectation(file: "oauth-authorization-code.bplist", format: .binaryPropertyList, baseURL: base, appID: "com.example.fieldservice",
-                    authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
-        Expectation(file: "android-basic.json", format: .json, baseURL: base, appID: "com.example.fieldservice",
-                    authTypes: ["basic.default"], basic: true),
-        Expectation(file: "cross-context-sso.json", format: .json, baseURL: base, appID: "com.example.fieldservice",
-                    authTypes: ["oauth2"], passwordGrantClient: "3f2c9a1e-0000-4000-8000-000000000002"),
-        Expectation(file: "saml.json", format: .json, baseURL: "\(base):8443", appID: "com.example.saml",
-                    authTypes: ["saml2.web.post"], samlFinishURL: "\(base):8443/SAMLAuthLauncher", otp: true),
-        Expectation(file: "saml-custom.json", format: .json, baseURL: "\(base)/mobileservices", appID: "com.example.saml",
-                    authTypes: ["saml2.web.post"], samlFinishURL: "\(base)/mobileservices/finish"),
-        Expectation(file: "legacy-flat-oauth2.json", format: .json, baseURL: base, appID: "com.example.legacy",
-                    authTypes: ["oauth2"], codeGrantClient: "legacy-client"),
-        Expectation(file: "legacy-no-auth.json", format: .json, baseURL: base, appID: "com.example.legacy",
-                    authTypes: ["basic.default"], basic: true),
-        Expectation(file: "apikey-and-unknown.json", format: .json, baseURL: base, appID: "com.example.apikey",
-                    authTypes: ["kerberos", "apikeyonly"], apiKey: true, otp: true),
-        Expectation(file: "mdm-flattened.json", format: .mdmKeys, baseURL: base, appID: "com.example.fieldservice",
-                    authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
-        Expectation(file: "mdk-link.txt", format: .mdkLink, baseURL: base, appID: "com.example.fieldservice",
-                    authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
-        Expectation(file: "mobile-cards-link.txt", format: .mobileCardsLink, baseURL: base, appID: "com.sap.content2go",
-                    authTypes: ["oauth2"], codeGrantClient: "cards-client-1"),
+        Expectation(
+            file: "oauth-authorization-code.json", format: .json, baseURL: base, appID: "com.example.fieldservice",
+            authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
+        Expectation(
+            file: "oauth-authorization-code.plist", format: .xmlPropertyList, baseURL: base,
+            appID: "com.example.fieldservice",
+            authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
+        Expectation(
+            file: "oauth-authorization-code.bplist", format: .binaryPropertyList, baseURL: base,
+            appID: "com.example.fieldservice",
+            authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
+        Expectation(
+            file: "android-basic.json", format: .json, baseURL: base, appID: "com.example.fieldservice",
+            authTypes: ["basic.default"], basic: true),
+        Expectation(
+            file: "cross-context-sso.json", format: .json, baseURL: base, appID: "com.example.fieldservice",
+            authTypes: ["oauth2"], passwordGrantClient: "3f2c9a1e-0000-4000-8000-000000000002"),
+        Expectation(
+            file: "saml.json", format: .json, baseURL: "\(base):8443", appID: "com.example.saml",
+            authTypes: ["saml2.web.post"], samlFinishURL: "\(base):8443/SAMLAuthLauncher", otp: true),
+        Expectation(
+            file: "saml-custom.json", format: .json, baseURL: "\(base)/mobileservices", appID: "com.example.saml",
+            authTypes: ["saml2.web.post"], samlFinishURL: "\(base)/mobileservices/finish"),
+        Expectation(
+            file: "legacy-flat-oauth2.json", format: .json, baseURL: base, appID: "com.example.legacy",
+            authTypes: ["oauth2"], codeGrantClient: "legacy-client"),
+        Expectation(
+            file: "legacy-no-auth.json", format: .json, baseURL: base, appID: "com.example.legacy",
+            authTypes: ["basic.default"], basic: true),
+        Expectation(
+            file: "apikey-and-unknown.json", format: .json, baseURL: base, appID: "com.example.apikey",
+            authTypes: ["kerberos", "apikeyonly"], apiKey: true, otp: true),
+        Expectation(
+            file: "mdm-flattened.json", format: .mdmKeys, baseURL: base, appID: "com.example.fieldservice",
+            authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
+        Expectation(
+            file: "mdk-link.txt", format: .mdkLink, baseURL: base, appID: "com.example.fieldservice",
+            authTypes: ["oauth2"], codeGrantClient: "3f2c9a1e-0000-4000-8000-000000000001"),
+        Expectation(
+            file: "mobile-cards-link.txt", format: .mobileCardsLink, baseURL: base, appID: "com.sap.content2go",
+            authTypes: ["oauth2"], codeGrantClient: "cards-client-1"),
     ]
 
     @Test("each example decodes and transforms to the documented values", arguments: expectations)
@@ -73,10 +88,14 @@ struct DocumentTests {
         #expect(info[OnboardingInfo.otpRequired] == expected.otp)
         // The typed report (inspect --json) says the same.
         let report = InspectReport(try ActivationReport(payload: payload, source: expected.file))
-        #expect(report.accepted && report.kind == "configuration" && report.format == expected.format.rawValue && report.error == nil)
+        #expect(
+            report.accepted && report.kind == "configuration" && report.format == expected.format.rawValue
+                && report.error == nil)
         #expect(report.document == document.value(includeSecrets: false))
         let configuration = try #require(report.configuration)
-        #expect(configuration.baseURL == expected.baseURL && configuration.appID == expected.appID && configuration.authenticationURL == expected.baseURL)
+        #expect(
+            configuration.baseURL == expected.baseURL && configuration.appID == expected.appID
+                && configuration.authenticationURL == expected.baseURL)
         #expect(configuration.auth.map(\.type) == expected.authTypes)
         #expect(configuration.auth.filter { $0.primary == true }.map(\.type) == [document.primaryAuth?.method.typeName])
         #expect(configuration.auth.compactMap(\.finishEndpointURL).first == expected.samlFinishURL)
@@ -143,10 +162,19 @@ struct DocumentTests {
         #expect(configuration.host == Self.host && configuration.appVersion == "1.0")
         let oauth = try #require(configuration.auth.first)
         #expect(oauth.type == "oauth2" && oauth.primary == true && !oauth.requireOtp)
-        #expect(oauth.authorizationEndpoint == "\(Self.base)/oauth2/api/v1/authorize" && oauth.tokenEndpoint == "\(Self.base)/oauth2/api/v1/token")
-        #expect(oauth.endUserUI == Self.base && oauth.xsuaaAuthorizationEndpoint == nil && oauth.finishEndpointURL == nil && oauth.provider == nil)
-        #expect(oauth.clients == [.object(["clientID": .string("3f2c9a1e-0000-4000-8000-000000000001"), "redirectURL": .string(Self.base),
-                                           "grantType": .string("authorization_code")])])
+        #expect(
+            oauth.authorizationEndpoint == "\(Self.base)/oauth2/api/v1/authorize"
+                && oauth.tokenEndpoint == "\(Self.base)/oauth2/api/v1/token")
+        #expect(
+            oauth.endUserUI == Self.base && oauth.xsuaaAuthorizationEndpoint == nil && oauth.finishEndpointURL == nil
+                && oauth.provider == nil)
+        #expect(
+            oauth.clients == [
+                .object([
+                    "clientID": .string("3f2c9a1e-0000-4000-8000-000000000001"), "redirectURL": .string(Self.base),
+                    "grantType": .string("authorization_code"),
+                ])
+            ])
 
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -154,24 +182,35 @@ struct DocumentTests {
             try JSONDecoder().decode(ConfigurationValue.self, from: encoder.encode(value)).objectValue?.keys ?? []
         }
         #expect(try keys(report) == ["accepted", "configuration", "document", "format", "kind", "summary"])
-        #expect(try keys(oauth) == ["authorizationEndpoint", "clients", "endUserUI", "primary", "requireOtp", "tokenEndpoint", "type"])
+        #expect(
+            try keys(oauth) == [
+                "authorizationEndpoint", "clients", "endUserUI", "primary", "requireOtp", "tokenEndpoint", "type",
+            ])
         #expect(try keys(configuration.signature) == ["status"])
 
         // A rejection is `accepted` and `error`, nothing else; other payloads are reported as what they are.
         let rejection = InspectReport(rejecting: ConfigurationError(.insecureURL, source: "x.json", "not an https URL"))
-        #expect(String(decoding: try encoder.encode(rejection), as: UTF8.self)
+        #expect(
+            String(decoding: try encoder.encode(rejection), as: UTF8.self)
                 == #"{"accepted":false,"error":{"code":"insecure-url","reason":"x.json: not an https URL"}}"#)
-        let url = InspectReport(try ActivationReport(payload: try PayloadRecognizer().recognize(text: "https://example.com", source: "x"), source: "x"))
-        #expect(!url.accepted && url.kind == "url" && url.format == nil && url.configuration == nil && url.document == nil)
-        let plist = try PayloadRecognizer().recognize(bytes: try Fixture.bytes("documents/AppParameters.plist"), source: "AppParameters.plist")
+        let url = InspectReport(
+            try ActivationReport(
+                payload: try PayloadRecognizer().recognize(text: "https://example.com", source: "x"), source: "x"))
+        #expect(
+            !url.accepted && url.kind == "url" && url.format == nil && url.configuration == nil && url.document == nil)
+        let plist = try PayloadRecognizer().recognize(
+            bytes: try Fixture.bytes("documents/AppParameters.plist"), source: "AppParameters.plist")
         let parameters = InspectReport(try ActivationReport(payload: plist, source: "x"))
         #expect(parameters.accepted && parameters.kind == "app-parameters" && parameters.configuration == nil)
-        #expect(parameters.appParameters?.applicationID == "com.example.fieldservice" && parameters.appParameters?.destinations.count == 2)
+        #expect(
+            parameters.appParameters?.applicationID == "com.example.fieldservice"
+                && parameters.appParameters?.destinations.count == 2)
     }
 
     @Test("AppParameters.plist gives the app id and destinations")
     func appParameters() throws {
-        let payload = try PayloadRecognizer().recognize(bytes: try Fixture.bytes("documents/AppParameters.plist"), source: "AppParameters.plist")
+        let payload = try PayloadRecognizer().recognize(
+            bytes: try Fixture.bytes("documents/AppParameters.plist"), source: "AppParameters.plist")
         #expect(payload.kind == .appParameters)
         let parameters = try #require(payload.appParameters)
         #expect(parameters.applicationID == "com.example.fieldservice")
@@ -179,14 +218,18 @@ struct DocumentTests {
         #expect(parameters.publicKeyFile == "signer.pub.pem")
         // The transformer takes them where a document has none.
         let document = try ConfigurationDocument(from: .object(["host": .string(Self.host)]), source: "x")
-        let info = try DiscoveryServiceTransformer(applicationID: parameters.applicationID, authenticationPath: "mobileservices",
-                                                   destinations: parameters.destinations).transform(document, source: "x")
+        let info = try DiscoveryServiceTransformer(
+            applicationID: parameters.applicationID, authenticationPath: "mobileservices",
+            destinations: parameters.destinations
+        ).transform(document, source: "x")
         #expect(info[OnboardingInfo.settings]?.applicationID == "com.example.fieldservice")
         #expect(info[OnboardingInfo.authenticationURL] == "\(Self.base)/mobileservices")
         #expect(info[OnboardingInfo.settings]?.destinations?.count == 2)
     }
 
-    @Test("canonical JSON: cockpit key order, and it reads back to an equal document", arguments: expectations.map(\.file))
+    @Test(
+        "canonical JSON: cockpit key order, and it reads back to an equal document", arguments: expectations.map(\.file)
+    )
     func canonical(file: String) throws {
         let (payload, _) = try recognize(try Fixture.bytes("documents/\(file)"))
         let document = try #require(payload.document)
@@ -199,7 +242,9 @@ struct DocumentTests {
     @Test("the canonical form of the cockpit example is exactly the cockpit's compact JSON")
     func cockpitCanonical() throws {
         let (payload, _) = try recognize(try Fixture.bytes("documents/oauth-authorization-code.json"))
-        let compact = try Fixture.text("documents/oauth-authorization-code.json").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined()
+        let compact = try Fixture.text("documents/oauth-authorization-code.json").split(separator: "\n").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.joined()
         #expect(payload.document?.canonicalJSON() == compact)
     }
 
@@ -214,10 +259,15 @@ struct DocumentTests {
 
     @Test("a custom transformer for an app-specific key, recursive and merged into one map")
     func customTransformer() throws {
-        struct Tenant: Sendable, Hashable { var id: String; var region: String }
+        struct Tenant: Sendable, Hashable {
+            var id: String
+            var region: String
+        }
         struct TenantTransformer: ConfigurationTransformer {
             static let key = InfoKey<Tenant>("com.example.tenant")
-            func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws -> TransformResult {
+            func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws
+                -> TransformResult
+            {
                 guard let object = value.objectValue, let id = object["id"]?.stringValue else {
                     throw context.error(.wrongType, at: path, "expected an object with id")
                 }
@@ -228,7 +278,9 @@ struct DocumentTests {
         }
         struct RegionTransformer: ConfigurationTransformer {
             static let key = InfoKey<String>("com.example.region")
-            func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws -> TransformResult {
+            func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws
+                -> TransformResult
+            {
                 var result = TransformResult()
                 result[Self.key] = "\(path)=\(value.stringValue ?? "")"
                 return result
@@ -243,7 +295,9 @@ struct DocumentTests {
         #expect(info[RegionTransformer.key] == "tenant.region=eu10")
         #expect(info[OnboardingInfo.apiKeyAuthentication] == true)
 
-        let broken = try ConfigurationDocument(from: .object(["host": .string(Self.host), "appID": .string("a"), "tenant": .string("x")]), source: "x.json")
+        let broken = try ConfigurationDocument(
+            from: .object(["host": .string(Self.host), "appID": .string("a"), "tenant": .string("x")]), source: "x.json"
+        )
         let error = #expect(throws: ConfigurationError.self) { try transformer.transform(broken, source: "x.json") }
         #expect(error?.reason == "x.json: tenant: expected an object with id")
     }

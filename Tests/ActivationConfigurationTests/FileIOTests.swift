@@ -45,7 +45,9 @@ final class FileIOTests {
 
     @Test("unwritable destinations and missing files are named")
     func errors() throws {
-        let error = #expect(throws: ConfigurationError.self) { try FileIO.write([1], to: "/nonexistent-dir/x", replace: false) }
+        let error = #expect(throws: ConfigurationError.self) {
+            try FileIO.write([1], to: "/nonexistent-dir/x", replace: false)
+        }
         #expect(error?.code == .fileUnwritable)
         #expect(error?.reason.hasPrefix("/nonexistent-dir/x: cannot write") == true)
         let missing = #expect(throws: ConfigurationError.self) { try FileIO.read("\(directory)/missing", limit: 1) }

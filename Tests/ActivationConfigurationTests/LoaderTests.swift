@@ -35,13 +35,18 @@ struct LoaderTests {
         func files() -> [String?] {
             ConfigurationLoader.defaultProviders(folder: folder).map { ($0 as? FileConfigurationProvider)?.path }
         }
-        #expect(ConfigurationLoader.defaultProviders(folder: folder).map(\.identifier)
+        #expect(
+            ConfigurationLoader.defaultProviders(folder: folder).map(\.identifier)
                 == [ManagedConfigurationProvider.defaultIdentifier, FileConfigurationProvider.defaultIdentifier])
         #expect(files() == [nil, "\(folder)/ConfigurationProvider.plist"])
-        try FileIO.write(try Fixture.bytes("documents/android-basic.json"), to: "\(folder)/ConfigurationProvider.json", replace: false)
+        try FileIO.write(
+            try Fixture.bytes("documents/android-basic.json"), to: "\(folder)/ConfigurationProvider.json",
+            replace: false)
         #expect(files() == [nil, "\(folder)/ConfigurationProvider.json"])
         // And the loader finds it there (no managed configuration in this environment).
-        let loader = ConfigurationLoader(providers: [ManagedConfigurationProvider(environment: [:])] + ConfigurationLoader.defaultProviders(folder: folder).dropFirst())
+        let loader = ConfigurationLoader(
+            providers: [ManagedConfigurationProvider(environment: [:])]
+                + ConfigurationLoader.defaultProviders(folder: folder).dropFirst())
         #expect(try await loader.load().get().providerID == FileConfigurationProvider.defaultIdentifier)
     }
 
@@ -87,7 +92,10 @@ struct LoaderTests {
             ScriptedProvider(identifier: "file", host: "file.example.com"),
             ScriptedProvider(identifier: "email", inputKeys: [.emailAddress], host: "x.example.com"),
         ])
-        let result = try await loader.load { _ in asked.withLock { $0 += 1 }; return [:] }
+        let result = try await loader.load { _ in
+            asked.withLock { $0 += 1 }
+            return [:]
+        }
         #expect(result.winner?.providerID == "file")
         #expect(asked.withLock { $0 } == 0)
     }
@@ -104,7 +112,9 @@ struct LoaderTests {
         #expect(result.skipped == ["email"])
         #expect(log.identifiers == ["last"])
         let error = #expect(throws: ConfigurationError.self) { try result.get() }
-        #expect(error?.reason == "no configuration found:\n  last: last: nothing here\n  email: skipped, no input was given")
+        #expect(
+            error?.reason == "no configuration found:\n  last: last: nothing here\n  email: skipped, no input was given"
+        )
     }
 
     @Test("every failure is aggregated with provider id and reason; real providers")
@@ -123,20 +133,24 @@ struct LoaderTests {
         let result = try await loader.load()
         #expect(result.winner == nil)
         #expect(result.failures.map(\.error.code) == [.notFound, .notFound, .invalidHost, .notConfiguration])
-        #expect(result.failures.map(\.providerID) == [
-            "com.sap.configuration.provider.managed", "com.sap.configuration.provider.fileconfiguration",
-            "com.sap.configuration.provider.fileconfiguration", "com.sap.configuration.provider.json",
-        ])
+        #expect(
+            result.failures.map(\.providerID) == [
+                "com.sap.configuration.provider.managed", "com.sap.configuration.provider.fileconfiguration",
+                "com.sap.configuration.provider.fileconfiguration", "com.sap.configuration.provider.json",
+            ])
         let error = #expect(throws: ConfigurationError.self) { try result.get() }
         #expect(error?.reason.contains("managed configuration: ACTIVATE_MANAGED_CONFIG is not set") == true)
         #expect(error?.reason.contains("\(bad): host: \"https://x.example.com\" must be a host name only") == true)
-        #expect(error?.reason.contains("JSON string: a web address on example.com, not an onboarding configuration") == true)
+        #expect(
+            error?.reason.contains("JSON string: a web address on example.com, not an onboarding configuration") == true
+        )
     }
 
     @Test("managed configuration: flattened MDM keys from the file named by the environment")
     func managed() async throws {
         let path = Fixture.path("documents/mdm-flattened.json")
-        let provided = try await ManagedConfigurationProvider(environment: ["ACTIVATE_MANAGED_CONFIG": path]).provide(input: [:])
+        let provided = try await ManagedConfigurationProvider(environment: ["ACTIVATE_MANAGED_CONFIG": path]).provide(
+            input: [:])
         #expect(provided.document.auth.first?.method.typeName == "oauth2")
         #expect(provided.origin == "managed configuration (\(path))")
     }
@@ -147,7 +161,9 @@ struct LoaderTests {
             let identifier = "cancelling"
             func provide(input: ProviderInput) async throws -> ProvidedConfiguration { throw CancellationError() }
         }
-        let loader = ConfigurationLoader(providers: [Cancelling(), ScriptedProvider(identifier: "last", host: "x.example.com")])
+        let loader = ConfigurationLoader(providers: [
+            Cancelling(), ScriptedProvider(identifier: "last", host: "x.example.com"),
+        ])
         await #expect(throws: CancellationError.self) { try await loader.load() }
         // A task cancelled before the load: no provider is asked.
         let log = CallLog()
@@ -180,35 +196,47 @@ final class StoreTests {
 
     /// A stored record of a configuration that came as a real signed code.
     func record(_ host: String = "mobile.example.com") throws -> StoredConfiguration {
-        let jws = try CompactJWS.sign(Array(ConfigurationDocument(host: host, appID: "com.example.app").canonicalJSON().utf8),
-                                      with: try Fixture.privateKey("ec256"), keyID: "k1")
-        let payload = try PayloadRecognizer(policy: SecurityPolicy(verificationKeys: [try Fixture.publicKey("ec256")])).recognize(text: jws, source: "code")
+        let jws = try CompactJWS.sign(
+            Array(ConfigurationDocument(host: host, appID: "com.example.app").canonicalJSON().utf8),
+            with: try Fixture.privateKey("ec256"), keyID: "k1")
+        let payload = try PayloadRecognizer(policy: SecurityPolicy(verificationKeys: [try Fixture.publicKey("ec256")]))
+            .recognize(text: jws, source: "code")
         let document = try #require(payload.document)
-        return StoredConfiguration(document: document, providerID: "p", origin: "o", storedAt: Date(timeIntervalSince1970: 1_800_000_000),
-                                   signature: payload.signature, signatureProof: payload.signatureProof)
+        return StoredConfiguration(
+            document: document, providerID: "p", origin: "o", storedAt: Date(timeIntervalSince1970: 1_800_000_000),
+            signature: payload.signature, signatureProof: payload.signatureProof)
     }
 
     @Test("the report of a record (restore --json): no signed code, no passcode, the transformed configuration")
     func report() throws {
         var stored = try record()
-        let sso = try #require(try PayloadRecognizer().recognize(bytes: try Fixture.bytes("documents/cross-context-sso.json"), source: "sso").document)
+        let sso = try #require(
+            try PayloadRecognizer().recognize(
+                bytes: try Fixture.bytes("documents/cross-context-sso.json"), source: "sso"
+            ).document)
         stored.document = sso
         let report = stored.report(try ActivationReport(document: sso, signature: stored.signature, source: "store"))
         let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
         let proof = try #require(stored.signatureProof)
-        #expect(stored.value.objectValue?["signature"]?.objectValue?["signedCode"] == .string(proof.signedCode))  // the store keeps it
-        #expect(!json.contains("signedCode") && !json.contains(proof.signedCode))                                 // the report never shows it
+        // The store keeps it.
+        #expect(stored.value.objectValue?["signature"]?.objectValue?["signedCode"] == .string(proof.signedCode))
+        #expect(!json.contains("signedCode") && !json.contains(proof.signedCode))  // the report never shows it
         let passcodes = sso.auth.compactMap { item -> String? in
             if case .oauth2(let settings) = item.method { return settings.clients.compactMap(\.passcode).first }
             return nil
         }
         #expect(!passcodes.isEmpty && passcodes.allSatisfy { !json.contains($0) }, "\(json)")
-        #expect(report.format == 1 && report.provider == "p" && report.origin == "o" && report.storedAt == "2027-01-15T08:00:00Z")
+        #expect(
+            report.format == 1 && report.provider == "p" && report.origin == "o"
+                && report.storedAt == "2027-01-15T08:00:00Z")
         #expect(report.document == sso.value(includeSecrets: false))
         #expect(report.configuration.host == sso.host && report.configuration.appID == "com.example.fieldservice")
         // The record's signature carries the key that verified it; the configuration's is inspect's, without it.
-        #expect(report.signature.status == "verified" && report.signature.algorithm == "ES256" && report.signature.keyFingerprint == proof.key.fingerprint)
-        #expect(report.signature.keyID == "k1" && report.signature.publicKey == Base64.encode(proof.key.derRepresentation))
+        #expect(
+            report.signature.status == "verified" && report.signature.algorithm == "ES256"
+                && report.signature.keyFingerprint == proof.key.fingerprint)
+        #expect(
+            report.signature.keyID == "k1" && report.signature.publicKey == Base64.encode(proof.key.derRepresentation))
         #expect(report.configuration.signature == SignatureRecord(stored.signature))
     }
 
@@ -216,8 +244,12 @@ final class StoreTests {
     func storedForm() throws {
         let stored = try record()
         let proof = try #require(stored.signatureProof)
-        let signature = #"{"status":"verified","algorithm":"ES256","keyFingerprint":"\#(proof.key.fingerprint)","keyID":"k1","signedCode":"\#(proof.signedCode)","publicKey":"\#(Base64.encode(proof.key.derRepresentation))"}"#
-        #expect(JSONWriter.compact(stored.value) == #"{"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":\#(signature),"document":\#(stored.document.canonicalJSON())}"#)
+        let signature =
+            #"{"status":"verified","algorithm":"ES256","keyFingerprint":"\#(proof.key.fingerprint)","keyID":"k1","signedCode":"\#(proof.signedCode)","publicKey":"\#(Base64.encode(proof.key.derRepresentation))"}"#
+        #expect(
+            JSONWriter.compact(stored.value)
+                == #"{"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":\#(signature),"document":\#(stored.document.canonicalJSON())}"#
+        )
         var unsigned = stored
         unsigned.signature = .unsigned
         unsigned.signatureProof = nil
@@ -240,10 +272,12 @@ final class StoreTests {
         #expect(try !store.remove())
     }
 
-    @Test("a damaged store is a clear error naming the file, with no command-line advice in it", arguments: [
-        "{not json", #"{"format":2}"#, #"{"format":1,"provider":"p"}"#,
-        #"{"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":{"status":"unsigned"},"document":{"host":"https://x"}}"#,
-    ])
+    @Test(
+        "a damaged store is a clear error naming the file, with no command-line advice in it",
+        arguments: [
+            "{not json", #"{"format":2}"#, #"{"format":1,"provider":"p"}"#,
+            #"{"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":{"status":"unsigned"},"document":{"host":"https://x"}}"#,
+        ])
     func damaged(content: String) throws {
         let store = FileConfigurationStore(path: "\(directory)/configuration.json")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -251,7 +285,8 @@ final class StoreTests {
         let error = #expect(throws: ConfigurationError.self) { try store.load() }
         #expect(error?.code == .storeDamaged)
         #expect(error?.reason.hasPrefix("\(store.path): the stored configuration is damaged (") == true)
-        #expect(error?.source == store.path && error?.message.hasPrefix("the stored configuration is damaged (") == true)
+        #expect(
+            error?.source == store.path && error?.message.hasPrefix("the stored configuration is damaged (") == true)
         #expect(error?.reason.contains("activate reset") == false)  // the CLI's advice (Hint) is the CLI's
     }
 
@@ -269,8 +304,14 @@ final class StoreTests {
 
     @Test("the default path follows XDG")
     func defaultPath() {
-        #expect(FileConfigurationStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/cfg", "HOME": "/home/u"]) == "/x/cfg/activate/configuration.json")
-        #expect(FileConfigurationStore.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.config/activate/configuration.json")
-        #expect(FileConfigurationStore.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"]) == "/home/u/.config/activate/configuration.json")
+        #expect(
+            FileConfigurationStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x/cfg", "HOME": "/home/u"])
+                == "/x/cfg/activate/configuration.json")
+        #expect(
+            FileConfigurationStore.defaultPath(environment: ["HOME": "/home/u"])
+                == "/home/u/.config/activate/configuration.json")
+        #expect(
+            FileConfigurationStore.defaultPath(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/u"])
+                == "/home/u/.config/activate/configuration.json")
     }
 }

@@ -3,22 +3,29 @@ import Testing
 
 @Suite("Onboarding codes: issued at random, read as people type them")
 struct OnboardingCodeTests {
-    @Test("typing is forgiving: case, dashes, spaces and look-alikes", arguments: [
-        ("abcd-efgh-jkmn", "ABCDEFGHJKMN"), ("ABCD EFGH JKMN", "ABCDEFGHJKMN"), (" abCD-efGH jkmn ", "ABCDEFGHJKMN"),
-        ("IL0O-1234", "11001234"), ("1234-5678", "12345678"), ("12345678", "12345678"),
-    ])
+    @Test(
+        "typing is forgiving: case, dashes, spaces and look-alikes",
+        arguments: [
+            ("abcd-efgh-jkmn", "ABCDEFGHJKMN"), ("ABCD EFGH JKMN", "ABCDEFGHJKMN"),
+            (" abCD-efGH jkmn ", "ABCDEFGHJKMN"),
+            ("IL0O-1234", "11001234"), ("1234-5678", "12345678"), ("12345678", "12345678"),
+        ])
     func typed(text: String, canonical: String) throws {
         #expect(try #require(OnboardingCode(typed: text)).canonical == canonical)
     }
 
-    @Test("anything else is not a code", arguments: ["", " - ", "ABCU", "ABC?", "ÄBCD", "ABCD\nEFGH", "ABC%41", String(repeating: "A", count: 65)])
+    @Test(
+        "anything else is not a code",
+        arguments: ["", " - ", "ABCU", "ABC?", "ÄBCD", "ABCD\nEFGH", "ABC%41", String(repeating: "A", count: 65)])
     func refused(text: String) {
         #expect(OnboardingCode(typed: text) == nil)
     }
 
-    @Test("new codes: 12 Base32 characters grouped in fours, every character of the alphabet drawn, no repeats in 20,000")
+    @Test(
+        "new codes: 12 Base32 characters grouped in fours, every character of the alphabet drawn, no repeats in 20,000")
     func random() throws {
-        var seen = Set<String>(), characters = Set<Character>()
+        var seen = Set<String>()
+        var characters = Set<Character>()
         for _ in 0..<20_000 {
             let code = OnboardingCode.random()
             #expect(code.canonical.count == 12)

@@ -1,17 +1,20 @@
 import ActivationConfiguration
+import Foundation
+import TestSupport
+import Testing
+
 @testable import ActivationDiscoveryProtocol
 @testable import ActivationDiscoveryServer
-import Foundation
-import Testing
-import TestSupport
 
 /// The person whose address and code must never reach a log.
 private enum Secret {
     static let local = "zq7jane.doe"
     static let email = "\(local)@eu.example.com"
     static let code = "12345678"
-    static let function = "getApplicationConfiguration(AppConfigID='com.example.fieldservice:1.0',EmailAddress='\(email)')"
-    static let byCode = "getApplicationConfiguration(AppConfigID='com.example.fieldservice:1.0',OnboardingCode='\(code)')"
+    static let function =
+        "getApplicationConfiguration(AppConfigID='com.example.fieldservice:1.0',EmailAddress='\(email)')"
+    static let byCode =
+        "getApplicationConfiguration(AppConfigID='com.example.fieldservice:1.0',OnboardingCode='\(code)')"
     static let prefix = "/config-api.svc/ApplicationConfigurations/"
 
     static func expectAbsent(from log: String, _ comment: Comment? = nil) {
@@ -27,7 +30,8 @@ struct TargetTests {
     func variants() async throws {
         let log = LogCapture()
         try await withServer(logger: log.logger()) { server in
-            let f = Secret.function, p = Secret.prefix
+            let f = Secret.function
+            let p = Secret.prefix
             let cases: [(String, Int)] = [
                 (p + f, 200),
                 (p + Secret.byCode, 200),
@@ -70,7 +74,9 @@ struct TargetTests {
                 let response = try await rawRequest(port: server.port, target)
                 #expect(response?.status == status, "\(target.prefix(50))…\(target.suffix(70))")
                 if status != 200, let response {
-                    #expect(response.body.hasPrefix(#"{"error":{"code":"#) || status == 400 && response.body.isEmpty, "\(target.prefix(80))")
+                    #expect(
+                        response.body.hasPrefix(#"{"error":{"code":"#) || status == 400 && response.body.isEmpty,
+                        "\(target.prefix(80))")
                 }
             }
             let post = try await rawRequest(port: server.port, Secret.prefix + Secret.function, method: "POST")
@@ -80,7 +86,8 @@ struct TargetTests {
             #expect(custom?.status == 405)
             let head = try await rawRequest(port: server.port, "/health", method: "HEAD")
             #expect(head?.status == 405 && head?.body == "")
-            let chunked = try await rawRequest(port: server.port, Secret.prefix + Secret.function, headers: "Transfer-Encoding: chunked\r\n")
+            let chunked = try await rawRequest(
+                port: server.port, Secret.prefix + Secret.function, headers: "Transfer-Encoding: chunked\r\n")
             #expect(chunked?.status == 413)
         }
         let text = log.text
@@ -91,16 +98,24 @@ struct TargetTests {
         #expect(text.contains("OTHER lookup 405"))
     }
 
-    @Test("canonical paths", arguments: [
-        ("/", "/"), ("//", "/"), ("/a//b", "/a/b"), ("/a/./b/", "/a/b/"), ("/a/b/..", "/a/"), ("/a/b/.", "/a/b/"),
-        ("/../a", "/a"), ("/a/../../..", "/"), ("/%61%2D%7e", "/a-~"), ("/%2e%2e/%2E", "/"), ("/a%3ab%3A", "/a%3Ab%3A"),
-        ("/a?x/../y", "/a"), ("/.../a", "/.../a"), ("/a..b/..c", "/a..b/..c"),
-    ])
+    @Test(
+        "canonical paths",
+        arguments: [
+            ("/", "/"), ("//", "/"), ("/a//b", "/a/b"), ("/a/./b/", "/a/b/"), ("/a/b/..", "/a/"), ("/a/b/.", "/a/b/"),
+            ("/../a", "/a"), ("/a/../../..", "/"), ("/%61%2D%7e", "/a-~"), ("/%2e%2e/%2E", "/"),
+            ("/a%3ab%3A", "/a%3Ab%3A"),
+            ("/a?x/../y", "/a"), ("/.../a", "/.../a"), ("/a..b/..c", "/a..b/..c"),
+        ])
     func canonical(target: String, path: String) throws {
         #expect(try DiscoveryRoute.canonicalPath(of: target.utf8) == path)
     }
 
-    @Test("refused targets", arguments: ["", "a", "*", "/%2F", "/%2f", "/%00", "/a%", "/a%4", "/%zz", "/a b", "/a\u{0}", "/ä", "/a#b", "/a?%00", "/a?%g0", "/\\"])
+    @Test(
+        "refused targets",
+        arguments: [
+            "", "a", "*", "/%2F", "/%2f", "/%00", "/a%", "/a%4", "/%zz", "/a b", "/a\u{0}", "/ä", "/a#b", "/a?%00",
+            "/a?%g0", "/\\",
+        ])
     func refused(target: String) {
         #expect(DiscoveryRoute(target: target) == .refused(.malformed))
     }
@@ -110,13 +125,19 @@ struct TargetTests {
         let path = { (first: String, second: String) in
             "/mobileservices/application/\(first)/storage/v1/runtime/application/\(second)/global/mobileservices/settingsExchange"
         }
-        #expect(DiscoveryRoute(target: path("com.example.app", "com.example.app")) == .settings(appID: "com.example.app"))
-        #expect(DiscoveryRoute(target: path("com.example.app", "com.example.app") + "?x=1") == .settings(appID: "com.example.app"))
+        #expect(
+            DiscoveryRoute(target: path("com.example.app", "com.example.app")) == .settings(appID: "com.example.app"))
+        #expect(
+            DiscoveryRoute(target: path("com.example.app", "com.example.app") + "?x=1")
+                == .settings(appID: "com.example.app"))
         #expect(DiscoveryRoute(target: path("a%20b", "a%20b")) == .settings(appID: "a b"))
-        #expect(DiscoveryRoute(target: "/x/.." + path("a", "a")) == .settings(appID: "a"), "routed on the canonical path")
+        #expect(
+            DiscoveryRoute(target: "/x/.." + path("a", "a")) == .settings(appID: "a"), "routed on the canonical path")
         #expect(DiscoveryRoute(target: path("a", "b")) == .unknown)
         #expect(DiscoveryRoute(target: path("a%01", "a%01")) == .unknown)
-        #expect(DiscoveryRoute(target: path("a", "a").replacingOccurrences(of: "/global/", with: "/currentuser/")) == .unknown)
+        #expect(
+            DiscoveryRoute(target: path("a", "a").replacingOccurrences(of: "/global/", with: "/currentuser/"))
+                == .unknown)
         #expect(DiscoveryRoute(target: path("a", "a") + "/more") == .unknown)
         #expect(DiscoveryRoute(target: path("a", "a")).label == "settings")
     }
@@ -124,13 +145,24 @@ struct TargetTests {
     @Test("lookup calls parse with raw or encoded quotes, and refuse the rest")
     func lookupCall() {
         let p = Secret.prefix + "getApplicationConfiguration"
-        let call = LookupCall(function: Array("getApplicationConfiguration(AppConfigID='a.b:1.0',EmailAddress='x@y.com')".utf8))
+        let call = LookupCall(
+            function: Array("getApplicationConfiguration(AppConfigID='a.b:1.0',EmailAddress='x@y.com')".utf8))
         #expect(call?.appID == "a.b" && call?.version == "1.0" && call?.lookup == .email("x@y.com"))
-        #expect(DiscoveryRoute(target: "\(p)(AppConfigID='a.b:1.0',EmailAddress='x@y.com')") == DiscoveryRoute(target: "\(p)(AppConfigID=%27a.b:1.0%27,EmailAddress=%27x%40y.com%27)"))
-        #expect(DiscoveryRoute(target: "\(p)(AppConfigID='a.b:1.0',OnboardingCode='1,2')") == .lookup(LookupCall(appID: "a.b", version: "1.0", lookup: .code("1,2"))))
-        #expect(DiscoveryRoute(target: "\(p)(AppConfigID='a.b:1.0',EmailAddress='o''neil@y.com')") == .lookup(LookupCall(appID: "a.b", version: "1.0", lookup: .email("o'neil@y.com"))))
-        for malformed in ["(AppConfigID='a.b:1.0')", "(AppConfigID=a.b:1.0,EmailAddress=x@y.com)", "(AppConfigID='a.b:1.0',EmailAddress='x@y.com',EmailAddress='z@y.com')",
-                          "(AppConfigID=':1.0',EmailAddress='x@y.com')", "(AppConfigID='a.b:1.0',EmailAddress='x%FF@y.com')", "", "(", ")"] {
+        #expect(
+            DiscoveryRoute(target: "\(p)(AppConfigID='a.b:1.0',EmailAddress='x@y.com')")
+                == DiscoveryRoute(target: "\(p)(AppConfigID=%27a.b:1.0%27,EmailAddress=%27x%40y.com%27)"))
+        #expect(
+            DiscoveryRoute(target: "\(p)(AppConfigID='a.b:1.0',OnboardingCode='1,2')")
+                == .lookup(LookupCall(appID: "a.b", version: "1.0", lookup: .code("1,2"))))
+        #expect(
+            DiscoveryRoute(target: "\(p)(AppConfigID='a.b:1.0',EmailAddress='o''neil@y.com')")
+                == .lookup(LookupCall(appID: "a.b", version: "1.0", lookup: .email("o'neil@y.com"))))
+        for malformed in [
+            "(AppConfigID='a.b:1.0')", "(AppConfigID=a.b:1.0,EmailAddress=x@y.com)",
+            "(AppConfigID='a.b:1.0',EmailAddress='x@y.com',EmailAddress='z@y.com')",
+            "(AppConfigID=':1.0',EmailAddress='x@y.com')", "(AppConfigID='a.b:1.0',EmailAddress='x%FF@y.com')", "", "(",
+            ")",
+        ] {
             #expect(DiscoveryRoute(target: p + malformed) == .malformedLookup, "\(malformed)")
         }
         #expect(DiscoveryRoute(target: Secret.prefix) == .malformedLookup)
@@ -142,12 +174,15 @@ struct TargetTests {
         let alphabet = Array("/.%2fFeE0aA?'(),=:@#\\ \u{0}".utf8) + [0x80, 0xC0, 0xFF]
         let start = ThreadCPUTime.now()
         for round in 0..<5_000 {
-            let length = round % 50 == 0 ? Int.random(in: 0...9000, using: &generator) : Int.random(in: 0...64, using: &generator)
+            let length =
+                round % 50 == 0
+                ? Int.random(in: 0...9000, using: &generator) : Int.random(in: 0...64, using: &generator)
             let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator) ?? 0 }
             _ = DiscoveryRoute(target: [UInt8(ascii: "/")] + bytes)
             _ = DiscoveryRoute(target: Secret.prefix.utf8 + bytes)
         }
-        let worst = Array((Secret.prefix + "getApplicationConfiguration(" + String(repeating: "'a',", count: 1000)).utf8.prefix(4096))
+        let worst = Array(
+            (Secret.prefix + "getApplicationConfiguration(" + String(repeating: "'a',", count: 1000)).utf8.prefix(4096))
         for _ in 0..<100 { _ = DiscoveryRoute(target: worst) }
         #expect(ThreadCPUTime.now() - start < .seconds(5))
     }
@@ -159,7 +194,9 @@ extension ServerSuites {
     /// for a loaded 2-core machine that delays the test's threads for seconds.
     @Suite("Discovery service: slow, idle and too many clients", .serialized)
     struct ConnectionLimitTests {
-        static let short = DiscoveryServer.Limits(headerTimeout: .seconds(1), idleTimeout: .milliseconds(1500), requestTimeout: .seconds(2), maxConnections: 64)
+        static let short = DiscoveryServer.Limits(
+            headerTimeout: .seconds(1), idleTimeout: .milliseconds(1500), requestTimeout: .seconds(2),
+            maxConnections: 64)
 
         @Test("a head sent one byte at a time is cut off at the header timeout with 408; others are served meanwhile")
         func slowloris() async throws {
@@ -167,7 +204,9 @@ extension ServerSuites {
                 async let trickled = offThread { () -> (Duration, RawResponse?, Bool) in
                     let connection = try RawConnection(port: server.port)
                     let start = ContinuousClock.now
-                    for byte in "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: \(String(repeating: "z", count: 40))\r\n\r\n" {
+                    for byte
+                        in "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: \(String(repeating: "z", count: 40))\r\n\r\n"
+                    {
                         guard connection.send(String(byte)) else { break }
                         let (bytes, closed) = connection.read(timeout: .milliseconds(300))
                         if closed { return (ContinuousClock.now - start, RawResponse(bytes), true) }
@@ -177,7 +216,8 @@ extension ServerSuites {
                 }
                 // Meanwhile a normal client is answered at once, several times.
                 for _ in 0..<3 {
-                    let clock = ContinuousClock(), start = clock.now
+                    let clock = ContinuousClock()
+                    let start = clock.now
                     #expect(try await rawRequest(port: server.port, "/health")?.status == 200)
                     #expect(clock.now - start < .seconds(10))
                 }
@@ -256,14 +296,16 @@ extension ServerSuites {
                 let (refused, busy, held) = try await offThread { () -> (Int, Int, Int) in
                     var connections: [RawConnection] = []
                     for _ in 0..<28 { connections.append(try RawConnection(port: server.port)) }
-                    var refused = 0, busy = 0, held = 0
+                    var refused = 0
+                    var busy = 0
+                    var held = 0
                     let deadline = ContinuousClock.now + .seconds(8)
                     for connection in connections {
                         let (bytes, closed) = connection.read(timeout: max(.zero, deadline - ContinuousClock.now))
                         if closed { refused += 1 } else { held += 1 }
                         if RawResponse(bytes)?.status == 503 { busy += 1 }
                     }
-                    connections.forEach { $0.close() }
+                    for connection in connections { connection.close() }
                     return (refused, busy, held)
                 }
                 #expect(refused == 20 && held == 8, "refused \(refused), held \(held)")
@@ -281,7 +323,9 @@ extension ServerSuites {
         func descriptorLimit() {
             let limits = DiscoveryServer.Limits(maxConnections: 512)
             #expect(limits.effectiveMaxConnections(descriptorLimit: 20_000) == 512)
-            #expect(limits.effectiveMaxConnections(descriptorLimit: 256) == 256 - DiscoveryServer.Limits.reservedDescriptors - DiscoveryServer.Limits.refusalSlots)
+            #expect(
+                limits.effectiveMaxConnections(descriptorLimit: 256) == 256 - DiscoveryServer.Limits.reservedDescriptors
+                    - DiscoveryServer.Limits.refusalSlots)
             #expect(limits.effectiveMaxConnections(descriptorLimit: 10) == 1)
             #expect(limits.effectiveMaxConnections() <= 512)
         }

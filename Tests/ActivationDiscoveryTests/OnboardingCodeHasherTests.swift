@@ -49,16 +49,25 @@ final class OnboardingCodeHasherTests {
         let readable = "\(folder)/readable"
         _ = try OnboardingCodeHasher.loadOrCreate(secretFile: readable)
         #expect(chmod(readable, 0o640) == 0)
-        let exposed = #expect(throws: ConfigurationError.self) { try OnboardingCodeHasher.loadOrCreate(secretFile: readable) }
-        #expect(exposed?.reason == "\(readable): the code secret is readable by other users (mode 640), so it is no secret; fix it with chmod go-rwx \(readable)")
+        let exposed = #expect(throws: ConfigurationError.self) {
+            try OnboardingCodeHasher.loadOrCreate(secretFile: readable)
+        }
+        #expect(
+            exposed?.reason
+                == "\(readable): the code secret is readable by other users (mode 640), so it is no secret; fix it with chmod go-rwx \(readable)"
+        )
         #expect(chmod(readable, 0o600) == 0)
         #expect(symlink(readable, "\(folder)/link") == 0)
-        let link = #expect(throws: ConfigurationError.self) { try OnboardingCodeHasher.loadOrCreate(secretFile: "\(folder)/link") }
+        let link = #expect(throws: ConfigurationError.self) {
+            try OnboardingCodeHasher.loadOrCreate(secretFile: "\(folder)/link")
+        }
         #expect(link?.reason.contains("is a symbolic link") == true)
         for (name, content) in [("short", "c2hvcnQ=\n"), ("garbled", "not base64 at all!\n")] {
             let path = "\(folder)/\(name)"
             try FileIO.write(Array(content.utf8), to: path, replace: false, mode: 0o600)
-            let error = #expect(throws: ConfigurationError.self) { try OnboardingCodeHasher.loadOrCreate(secretFile: path) }
+            let error = #expect(throws: ConfigurationError.self) {
+                try OnboardingCodeHasher.loadOrCreate(secretFile: path)
+            }
             #expect(error?.code == .invalidKey)
             #expect(error?.source == path)
         }

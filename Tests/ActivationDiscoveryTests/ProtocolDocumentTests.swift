@@ -1,7 +1,8 @@
 import ActivationDiscoveryProtocol
-@testable import ActivationDiscoveryServer
 import Foundation
 import Testing
+
+@testable import ActivationDiscoveryServer
 
 /// The OpenAPI document the service serves against the protocol module: every operation the
 /// document names exists in the protocol with the same method and path, and the other way round.
@@ -13,16 +14,22 @@ struct ProtocolDocumentTests {
     static func documentedOperations() -> [String: String] {
         let text = String(decoding: PackageResources.openapi_yaml, as: UTF8.self)
         var operations: [String: String] = [:]
-        var path: String?, method: String?
+        var path: String?
+        var method: String?
         var inPaths = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "paths:" { inPaths = true; continue }
+            if line == "paths:" {
+                inPaths = true
+                continue
+            }
             if inPaths, let first = line.first, first != " " { inPaths = false }
             guard inPaths else { continue }
             if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
                 path = String(line.dropFirst(2).dropLast())
             } else if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":"),
-                      ["get", "put", "post", "delete", "patch", "head", "options"].contains(line.trimmingCharacters(in: .whitespaces).dropLast()) {
+                ["get", "put", "post", "delete", "patch", "head", "options"].contains(
+                    line.trimmingCharacters(in: .whitespaces).dropLast())
+            {
                 method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
             } else if line.hasPrefix("      operationId: "), let path, let method {
                 operations[String(line.dropFirst("      operationId: ".count))] = "\(method) \(path)"
@@ -34,7 +41,8 @@ struct ProtocolDocumentTests {
     @Test("every admin operation of the document is an AdminOperation with its method and template, and no other")
     func adminOperations() {
         let documented = Self.documentedOperations().filter { $0.value.contains(AdminOperation.prefix + "/") }
-        let protocolOperations = Dictionary(uniqueKeysWithValues: AdminOperation.allCases.map { ($0.rawValue, "\($0.method) \($0.template)") })
+        let protocolOperations = Dictionary(
+            uniqueKeysWithValues: AdminOperation.allCases.map { ($0.rawValue, "\($0.method) \($0.template)") })
         #expect(documented == protocolOperations)
         #expect(documented.count == 13)
     }
@@ -54,9 +62,15 @@ struct ProtocolDocumentTests {
 
     @Test("paths built by the protocol route back to what they were built from")
     func pathsRouteBack() {
-        #expect(DiscoveryRoute(target: AdminOperation.revokeCode.path("com.example.app", "42")) == .admin(["applications", "com.example.app", "codes", "42"]))
-        #expect(DiscoveryRoute(target: AdminOperation.putDocument.path("app", "a b%.json")) == .admin(["applications", "app", "documents", "a b%.json"]))
-        #expect(DiscoveryRoute(target: DiscoveryRoute.settingsPath(appID: "com.example.app")) == .settings(appID: "com.example.app"))
+        #expect(
+            DiscoveryRoute(target: AdminOperation.revokeCode.path("com.example.app", "42"))
+                == .admin(["applications", "com.example.app", "codes", "42"]))
+        #expect(
+            DiscoveryRoute(target: AdminOperation.putDocument.path("app", "a b%.json"))
+                == .admin(["applications", "app", "documents", "a b%.json"]))
+        #expect(
+            DiscoveryRoute(target: DiscoveryRoute.settingsPath(appID: "com.example.app"))
+                == .settings(appID: "com.example.app"))
         // An encoded "/" is refused by the route parser: no name the service accepts holds one.
         #expect(DiscoveryRoute(target: AdminOperation.putDocument.path("app", "a/b")) == .refused(.malformed))
         #expect(DiscoveryRoute(target: DiscoveryRoute.healthPath) == .health)
@@ -65,15 +79,22 @@ struct ProtocolDocumentTests {
 
     @Test("a code order is checked as it is decoded: ranges, types and unknown keys are refused with the key")
     func codeOrder() throws {
-        let order = try AdminBodyError.decode(CodeOrder.self, from: Array(#"{"document":"a.json","count":3,"label":""}"#.utf8))
+        let order = try AdminBodyError.decode(
+            CodeOrder.self, from: Array(#"{"document":"a.json","count":3,"label":""}"#.utf8))
         #expect(order == CodeOrder(document: "a.json", count: 3))
-        for (body, keyPath) in [(#"{"document":"a.json","count":1001}"#, "count"), (#"{"document":"a.json","expiresIn":59}"#, "expiresIn"),
-                                (#"{"document":"a.json","uses":"2"}"#, "uses"), (#"{"document":7}"#, "document"), (#"{}"#, "document"),
-                                (#"{"document":"a.json","label":"a\u0007"}"#, "label"), (#"{"document":"a.json","lable":"x"}"#, "lable")] {
-            let error = #expect(throws: AdminBodyError.self, "\(body)") { try AdminBodyError.decode(CodeOrder.self, from: Array(body.utf8)) }
+        for (body, keyPath) in [
+            (#"{"document":"a.json","count":1001}"#, "count"), (#"{"document":"a.json","expiresIn":59}"#, "expiresIn"),
+            (#"{"document":"a.json","uses":"2"}"#, "uses"), (#"{"document":7}"#, "document"), (#"{}"#, "document"),
+            (#"{"document":"a.json","label":"a\u0007"}"#, "label"), (#"{"document":"a.json","lable":"x"}"#, "lable"),
+        ] {
+            let error = #expect(throws: AdminBodyError.self, "\(body)") {
+                try AdminBodyError.decode(CodeOrder.self, from: Array(body.utf8))
+            }
             #expect(error?.keyPath == keyPath, "\(body): \(error?.message ?? "")")
         }
-        let notJSON = #expect(throws: AdminBodyError.self) { try AdminBodyError.decode(CodeOrder.self, from: Array("{".utf8)) }
+        let notJSON = #expect(throws: AdminBodyError.self) {
+            try AdminBodyError.decode(CodeOrder.self, from: Array("{".utf8))
+        }
         #expect(notJSON?.message == "not JSON" && notJSON?.keyPath == nil)
         let overSize = Array(repeating: UInt8(ascii: " "), count: AdminJSON.maxRequestBytes + 1)
         #expect(throws: AdminBodyError.self) { try AdminBodyError.decode(CodeOrder.self, from: overSize) }

@@ -4,7 +4,7 @@ import Logging
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP connection to 127.0.0.1 on a plain socket, for what no HTTP library sends: odd targets,
@@ -19,7 +19,9 @@ final class RawConnection: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard fd >= 0, connected == 0 else {
             close()
@@ -91,7 +93,8 @@ struct RawResponse {
         let statusLine = head.split(separator: " ", maxSplits: 2)
         guard statusLine.count >= 2, let code = Int(statusLine[1]) else { return nil }
         status = code
-        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+        let length =
+            head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
         isComplete = body.utf8.count >= length
     }
@@ -112,7 +115,8 @@ func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async th
 }
 
 /// One request on its own connection (`Connection: close`); the response, or nil when none came.
-func rawRequest(port: Int, _ target: String, method: String = "GET", headers: String = "") async throws -> RawResponse? {
+func rawRequest(port: Int, _ target: String, method: String = "GET", headers: String = "") async throws -> RawResponse?
+{
     try await offThread {
         let connection = try RawConnection(port: port)
         connection.send("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\(headers)\r\n")

@@ -1,15 +1,18 @@
-@testable import ActivationImaging
 import Testing
+
+@testable import ActivationImaging
 
 @Suite("QR encoding and rendering")
 struct EncoderTests {
-    @Test("the densest exact mode is chosen", arguments: [
-        ("0123456789", QREncodingMode.numeric),
-        ("AC1:6BFOXN*TS0BI$ZD.P9", .alphanumeric),
-        ("HTTPS://EXAMPLE.COM/A", .alphanumeric),
-        ("https://example.com/a", .byte),
-        ("", .byte),
-    ])
+    @Test(
+        "the densest exact mode is chosen",
+        arguments: [
+            ("0123456789", QREncodingMode.numeric),
+            ("AC1:6BFOXN*TS0BI$ZD.P9", .alphanumeric),
+            ("HTTPS://EXAMPLE.COM/A", .alphanumeric),
+            ("https://example.com/a", .byte),
+            ("", .byte),
+        ])
     func mode(payload: String, mode: QREncodingMode) {
         #expect(QREncodingMode.densest(for: Array(payload.utf8)) == mode)
     }
@@ -30,14 +33,18 @@ struct EncoderTests {
         let payload = [UInt8](repeating: 0x61, count: 2332)
         let error = #expect(throws: ImagingError.self) { try QRCodeEncoder(errorCorrection: .medium).encode(payload) }
         #expect(error?.code == .payloadTooLarge)
-        #expect(error?.reason == "payload: 2332 bytes do not fit in a QR code; at error-correction level M the largest byte payload is 2331 (level L holds 2953)")
+        #expect(
+            error?.reason
+                == "payload: 2332 bytes do not fit in a QR code; at error-correction level M the largest byte payload is 2331 (level L holds 2953)"
+        )
         // The largest payload the message promises really fits.
         #expect(try QRCodeEncoder(errorCorrection: .medium).encode(Array(payload.dropLast())).version == 40)
     }
 
     @Test("mixed payloads are split into the segments that take the fewest bits")
     func segments() throws {
-        let json = try QRCodeEncoder().encode(Array(#"{"clientID":"3f2c9a1e-0000-4000-8000-000000000001","port":443}"#.utf8))
+        let json = try QRCodeEncoder().encode(
+            Array(#"{"clientID":"3f2c9a1e-0000-4000-8000-000000000001","port":443}"#.utf8))
         #expect(json.mode == .mixed)
         #expect(try QRCodeEncoder().encode(Array("AC1:6BFOXN*TS0BI".utf8)).mode == .alphanumeric)
         #expect(try QRCodeEncoder().encode(Array("hello".utf8)).mode == .byte)
@@ -47,10 +54,15 @@ struct EncoderTests {
 
     @Test("the capacity table matches libqrencode at version 40", arguments: ErrorCorrection.allCases)
     func capacity(level: ErrorCorrection) throws {
-        for (mode, unit) in [(QREncodingMode.numeric, UInt8(ascii: "7")), (.alphanumeric, UInt8(ascii: "A")), (.byte, UInt8(ascii: "a"))] {
+        for (mode, unit) in [
+            (QREncodingMode.numeric, UInt8(ascii: "7")), (.alphanumeric, UInt8(ascii: "A")), (.byte, UInt8(ascii: "a")),
+        ] {
             let limit = mode.capacity(at: level)
-            #expect(try QRCodeEncoder(errorCorrection: level).encode([UInt8](repeating: unit, count: limit)).version == 40)
-            #expect(throws: ImagingError.self) { try QRCodeEncoder(errorCorrection: level).encode([UInt8](repeating: unit, count: limit + 1)) }
+            #expect(
+                try QRCodeEncoder(errorCorrection: level).encode([UInt8](repeating: unit, count: limit)).version == 40)
+            #expect(throws: ImagingError.self) {
+                try QRCodeEncoder(errorCorrection: level).encode([UInt8](repeating: unit, count: limit + 1))
+            }
         }
     }
 
@@ -85,12 +97,15 @@ struct EncoderTests {
         #expect(code.format == format && !code.data.isEmpty)
     }
 
-    @Test("reading a code back: the packed 1-bit read, shrunk, equals libpng's full decode, shrunk", arguments: [2, 3, 4, 5, 8, 13, 20])
+    @Test(
+        "reading a code back: the packed 1-bit read, shrunk, equals libpng's full decode, shrunk",
+        arguments: [2, 3, 4, 5, 8, 13, 20])
     func bilevelReadBack(scale: Int) throws {
         let matrix = try QRCodeEncoder().encode(Array("https://mobile.example.com/read-back?scale=\(scale)".utf8))
         let png = try matrix.png(scale: scale, margin: 4)
         let side = (matrix.size + 8) * scale
-        let fast = try #require(try PNGCodec.decodeBilevel(png, width: side, height: side, shrinkingBy: scale / 2, name: "code.png"))
+        let fast = try #require(
+            try PNGCodec.decodeBilevel(png, width: side, height: side, shrinkingBy: scale / 2, name: "code.png"))
         #expect(fast == (try ImageDecoder().decode(png, name: "code.png").downsampled(by: scale / 2)))
 
         // Another size, another kind of PNG, or a damaged file is never taken for the code.
@@ -99,8 +114,13 @@ struct EncoderTests {
         #expect(try PNGCodec.decodeBilevel(gray, width: side, height: side, shrinkingBy: 1, name: "gray.png") == nil)
         var damaged = png
         damaged[damaged.count / 2] ^= 0x40
-        #expect(throws: ImagingError.self) { try PNGCodec.decodeBilevel(damaged, width: side, height: side, shrinkingBy: 1, name: "code.png") }
-        #expect(throws: ImagingError.self) { try PNGCodec.decodeBilevel(Array(png.prefix(png.count - 20)), width: side, height: side, shrinkingBy: 1, name: "code.png") }
+        #expect(throws: ImagingError.self) {
+            try PNGCodec.decodeBilevel(damaged, width: side, height: side, shrinkingBy: 1, name: "code.png")
+        }
+        #expect(throws: ImagingError.self) {
+            try PNGCodec.decodeBilevel(
+                Array(png.prefix(png.count - 20)), width: side, height: side, shrinkingBy: 1, name: "code.png")
+        }
     }
 
     @Test("format from file name")

@@ -19,12 +19,15 @@ enum Fixture {
     static func corpusSamples() throws -> [(image: String, expected: [UInt8])] {
         let root = path("corpus")
         var samples: [(String, [UInt8])] = []
-        for category in try FileManager.default.contentsOfDirectory(atPath: root).sorted() where !category.contains(".") {
-            for file in try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(category)").sorted() where file.hasSuffix(".png") {
+        for category in try FileManager.default.contentsOfDirectory(atPath: root).sorted() where !category.contains(".")
+        {
+            for file in try FileManager.default.contentsOfDirectory(atPath: "\(root)/\(category)").sorted()
+            where file.hasSuffix(".png") {
                 let stem = String(file.dropLast(4))
                 let expectedPath = "\(root)/\(category)/\(stem).txt"
                 guard FileManager.default.fileExists(atPath: expectedPath) else { continue }
-                samples.append(("corpus/\(category)/\(file)", Array(try Data(contentsOf: URL(fileURLWithPath: expectedPath)))))
+                samples.append(
+                    ("corpus/\(category)/\(file)", Array(try Data(contentsOf: URL(fileURLWithPath: expectedPath)))))
             }
         }
         return samples

@@ -5,10 +5,12 @@ import Testing
 struct ImageDecoderTests {
     static let payload = "https://mobile.example.com/activate?id=42"
 
-    @Test("every supported variant decodes and its code reads back", arguments: [
-        "base.png", "gray16.png", "palette.png", "rgb-colored.png", "rgba-transparent.png",
-        "baseline.jpg", "progressive.jpg", "pgm-raw.pgm", "ppm-plain.ppm",
-    ])
+    @Test(
+        "every supported variant decodes and its code reads back",
+        arguments: [
+            "base.png", "gray16.png", "palette.png", "rgb-colored.png", "rgba-transparent.png",
+            "baseline.jpg", "progressive.jpg", "pgm-raw.pgm", "ppm-plain.ppm",
+        ])
     func supportedVariants(file: String) throws {
         let symbols = try BarcodeScanner().scanFile(Fixture.path(file))
         #expect(symbols.map(\.text) == [Self.payload])
@@ -31,16 +33,21 @@ struct ImageDecoderTests {
         #expect(ImageFormat.sniff(Array("RIFF\0\0\0\0WEBPVP8 ".utf8)) == .webp)
     }
 
-    @Test("hostile inputs give their own clear error", arguments: [
-        ("empty.png", ImagingError.Code.unsupportedFormat, "empty.png: the file is empty"),
-        ("truncated.png", .corruptImage, "truncated.png: PNG is damaged or truncated"),
-        ("truncated.jpg", .corruptImage, "truncated.jpg: JPEG is damaged or truncated"),
-        ("huge-header.png", .imageTooLarge, "huge-header.png: 100000×100000 pixels (10000 MP) exceeds the limit of 50 MP"),
-        ("text-file.png", .unsupportedFormat, "text-file.png: not an image (PNG, JPEG or PNM expected)"),
-        ("gif-image.gif", .unsupportedFormat, "gif-image.gif: GIF is not supported; convert it to PNG or JPEG"),
-        ("no-such-file.png", .unreadable, "no-such-file.png: no such file"),
-        ("corpus", .unreadable, "corpus: is a directory, not a regular file"),
-    ])
+    @Test(
+        "hostile inputs give their own clear error",
+        arguments: [
+            ("empty.png", ImagingError.Code.unsupportedFormat, "empty.png: the file is empty"),
+            ("truncated.png", .corruptImage, "truncated.png: PNG is damaged or truncated"),
+            ("truncated.jpg", .corruptImage, "truncated.jpg: JPEG is damaged or truncated"),
+            (
+                "huge-header.png", .imageTooLarge,
+                "huge-header.png: 100000×100000 pixels (10000 MP) exceeds the limit of 50 MP"
+            ),
+            ("text-file.png", .unsupportedFormat, "text-file.png: not an image (PNG, JPEG or PNM expected)"),
+            ("gif-image.gif", .unsupportedFormat, "gif-image.gif: GIF is not supported; convert it to PNG or JPEG"),
+            ("no-such-file.png", .unreadable, "no-such-file.png: no such file"),
+            ("corpus", .unreadable, "corpus: is a directory, not a regular file"),
+        ])
     func hostile(file: String, code: ImagingError.Code, message: String) throws {
         let error = #expect(throws: ImagingError.self) { try ImageDecoder().decodeFile(Fixture.path(file)) }
         #expect(error?.code == code)

@@ -1,6 +1,7 @@
-@testable import ActivationImaging
 import Foundation
 import Testing
+
+@testable import ActivationImaging
 
 /// The pipeline's image operations are written for speed (running sums, tables, unchecked inner
 /// loops, separate border and interior loops); these hold each to its plain per-pixel definition,
@@ -11,19 +12,26 @@ struct ImageOperationsTests {
     static let images: [GrayImage] = {
         var generator = SystemRandomNumberGenerator()
         var images = [(1, 1), (2, 3), (3, 3), (5, 17), (17, 5), (31, 29), (64, 48), (101, 7)].map { width, height in
-            GrayImage(unchecked: width, height, (0..<width * height).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            GrayImage(
+                unchecked: width, height, (0..<width * height).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            )
         }
         // Smooth regions and hard edges, as in photos: random blocks.
-        let width = 90, height = 70
-        images.append(GrayImage(unchecked: width, height, (0..<width * height).map { index in
-            UInt8(truncatingIfNeeded: ((index % width) / 9 * 37 + (index / width) / 7 * 91) % 256)
-        }))
+        let width = 90
+        let height = 70
+        images.append(
+            GrayImage(
+                unchecked: width, height,
+                (0..<width * height).map { index in
+                    UInt8(truncatingIfNeeded: ((index % width) / 9 * 37 + (index / width) / 7 * 91) % 256)
+                }))
         return images
     }()
 
     /// A part of a real photo (a carpet's texture): the per-pixel definitions are slow in a debug build.
     static func photo() throws -> GrayImage {
-        try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png")).cropped(x: 100, y: 120, width: 160, height: 130)
+        try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png")).cropped(
+            x: 100, y: 120, width: 160, height: 130)
     }
 
     func clamped(_ image: GrayImage, _ x: Int, _ y: Int) -> Int {
@@ -34,11 +42,13 @@ struct ImageOperationsTests {
     func adaptiveThreshold() throws {
         for image in Self.images + [try Self.photo()] {
             for window in [3, 15, max(15, min(image.width, image.height) / 12), 41] {
-                let radius = max(1, window / 2), offset = 5
+                let radius = max(1, window / 2)
+                let offset = 5
                 let fast = image.adaptiveThreshold(window: window, offset: offset)
                 for y in 0..<image.height {
                     for x in 0..<image.width {
-                        var sum = 0, area = 0
+                        var sum = 0
+                        var area = 0
                         for row in max(0, y - radius)...min(image.height - 1, y + radius) {
                             for column in max(0, x - radius)...min(image.width - 1, x + radius) {
                                 sum += Int(image[column, row])
@@ -47,7 +57,9 @@ struct ImageOperationsTests {
                         }
                         let expected: UInt8 = Int(image[x, y]) * area < sum - offset * area ? 0 : 255
                         guard fast[x, y] == expected else {
-                            Issue.record("\(image.width)×\(image.height), window \(window): (\(x), \(y)) is \(fast[x, y]), not \(expected)")
+                            Issue.record(
+                                "\(image.width)×\(image.height), window \(window): (\(x), \(y)) is \(fast[x, y]), not \(expected)"
+                            )
                             return
                         }
                     }
@@ -78,7 +90,9 @@ struct ImageOperationsTests {
                 for y in 0..<image.height {
                     for x in 0..<image.width {
                         let sum = (-radius...radius).reduce(0) { $0 + clamped(image, x + $1, y) }
-                        #expect(Int(rows[x, y]) == sum / span, "\(image.width)×\(image.height) radius \(radius) at (\(x), \(y))")
+                        #expect(
+                            Int(rows[x, y]) == sum / span,
+                            "\(image.width)×\(image.height) radius \(radius) at (\(x), \(y))")
                         if Int(rows[x, y]) != sum / span { return }
                     }
                 }
@@ -87,7 +101,9 @@ struct ImageOperationsTests {
                 for y in 0..<image.height {
                     for x in 0..<image.width {
                         let sum = (-radius...radius).reduce(0) { $0 + clamped(rows, x, y + $1) }
-                        #expect(Int(both[x, y]) == sum / span, "\(image.width)×\(image.height) radius \(radius), columns, at (\(x), \(y))")
+                        #expect(
+                            Int(both[x, y]) == sum / span,
+                            "\(image.width)×\(image.height) radius \(radius), columns, at (\(x), \(y))")
                         if Int(both[x, y]) != sum / span { return }
                     }
                 }
@@ -102,9 +118,13 @@ struct ImageOperationsTests {
             for amount in [1.5, 0.8] {
                 let fast = image.sharpened(amount: amount)
                 for index in image.pixels.indices {
-                    let value = Double(image.pixels[index]) + amount * (Double(image.pixels[index]) - Double(blurred.pixels[index]))
+                    let value =
+                        Double(image.pixels[index]) + amount
+                        * (Double(image.pixels[index]) - Double(blurred.pixels[index]))
                     let expected = UInt8(max(0, min(255, value.rounded())))
-                    #expect(fast.pixels[index] == expected, "\(image.width)×\(image.height), amount \(amount), pixel \(index)")
+                    #expect(
+                        fast.pixels[index] == expected,
+                        "\(image.width)×\(image.height), amount \(amount), pixel \(index)")
                     if fast.pixels[index] != expected { return }
                 }
             }
@@ -119,11 +139,14 @@ struct ImageOperationsTests {
                 #expect(wide.height == image.height && wide.width == Int((Double(image.width) * factor).rounded()))
                 for x in 0..<wide.width {
                     let position = max(0, (Double(x) + 0.5) / factor - 0.5)
-                    let low = min(image.width - 1, Int(position)), high = min(image.width - 1, low + 1)
+                    let low = min(image.width - 1, Int(position))
+                    let high = min(image.width - 1, low + 1)
                     let weight = Int(((position - Double(low)) * 256).rounded())
                     for y in 0..<image.height {
                         let expected = (Int(image[low, y]) * (256 - weight) + Int(image[high, y]) * weight + 128) >> 8
-                        #expect(Int(wide[x, y]) == expected, "\(image.width)×\(image.height) widened \(factor) at (\(x), \(y))")
+                        #expect(
+                            Int(wide[x, y]) == expected,
+                            "\(image.width)×\(image.height) widened \(factor) at (\(x), \(y))")
                         if Int(wide[x, y]) != expected { return }
                     }
                 }
@@ -140,8 +163,12 @@ struct ImageOperationsTests {
                 let row = axis(y, image.height)
                 for x in 0..<large.width {
                     let column = axis(x, image.width)
-                    let upper = Int(image[column.low, row.low]) * (one - column.weight) + Int(image[column.high, row.low]) * column.weight
-                    let lower = Int(image[column.low, row.high]) * (one - column.weight) + Int(image[column.high, row.high]) * column.weight
+                    let upper =
+                        Int(image[column.low, row.low]) * (one - column.weight) + Int(image[column.high, row.low])
+                        * column.weight
+                    let lower =
+                        Int(image[column.low, row.high]) * (one - column.weight) + Int(image[column.high, row.high])
+                        * column.weight
                     let expected = (upper * (one - row.weight) + lower * row.weight + (1 << 31)) >> 32
                     #expect(Int(large[x, y]) == expected, "\(image.width)×\(image.height) enlarged at (\(x), \(y))")
                     if Int(large[x, y]) != expected { return }
@@ -155,13 +182,17 @@ struct ImageOperationsTests {
         for image in Self.images + [try Self.photo()] {
             for (radius, amount) in [(4, 2.0), (1, 1.5), (3, 0.5)] {
                 let fast = image.unsharpMasked(radius: radius, amount: amount, alongRowsOnly: true)
-                let blurred = image.boxBlurred(radius: radius, alongRowsOnly: true).boxBlurred(radius: radius, alongRowsOnly: true)
-                    .boxBlurred(radius: radius, alongRowsOnly: true)
+                let blurred = image.boxBlurred(radius: radius, alongRowsOnly: true).boxBlurred(
+                    radius: radius, alongRowsOnly: true
+                )
+                .boxBlurred(radius: radius, alongRowsOnly: true)
                 let gain = Int((amount * 256).rounded())
                 for index in image.pixels.indices {
                     let pixel = Int(image.pixels[index])
                     let expected = UInt8(max(0, min(255, pixel + (gain * (pixel - Int(blurred.pixels[index]))) >> 8)))
-                    #expect(fast.pixels[index] == expected, "\(image.width)×\(image.height) radius \(radius), pixel \(index)")
+                    #expect(
+                        fast.pixels[index] == expected,
+                        "\(image.width)×\(image.height) radius \(radius), pixel \(index)")
                     if fast.pixels[index] != expected { return }
                 }
             }
@@ -173,21 +204,28 @@ struct ImageOperationsTests {
         for image in Self.images + [try Self.photo()] {
             for degrees in [22.5, -22.5, 45, 90] {
                 let turned = image.rotated(degrees: degrees)
-                let radians = degrees * .pi / 180, cosine = cos(radians), sine = sin(radians)
+                let radians = degrees * .pi / 180
+                let cosine = cos(radians)
+                let sine = sin(radians)
                 for y in 0..<turned.height {
                     for x in 0..<turned.width {
-                        let dx = Double(x) + 0.5 - Double(turned.width) / 2, dy = Double(y) + 0.5 - Double(turned.height) / 2
+                        let dx = Double(x) + 0.5 - Double(turned.width) / 2
+                        let dy = Double(y) + 0.5 - Double(turned.height) / 2
                         let sourceX = cosine * dx - sine * dy + Double(image.width) / 2 - 0.5
                         let sourceY = sine * dx + cosine * dy + Double(image.height) / 2 - 0.5
-                        let x0 = Int(sourceX.rounded(.down)), y0 = Int(sourceY.rounded(.down))
+                        let x0 = Int(sourceX.rounded(.down))
+                        let y0 = Int(sourceY.rounded(.down))
                         var expected: UInt8 = 255
                         if x0 >= 0, y0 >= 0, x0 + 1 < image.width, y0 + 1 < image.height {
-                            let fx = sourceX - Double(x0), fy = sourceY - Double(y0)
+                            let fx = sourceX - Double(x0)
+                            let fy = sourceY - Double(y0)
                             let top = Double(image[x0, y0]) * (1 - fx) + Double(image[x0 + 1, y0]) * fx
                             let bottom = Double(image[x0, y0 + 1]) * (1 - fx) + Double(image[x0 + 1, y0 + 1]) * fx
                             expected = UInt8((top * (1 - fy) + bottom * fy).rounded())
                         }
-                        #expect(turned[x, y] == expected, "\(image.width)×\(image.height) turned \(degrees)° at (\(x), \(y))")
+                        #expect(
+                            turned[x, y] == expected,
+                            "\(image.width)×\(image.height) turned \(degrees)° at (\(x), \(y))")
                         if turned[x, y] != expected { return }
                     }
                 }

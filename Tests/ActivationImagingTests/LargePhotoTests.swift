@@ -1,8 +1,9 @@
-@testable import ActivationImaging
 import CTurboJPEG
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import ActivationImaging
 
 @Suite("Large photos: read at half size first, at full resolution around candidates")
 struct LargePhotoTests {
@@ -13,8 +14,9 @@ struct LargePhotoTests {
         var buffer: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
         let status = image.pixels.withUnsafeBufferPointer {
-            tjCompress2(handle, $0.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_GRAY.rawValue),
-                        &buffer, &size, Int32(TJSAMP_GRAY.rawValue), quality, 0)
+            tjCompress2(
+                handle, $0.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_GRAY.rawValue),
+                &buffer, &size, Int32(TJSAMP_GRAY.rawValue), quality, 0)
         }
         defer { tjFree(buffer) }
         try #require(status == 0)
@@ -25,9 +27,12 @@ struct LargePhotoTests {
     /// A 2600×1800 photo-sized image (4.7 MP): a light gradient (or noise, detail everywhere),
     /// and a QR code at (1000, 700) with `module`-pixel modules when `payload` is given.
     static func photo(code payload: String?, module: Int = 8, noise: Bool = false) throws -> GrayImage {
-        let width = 2600, height = 1800
+        let width = 2600
+        let height = 1800
         var generator = SplitMix64(seed: 5)
-        var pixels = (0..<width * height).map { noise ? UInt8.random(in: 0...255, using: &generator) : UInt8(180 + ($0 % width) * 60 / width) }
+        var pixels = (0..<width * height).map {
+            noise ? UInt8.random(in: 0...255, using: &generator) : UInt8(180 + ($0 % width) * 60 / width)
+        }
         if let payload {
             let code = try QRCodeEncoder().encode(Array(payload.utf8)).grayImage(scale: module, margin: 4)
             for y in 0..<code.height {
@@ -38,7 +43,9 @@ struct LargePhotoTests {
     }
 
     static func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("activate-\(UUID().uuidString)-\(name)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "activate-\(UUID().uuidString)-\(name)"
+        ).path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -49,18 +56,23 @@ struct LargePhotoTests {
         let bytes = try Self.jpeg(full)
         let half = try JPEGDecoder.decode(bytes, name: "photo.jpg", maxPixels: 100_000_000, reduction: 2)
         #expect(half.width == 1300 && half.height == 900)
-        let odd = try JPEGDecoder.decode(Self.jpeg(GrayImage(width: 101, height: 51, pixels: [UInt8](repeating: 90, count: 101 * 51))),
-                                         name: "odd.jpg", maxPixels: 100_000_000, reduction: 2)
+        let odd = try JPEGDecoder.decode(
+            Self.jpeg(GrayImage(width: 101, height: 51, pixels: [UInt8](repeating: 90, count: 101 * 51))),
+            name: "odd.jpg", maxPixels: 100_000_000, reduction: 2)
         #expect(odd.width == 51 && odd.height == 26)
         // Against the full decode shrunk by block averages: the same picture within JPEG's noise.
         let shrunk = try ImageDecoder().decode(bytes, name: "photo.jpg").downsampled(by: 2)
         let difference = zip(half.pixels, shrunk.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
         #expect(Double(difference) / Double(half.pixels.count) < 6)
         // The pixel limit is the full size's, whatever the reduction.
-        #expect(throws: ImagingError.self) { try JPEGDecoder.decode(bytes, name: "photo.jpg", maxPixels: 2_000_000, reduction: 2) }
+        #expect(throws: ImagingError.self) {
+            try JPEGDecoder.decode(bytes, name: "photo.jpg", maxPixels: 2_000_000, reduction: 2)
+        }
     }
 
-    @Test("the code of a large JPEG is read at half size, without decoding the full image; its corners are the full image's")
+    @Test(
+        "the code of a large JPEG is read at half size, without decoding the full image; its corners are the full image's"
+    )
     func readAtHalfSize() throws {
         let path = try Self.write(Self.jpeg(Self.photo(code: "read at half size")), "code.jpg")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -72,17 +84,23 @@ struct LargePhotoTests {
         #expect(abs(corner.x - 1032) <= 4 && abs(corner.y - 732) <= 4, "top left corner \(corner)")
     }
 
-    @Test("without a code or anything as dense in edges as one, the full image is never decoded: the pipeline reads the half-size copy")
+    @Test(
+        "without a code or anything as dense in edges as one, the full image is never decoded: the pipeline reads the half-size copy"
+    )
     func nothingCodeLike() throws {
         let path = try Self.write(Self.jpeg(Self.photo(code: nil)), "nocode.jpg")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
         #expect(trace.symbols.isEmpty)
         #expect(trace.timings.first?.pass == "zxing/once@half")
-        #expect(trace.timings.count > 2 && trace.timings.allSatisfy { $0.pass.hasSuffix("@half") }, "\(trace.timings.map(\.pass))")
+        #expect(
+            trace.timings.count > 2 && trace.timings.allSatisfy { $0.pass.hasSuffix("@half") },
+            "\(trace.timings.map(\.pass))")
     }
 
-    @Test("a code too small to read at half size is read at full resolution around it (the pipeline on the crop), with the full image's corners")
+    @Test(
+        "a code too small to read at half size is read at full resolution around it (the pipeline on the crop), with the full image's corners"
+    )
     func readAroundCandidates() throws {
         let photo = try Self.photo(code: "small in a large photo", module: 2)
         let half = photo.downsampled(by: 2)
@@ -92,20 +110,26 @@ struct LargePhotoTests {
         #expect(regions.count == 1)
         let region = try #require(regions.first)
         // The code spans (1000, 700)…(1000 + 2 × (25 + 8), …) at full size: inside the region, with room.
-        #expect(region.x * 2 < 1000 && region.y * 2 < 700 && (region.x + region.width) * 2 > 1066 && (region.y + region.height) * 2 > 766)
+        #expect(
+            region.x * 2 < 1000 && region.y * 2 < 700 && (region.x + region.width) * 2 > 1066
+                && (region.y + region.height) * 2 > 766)
         #expect(region.width * region.height < half.width * half.height / 20)
 
         let path = try Self.write(Self.jpeg(photo), "small.jpg")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
         #expect(trace.symbols.map(\.text) == ["small in a large photo"])
-        #expect(trace.pass == "zxing/once@candidates" && trace.timings.map(\.pass) == ["zxing/once@half", "zxing/once@candidates"])
+        #expect(
+            trace.pass == "zxing/once@candidates"
+                && trace.timings.map(\.pass) == ["zxing/once@half", "zxing/once@candidates"])
         // The code's margin is 4 modules of 2 pixels: it starts at 1008, 708 of the full image.
         let corner = try #require(trace.symbols.first?.corners.first)
         #expect(abs(corner.x - 1008) <= 2 && abs(corner.y - 708) <= 2, "top left corner \(corner)")
     }
 
-    @Test("a large PNG and a large image in memory take the same way: half size first, then full resolution around the candidates")
+    @Test(
+        "a large PNG and a large image in memory take the same way: half size first, then full resolution around the candidates"
+    )
     func largePNGAndMemory() throws {
         let photo = try Self.photo(code: "small in a large screenshot", module: 2)
         let path = try Self.write(photo.png(), "small.png")
@@ -118,7 +142,9 @@ struct LargePhotoTests {
         }
     }
 
-    @Test("scattered specks of detail are no candidates: past 64 separate parts the whole image is the candidate, before any merging")
+    @Test(
+        "scattered specks of detail are no candidates: past 64 separate parts the whole image is the candidate, before any merging"
+    )
     func scatteredSpecks() throws {
         // 100 specks 3 blocks apart in one corner: after widening they would merge into one part
         // of the corner, but so many separate parts is texture, and merging them costs their cube.
@@ -127,7 +153,9 @@ struct LargePhotoTests {
         for row in 0..<10 {
             for column in 0..<10 {
                 for y in row * 48..<row * 48 + 16 {
-                    for x in column * 48..<column * 48 + 16 { pixels[y * 2000 + x] = UInt8.random(in: 0...255, using: &generator) }
+                    for x in column * 48..<column * 48 + 16 {
+                        pixels[y * 2000 + x] = UInt8.random(in: 0...255, using: &generator)
+                    }
                 }
             }
         }
@@ -135,11 +163,14 @@ struct LargePhotoTests {
         // 40 of them are still candidates: one merged part around the corner.
         for y in 5 * 48..<1500 { for x in 0..<2000 { pixels[y * 2000 + x] = 128 } }
         for y in 0..<5 * 48 { for x in 8 * 48..<2000 { pixels[y * 2000 + x] = 128 } }
-        let regions = try #require(CodeEvidence.candidateRegions(in: try GrayImage(width: 2000, height: 1500, pixels: pixels)))
+        let regions = try #require(
+            CodeEvidence.candidateRegions(in: try GrayImage(width: 2000, height: 1500, pixels: pixels)))
         #expect(regions.count == 1)
     }
 
-    @Test("where detail is everywhere there are no candidates to single out: the full image is read whole, the rest at half size")
+    @Test(
+        "where detail is everywhere there are no candidates to single out: the full image is read whole, the rest at half size"
+    )
     func detailEverywhere() throws {
         let photo = try Self.photo(code: nil, noise: true)
         #expect(CodeEvidence.candidateRegions(in: photo.downsampled(by: 2)) == nil)
@@ -154,11 +185,15 @@ struct LargePhotoTests {
     @Test("small JPEGs and other formats are decoded in full; a damaged large JPEG fails as it would in full")
     func onlyLargeJPEG() throws {
         let decoder = ImageDecoder()
-        #expect(try decoder.decodeHalfSize(Fixture.bytes("baseline.jpg"), name: "baseline.jpg", above: BarcodeScanner.reduceAbovePixels) == nil)
+        #expect(
+            try decoder.decodeHalfSize(
+                Fixture.bytes("baseline.jpg"), name: "baseline.jpg", above: BarcodeScanner.reduceAbovePixels) == nil)
         #expect(try decoder.decodeHalfSize(Fixture.bytes("base.png"), name: "base.png", above: 0) == nil)
         let bytes = try Self.jpeg(Self.photo(code: nil))
         let truncated = Array(bytes.prefix(bytes.count / 2))
-        #expect(throws: ImagingError.self) { try decoder.decodeHalfSize(truncated, name: "cut.jpg", above: BarcodeScanner.reduceAbovePixels) }
+        #expect(throws: ImagingError.self) {
+            try decoder.decodeHalfSize(truncated, name: "cut.jpg", above: BarcodeScanner.reduceAbovePixels)
+        }
         let path = try Self.write(truncated, "cut.jpg")
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: ImagingError.self) { try BarcodeScanner().scanFile(path) }

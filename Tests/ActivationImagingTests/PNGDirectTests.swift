@@ -1,7 +1,7 @@
 import CDeflate
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ActivationImaging
 
@@ -32,14 +32,18 @@ struct PNGDirectTests {
                 let above = y == 0 ? [UInt8](repeating: 0, count: row.count) : rows[y - 1]
                 filtered.append(filter)
                 for i in row.indices {
-                    let a = i >= step ? Int(row[i - step]) : 0, b = Int(above[i]), c = i >= step ? Int(above[i - step]) : 0
+                    let a = i >= step ? Int(row[i - step]) : 0
+                    let b = Int(above[i])
+                    let c = i >= step ? Int(above[i - step]) : 0
                     let predictor: Int
                     switch filter {
                     case 1: predictor = a
                     case 2: predictor = b
                     case 3: predictor = (a + b) / 2
                     case 4:
-                        let pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c)
+                        let pa = abs(b - c)
+                        let pb = abs(a - c)
+                        let pc = abs(a + b - 2 * c)
                         predictor = pa <= pb && pa <= pc ? a : (pb <= pc ? b : c)
                     default: predictor = 0
                     }
@@ -54,17 +58,22 @@ struct PNGDirectTests {
         }
 
         func file(imageData: [UInt8]) -> [UInt8] {
-            PNGCodec.file(width: width, height: height, bitDepth: bitDepth, colorType: colorType, interlace: interlace,
-                          chunks: before.map { (type: $0.0, data: $0.1) }, imageData: imageData, imageChunks: imageChunks)
+            PNGCodec.file(
+                width: width, height: height, bitDepth: bitDepth, colorType: colorType, interlace: interlace,
+                chunks: before.map { (type: $0.0, data: $0.1) }, imageData: imageData, imageChunks: imageChunks)
         }
 
-        static func integer(_ value: Int) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+        static func integer(_ value: Int) -> [UInt8] {
+            (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+        }
 
         func compressed(_ data: [UInt8]) -> [UInt8] {
             let compressor = libdeflate_alloc_compressor(6)
             defer { libdeflate_free_compressor(compressor) }
             var output = [UInt8](repeating: 0, count: libdeflate_zlib_compress_bound(compressor, data.count))
-            let count = output.withUnsafeMutableBytes { libdeflate_zlib_compress(compressor, data, data.count, $0.baseAddress, $0.count) }
+            let count = output.withUnsafeMutableBytes {
+                libdeflate_zlib_compress(compressor, data, data.count, $0.baseAddress, $0.count)
+            }
             return Array(output.prefix(count))
         }
     }
@@ -81,17 +90,23 @@ struct PNGDirectTests {
     }
 
     /// Both paths over `bytes`: the direct one must take the file and give libpng's pixels.
-    static func expectSamePixels(_ bytes: [UInt8], _ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectSamePixels(_ bytes: [UInt8], _ label: String, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let direct = try PNGCodec.decodeDirect(bytes, name: label, maxPixels: 1 << 26)
         let reference = try PNGCodec.decodeWithLibPNG(bytes, name: label, maxPixels: 1 << 26)
         #expect(direct != nil, "\(label): the direct path declined it", sourceLocation: sourceLocation)
         guard let direct else { return }
-        #expect(direct.width == reference.width && direct.height == reference.height, "\(label)", sourceLocation: sourceLocation)
+        #expect(
+            direct.width == reference.width && direct.height == reference.height, "\(label)",
+            sourceLocation: sourceLocation)
         let differing = zip(direct.pixels, reference.pixels).filter { $0 != $1 }.count
         #expect(differing == 0, "\(label): \(differing) pixels differ from libpng's", sourceLocation: sourceLocation)
     }
 
-    @Test("gray at 1, 2, 4 and 8 bits, with and without a transparent level, every filter type", arguments: [1, 2, 4, 8] as [UInt8])
+    @Test(
+        "gray at 1, 2, 4 and 8 bits, with and without a transparent level, every filter type",
+        arguments: [1, 2, 4, 8] as [UInt8])
     func gray(bitDepth: UInt8) throws {
         for width in [1, 7, 37] {
             let writer = Writer(width: width, height: 11, colorType: 0, bitDepth: bitDepth)
@@ -119,7 +134,9 @@ struct PNGDirectTests {
 
     @Test("indices past a short palette read as libpng reads them")
     func shortPalette() throws {
-        let writer = Writer(width: 16, height: 16, colorType: 3, bitDepth: 8, before: [("PLTE", [255, 255, 255, 0, 0, 0, 200, 10, 10]), ("tRNS", [128])])
+        let writer = Writer(
+            width: 16, height: 16, colorType: 3, bitDepth: 8,
+            before: [("PLTE", [255, 255, 255, 0, 0, 0, 200, 10, 10]), ("tRNS", [128])])
         let rows = (0..<16).map { y in (0..<16).map { x in UInt8((x * 16 + y) % 7) } }
         try Self.expectSamePixels(writer.file(rows), "indices 0…6 of a 3-entry palette")
     }
@@ -133,14 +150,17 @@ struct PNGDirectTests {
                 try Self.expectSamePixels(writer.file(rows), "\(label) ×\(width)")
                 // Paeth rows in a row are unfiltered two at a time; 13 rows leave one over.
                 try Self.expectSamePixels(writer.file(rows, filters: [4]), "\(label) ×\(width), every row Paeth")
-                try Self.expectSamePixels(writer.file(rows, filters: [4, 4, 4, 2]), "\(label) ×\(width), Paeth runs of three")
+                try Self.expectSamePixels(
+                    writer.file(rows, filters: [4, 4, 4, 2]), "\(label) ×\(width), Paeth runs of three")
                 writer.imageChunks = 5
                 try Self.expectSamePixels(writer.file(rows, filters: [4, 3, 1]), "\(label) ×\(width), 5 IDAT chunks")
             }
         }
         // A tRNS colour that occurs: the rows are made of it and one other.
         var writer = Writer(width: 20, height: 6, colorType: 2, bitDepth: 8, before: [("tRNS", [0, 10, 0, 20, 0, 30])])
-        let rows = (0..<6).map { y in (0..<20).flatMap { x in (x + y) % 3 == 0 ? [10, 20, 30] : [200, 100, 0] as [UInt8] } }
+        let rows = (0..<6).map { y in
+            (0..<20).flatMap { x in (x + y) % 3 == 0 ? [10, 20, 30] : [200, 100, 0] as [UInt8] }
+        }
         try Self.expectSamePixels(writer.file(rows), "RGB with a transparent colour")
         writer.before.append(("gAMA", Writer.integer(45_455)))
         try Self.expectSamePixels(writer.file(rows), "RGB with sRGB's gamma")
@@ -148,10 +168,17 @@ struct PNGDirectTests {
 
     @Test("every PNG fixture and sample code reads the same both ways")
     func fixtures() throws {
-        let roots = [Fixture.directory, URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../SampleCodes").path]
+        let roots = [
+            Fixture.directory,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../SampleCodes")
+                .path,
+        ]
         var count = 0
         for root in roots {
-            let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".png") } ?? []
+            let files =
+                FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String }.filter {
+                    $0.hasSuffix(".png")
+                } ?? []
             for file in files.sorted() {
                 let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: "\(root)/\(file)")))
                 guard (try? PNGCodec.decodeWithLibPNG(bytes, name: file, maxPixels: 1 << 26)) != nil else { continue }
@@ -192,21 +219,24 @@ struct PNGDirectTests {
         cases.append(("cut inside IDAT", Array(good.prefix(idat + 20)), false))
         let short = writer.imageData(Array(rows.prefix(3)), filters: [1])
         cases.append(("a row short", writer.file(imageData: short), false))
-        let badFilter = writer.compressed([5] + [UInt8](repeating: 0, count: writer.stride) + Array(repeating: 0, count: 3 * (writer.stride + 1)))
+        let badFilter = writer.compressed(
+            [5] + [UInt8](repeating: 0, count: writer.stride) + Array(repeating: 0, count: 3 * (writer.stride + 1)))
         cases.append(("filter type 5", writer.file(imageData: badFilter), false))
         var interlaced = writer
         interlaced.interlace = 1
         cases.append(("interlaced (as if not)", interlaced.file(rows), nil))
 
         for (name, bytes, readable) in cases {
-            #expect(try PNGCodec.decodeDirect(bytes, name: name, maxPixels: 1 << 26) == nil, "\(name): taken by the direct path")
+            #expect(
+                try PNGCodec.decodeDirect(bytes, name: name, maxPixels: 1 << 26) == nil,
+                "\(name): taken by the direct path")
             let viaDecode = Result { try PNGCodec.decode(bytes, name: name, maxPixels: 1 << 26) }
             let viaLibPNG = Result { try PNGCodec.decodeWithLibPNG(bytes, name: name, maxPixels: 1 << 26) }
             switch (viaDecode, viaLibPNG) {
-            case let (.success(image), .success(reference)):
+            case (.success(let image), .success(let reference)):
                 #expect(readable != false, "\(name): libpng read it")
                 #expect(image == reference, "\(name)")
-            case let (.failure(error), .failure(reference)):
+            case (.failure(let error), .failure(let reference)):
                 #expect(readable != true, "\(name): libpng refused it: \(reference)")
                 #expect("\(error)" == "\(reference)", "\(name)")
             default:

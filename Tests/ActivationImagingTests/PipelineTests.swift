@@ -1,14 +1,17 @@
 import ActivationConfiguration
-@testable import ActivationImaging
 import Foundation
 import Synchronization
 import Testing
+
+@testable import ActivationImaging
 
 @Suite("Decoding pipeline and engines")
 struct PipelineTests {
     @Test("the zxing helper is installed next to the build products")
     func secondEngine() {
-        #expect(BarcodeScanner.hasSecondEngine, "activate-zxing-helper must be built (swift build) for the pipeline's second engine")
+        #expect(
+            BarcodeScanner.hasSecondEngine,
+            "activate-zxing-helper must be built (swift build) for the pipeline's second engine")
     }
 
     @Test("fast is one zbar pass; normal starts with zxing, which reads Micro QR")
@@ -95,7 +98,9 @@ struct PipelineTests {
         let normal = BarcodeScanner().trace(texture)
         // The texture shows no light finder patterns either: the pass for light codes on dark is skipped too.
         #expect(FinderSurvey(texture).lightFinders.isEmpty)
-        let ungated = ScanPass.passes(for: .normal).filter { !$0.needsFinderPatterns && !$0.needsFinderPair && !$0.needsLightFinderPatterns }.map(\.name)
+        let ungated = ScanPass.passes(for: .normal).filter {
+            !$0.needsFinderPatterns && !$0.needsFinderPair && !$0.needsLightFinderPatterns
+        }.map(\.name)
         #expect(normal.symbols.isEmpty)
         #expect(normal.timings.map(\.pass) == ungated)
         let thorough = BarcodeScanner(effort: .thorough).trace(texture)
@@ -113,12 +118,16 @@ struct PipelineTests {
     func singleFinderGate() throws {
         // A lone finder pattern (a Micro QR code has one; a texture may show one) on a light
         // ground. Gray levels that vary, so that no preparation leaves the pixels as they are.
-        let module = 4, origin = 40, size = 140
+        let module = 4
+        let origin = 40
+        let size = 140
         var pixels = (0..<size * size).map { UInt8(190 + ($0 % size) % 9 * 6) }
         for row in 0..<7 {
             for column in 0..<7 where max(abs(row - 3), abs(column - 3)) != 2 {
                 for y in 0..<module {
-                    for x in 0..<module { pixels[(origin + row * module + y) * size + origin + column * module + x] = UInt8(20 + x * 5) }
+                    for x in 0..<module {
+                        pixels[(origin + row * module + y) * size + origin + column * module + x] = UInt8(20 + x * 5)
+                    }
                 }
             }
         }
@@ -141,21 +150,33 @@ struct PipelineTests {
         // A holds its helper until B holds another; B checks its own in after A: the idle helpers
         // are then A's and B's, in that order, and A asks again. (Waits are bounded: a helper
         // that cannot start fails the test instead of hanging it.)
-        let aHolding = DispatchSemaphore(value: 0), bHolding = DispatchSemaphore(value: 0)
-        let aReturned = DispatchSemaphore(value: 0), bReturned = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let aHolding = DispatchSemaphore(value: 0)
+        let bHolding = DispatchSemaphore(value: 0)
+        let aReturned = DispatchSemaphore(value: 0)
+        let bReturned = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
         @Sendable func waitBriefly(_ semaphore: DispatchSemaphore) { _ = semaphore.wait(timeout: .now() + 10) }
         let pids = Mutex<[String: pid_t]>([:])
         Thread.detachNewThread {
-            let first = engine.helperProcessID { aHolding.signal(); waitBriefly(bHolding) }
+            let first = engine.helperProcessID {
+                aHolding.signal()
+                waitBriefly(bHolding)
+            }
             aReturned.signal()
             waitBriefly(bReturned)
             let again = engine.helperProcessID()
-            pids.withLock { $0["a"] = first; $0["a again"] = again }
+            pids.withLock {
+                $0["a"] = first
+                $0["a again"] = again
+            }
             done.signal()
         }
         Thread.detachNewThread {
             waitBriefly(aHolding)
-            let first = engine.helperProcessID { bHolding.signal(); waitBriefly(aReturned) }
+            let first = engine.helperProcessID {
+                bHolding.signal()
+                waitBriefly(aReturned)
+            }
             pids.withLock { $0["b"] = first }
             bReturned.signal()
         }
@@ -208,7 +229,8 @@ struct PipelineTests {
             // Forward: where a point of the original lands in the rotated canvas.
             let radians = degrees * .pi / 180
             for point in [Point(x: 10, y: 20), Point(x: 150, y: 100), Point(x: 290, y: 190)] {
-                let dx = Double(point.x) - 150, dy = Double(point.y) - 100
+                let dx = Double(point.x) - 150
+                let dy = Double(point.y) - 100
                 let x = cos(radians) * dx + sin(radians) * dy + Double(rotated.width) / 2
                 let y = -sin(radians) * dx + cos(radians) * dy + Double(rotated.height) / 2
                 let back = pass.mapBack(Point(x: Int(x.rounded()), y: Int(y.rounded())), original)
@@ -235,8 +257,11 @@ struct PipelineTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let micro = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
-        for (name, script) in [("exits", "#!/bin/sh\nexit 3\n"), ("garbles", "#!/bin/sh\nhead -c 20 >/dev/null; printf 'xxxxxxxxxxxxxxxx'; sleep 1\n"),
-                               ("aborts", "#!/bin/sh\nkill -ABRT $$\n")] {
+        for (name, script) in [
+            ("exits", "#!/bin/sh\nexit 3\n"),
+            ("garbles", "#!/bin/sh\nhead -c 20 >/dev/null; printf 'xxxxxxxxxxxxxxxx'; sleep 1\n"),
+            ("aborts", "#!/bin/sh\nkill -ABRT $$\n"),
+        ] {
             let path = "\(directory)/\(name)"
             try Data(script.utf8).write(to: URL(fileURLWithPath: path))
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
@@ -254,8 +279,12 @@ struct PipelineTests {
         #expect(Set(threshold.pixels).isSubset(of: [0, 255]))
         let faint = try GrayImage(width: image.width, height: image.height, pixels: image.pixels.map { 100 + $0 / 5 })
         #expect(faint.stretchedContrast().pixels.min() == 0 && faint.stretchedContrast().pixels.max() == 255)
-        for variant in [image.stretchedContrast(), threshold, image.boxBlurred(), image.sharpened(), image.scaled(by: 2)] {
-            #expect(BarcodeScanner(effort: .fast).scan(variant).map(\.text) == ["https://mobile.example.com/activate?id=42"])
+        for variant in [
+            image.stretchedContrast(), threshold, image.boxBlurred(), image.sharpened(), image.scaled(by: 2),
+        ] {
+            #expect(
+                BarcodeScanner(effort: .fast).scan(variant).map(\.text) == ["https://mobile.example.com/activate?id=42"]
+            )
         }
     }
 }
@@ -293,16 +322,23 @@ struct BatchTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         for path in ["b/2.png", "b/1.JPG", "a.pgm", "notes.txt", ".hidden/x.png", "b/.y.png", "c/d/e.jpeg"] {
             let file = "\(root)/\(path)"
-            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data([0]).write(to: URL(fileURLWithPath: file))
         }
         let files = BarcodeScanner.collectFiles([root, "\(root)/notes.txt", "-"])
-        #expect(files == ["\(root)/a.pgm", "\(root)/b/1.JPG", "\(root)/b/2.png", "\(root)/c/d/e.jpeg", "\(root)/notes.txt", "-"])
+        #expect(
+            files == [
+                "\(root)/a.pgm", "\(root)/b/1.JPG", "\(root)/b/2.png", "\(root)/c/d/e.jpeg", "\(root)/notes.txt", "-",
+            ])
     }
 
     @Test("results(for:) is an async sequence in input order, errors included")
     func asyncResults() async throws {
-        let paths = [Fixture.path("base.png"), Fixture.path("empty.png"), Fixture.path("corpus/ean8-1/1.png"), Fixture.path("missing.png")]
+        let paths = [
+            Fixture.path("base.png"), Fixture.path("empty.png"), Fixture.path("corpus/ean8-1/1.png"),
+            Fixture.path("missing.png"),
+        ]
         var seen: [(String, Bool)] = []
         for await result in BarcodeScanner().results(for: paths, concurrency: 2) {
             seen.append((result.path, (try? result.outcome.get().symbols.isEmpty == false) ?? false))
@@ -359,7 +395,10 @@ struct BatchTests {
 
     @Test("scanFiles reports every file, errors included, in order")
     func scanFiles() throws {
-        let paths = [Fixture.path("base.png"), Fixture.path("empty.png"), Fixture.path("corpus/ean8-1/1.png"), Fixture.path("baseline.jpg")]
+        let paths = [
+            Fixture.path("base.png"), Fixture.path("empty.png"), Fixture.path("corpus/ean8-1/1.png"),
+            Fixture.path("baseline.jpg"),
+        ]
         var seen: [(String, Bool)] = []
         BarcodeScanner().scanFiles(paths, concurrency: 2) { result in
             seen.append((result.path, (try? result.outcome.get().symbols.isEmpty == false) ?? false))
@@ -371,7 +410,8 @@ struct BatchTests {
 
 @Suite("Barcode configuration provider")
 struct BarcodeProviderTests {
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("SampleCodes").path
 
     func failure(_ path: String) async -> ConfigurationError? {
@@ -385,7 +425,8 @@ struct BarcodeProviderTests {
 
     @Test("a code with a configuration is provided; no code and other codes fail with codes to match on")
     func outcomes() async throws {
-        let found = try await BarcodeConfigurationProvider(imagePath: "\(Self.samples)/oauth-activation.png").provide(input: [:])
+        let found = try await BarcodeConfigurationProvider(imagePath: "\(Self.samples)/oauth-activation.png").provide(
+            input: [:])
         #expect(found.document.host == "mobile-demo.example.hana.ondemand.com")
         let blank = NSTemporaryDirectory() + "blank-\(UUID().uuidString).png"
         defer { try? FileManager.default.removeItem(atPath: blank) }
@@ -405,10 +446,12 @@ struct ImageOperationTests {
     @Test("downsampling by a whole factor averages each block; a partial edge block is dropped")
     func downsampled() throws {
         // 5×4 pixels: two 2×2 blocks per row of blocks, one column and no row left over.
-        let pixels: [UInt8] = [0, 0, 255, 255, 9,
-                               0, 0, 255, 255, 9,
-                               10, 20, 100, 101, 9,
-                               30, 40, 102, 103, 9]
+        let pixels: [UInt8] = [
+            0, 0, 255, 255, 9,
+            0, 0, 255, 255, 9,
+            10, 20, 100, 101, 9,
+            30, 40, 102, 103, 9,
+        ]
         let small = try GrayImage(width: 5, height: 4, pixels: pixels).downsampled(by: 2)
         #expect(small.width == 2 && small.height == 2)
         #expect(small.pixels == [0, 255, 25, 101])

@@ -1,5 +1,6 @@
-@testable import ActivationImaging
 import Testing
+
+@testable import ActivationImaging
 
 @Suite("QR Code Model 1 reader and its Reed–Solomon decoder")
 struct QRModel1Tests {
@@ -46,7 +47,9 @@ struct QRModel1Tests {
         outer: for row in 9..<28 {
             for column in stride(from: 9 + row % 3, to: 36, by: 3) {
                 for y in 4 * (2 + row)..<4 * (3 + row) {
-                    for x in 4 * (2 + column)..<4 * (3 + column) { image.pixels[y * image.width + x] = 255 - image.pixels[y * image.width + x] }
+                    for x in 4 * (2 + column)..<4 * (3 + column) {
+                        image.pixels[y * image.width + x] = 255 - image.pixels[y * image.width + x]
+                    }
                 }
                 flipped += 1
                 if flipped == count { break outer }
@@ -75,7 +78,9 @@ struct QRModel1Tests {
         var remainder = data + [UInt8](repeating: 0, count: ecc)
         for index in data.indices where remainder[index] != 0 {
             let factor = remainder[index]
-            for (offset, coefficient) in generator.enumerated() { remainder[index + offset] ^= ReedSolomon.multiply(coefficient, factor) }
+            for (offset, coefficient) in generator.enumerated() {
+                remainder[index + offset] ^= ReedSolomon.multiply(coefficient, factor)
+            }
         }
         return data + remainder[data.count...]
     }
@@ -103,10 +108,11 @@ struct QRModel1Tests {
     @Test("bit stream segments: numeric, alphanumeric, byte and kanji, up to the terminator")
     func bitStream() {
         // mode, count, characters as bit strings (version 1 counts: 10, 9, 8, 8 bits).
-        let bits = "0001" + "0000000101" + "0000001100" + "0100100"  // numeric "012", "36"
-            + "0010" + "000000011" + "00111001110" + "101001"      // alphanumeric "AC-" (10·45+12, 41)
-            + "0100" + "00000001" + "01111010"                     // byte "z"
-            + "1000" + "00000001" + "0000000000000"                // kanji 0x8140 (the ideographic space)
+        let bits =
+            "0001" + "0000000101" + "0000001100" + "0100100"  // numeric "012", "36"
+            + "0010" + "000000011" + "00111001110" + "101001"  // alphanumeric "AC-" (10·45+12, 41)
+            + "0100" + "00000001" + "01111010"  // byte "z"
+            + "1000" + "00000001" + "0000000000000"  // kanji 0x8140 (the ideographic space)
             + "0000"
         let text = Self.codewords(bits)
         #expect(QRBitStream.payload(text, version: 1) == Array("01236AC-z".utf8) + [0x81, 0x40])

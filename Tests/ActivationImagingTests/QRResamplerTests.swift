@@ -1,6 +1,7 @@
-@testable import ActivationImaging
 import Foundation
 import Testing
+
+@testable import ActivationImaging
 
 @Suite("QR resampler: codes whose grid zxing gets wrong")
 struct QRResamplerTests {
@@ -50,7 +51,9 @@ struct QRResamplerTests {
         let grid = try #require(QRGrid(triangle, size: 41))
         for (u, v) in [(0.0, 0.0), (41, 0), (41, 41), (20.5, 20.5)] {
             let point = grid.pixel(u, v)
-            #expect(abs(point.x - (20 + 5 * u)) < 0.01 && abs(point.y - (20 + 5 * v)) < 0.01, "module \(u), \(v) at \(point)")
+            #expect(
+                abs(point.x - (20 + 5 * u)) < 0.01 && abs(point.y - (20 + 5 * v)) < 0.01,
+                "module \(u), \(v) at \(point)")
         }
         // Sampled at the module centres, the modules are the encoder's.
         let matrix = try QRCodeEncoder(errorCorrection: .high).encode(Array(Self.text.utf8))
@@ -61,7 +64,10 @@ struct QRResamplerTests {
 
     @Test("textures and a code bent beyond its error correction give nothing, never a wrong text")
     func nothingWrong() throws {
-        guard let engine = ZXingEngine.shared else { Issue.record("zxing helper missing"); return }
+        guard let engine = ZXingEngine.shared else {
+            Issue.record("zxing helper missing")
+            return
+        }
         let texture = try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png"))
         #expect(QRResampler.read(texture, with: engine).isEmpty)
         #expect(QRResampler.read(Self.bent(try Self.code(), amplitude: 16), with: engine).isEmpty)

@@ -1,5 +1,6 @@
-@testable import ActivationImaging
 import Testing
+
+@testable import ActivationImaging
 
 @Suite("Scanning")
 struct ScannerTests {
@@ -43,7 +44,9 @@ struct ScannerTests {
         let values = digits.compactMap(\.wholeNumberValue)
         var elements = "nnnn"  // start: bar, space, bar, space
         for pair in stride(from: 0, to: values.count - 1, by: 2) {
-            for (bar, space) in zip(patterns[values[pair]], patterns[values[pair + 1]]) { elements += String([bar, space]) }
+            for (bar, space) in zip(patterns[values[pair]], patterns[values[pair + 1]]) {
+                elements += String([bar, space])
+            }
         }
         elements += "wnn"  // stop: bar, space, bar
         var row = [UInt8](repeating: 255, count: 36)
@@ -69,7 +72,9 @@ struct ScannerTests {
         let side = first.width + second.width
         var pixels = [UInt8](repeating: 255, count: side * side)
         for y in 0..<first.height { for x in 0..<first.width { pixels[y * side + x] = first[x, y] } }
-        for y in 0..<second.height { for x in 0..<second.width { pixels[(y + first.height) * side + x + first.width] = second[x, y] } }
+        for y in 0..<second.height {
+            for x in 0..<second.width { pixels[(y + first.height) * side + x + first.width] = second[x, y] }
+        }
         let symbols = BarcodeScanner().scan(try GrayImage(width: side, height: side, pixels: pixels))
         #expect(symbols.map(\.text) == ["top left", "bottom right"])
         let corners = try #require(symbols.first?.corners)

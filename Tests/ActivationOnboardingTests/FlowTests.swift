@@ -1,9 +1,10 @@
 import ActivationConfiguration
-@testable import ActivationOnboarding
 import ActivationSecureStore
 import Foundation
 import Synchronization
 import Testing
+
+@testable import ActivationOnboarding
 
 /// A step that records each call in a shared journal, and fails where told.
 struct RecordingStep: OnboardingStep {
@@ -53,19 +54,24 @@ struct TenantStep: OnboardingStep {
 struct FlowTests {
     static let passcode = "Tr0ub4dor&3"
 
-    func steps(_ journal: RecordingStep.Journal, failing: String? = nil, in kind: OnboardingFlow.Kind? = nil) -> [any OnboardingStep] {
+    func steps(_ journal: RecordingStep.Journal, failing: String? = nil, in kind: OnboardingFlow.Kind? = nil)
+        -> [any OnboardingStep]
+    {
         ["configuration", "credentials", "settings", "store", "usage"].map { name in
-            RecordingStep(name: name, opensStore: name == "store", failsIn: name == failing ? Set([kind].compactMap { $0 }) : [], journal: journal)
+            RecordingStep(
+                name: name, opensStore: name == "store", failsIn: name == failing ? Set([kind].compactMap { $0 }) : [],
+                journal: journal)
         }
     }
 
-    @Test("each flow runs the steps in its order: restore opens the store first, reset goes backwards",
-          arguments: [
+    @Test(
+        "each flow runs the steps in its order: restore opens the store first, reset goes backwards",
+        arguments: [
             (OnboardingFlow.Kind.onboard, ["configuration", "credentials", "settings", "store", "usage"]),
             (.restore, ["store", "configuration", "credentials", "settings", "usage"]),
             (.sync, ["configuration", "credentials", "settings", "store", "usage"]),
             (.reset, ["usage", "store", "settings", "credentials", "configuration"]),
-          ])
+        ])
     func order(kind: OnboardingFlow.Kind, expected: [String]) async throws {
         let journal = RecordingStep.Journal()
         let flow = OnboardingFlow(steps: steps(journal))
@@ -74,31 +80,37 @@ struct FlowTests {
         var context = OnboardingContext(location: folder.location, presenter: ScriptedPresenter())
         if kind == .sync {
             // Sync needs a restored context: a real store, opened.
-            context.store = try SecureStore.create(at: folder.location, contents: SecureStoreContents(), passcode: Passcode(Self.passcode), workFactor: 4)
+            context.store = try SecureStore.create(
+                at: folder.location, contents: SecureStoreContents(), passcode: Passcode(Self.passcode), workFactor: 4)
         }
-        let result = switch kind {
-        case .onboard: await flow.onboard(context)
-        case .restore: await flow.restore(context)
-        case .sync: await flow.sync(context)
-        case .reset: await flow.reset(context)
-        }
+        let result =
+            switch kind {
+            case .onboard: await flow.onboard(context)
+            case .restore: await flow.restore(context)
+            case .sync: await flow.sync(context)
+            case .reset: await flow.reset(context)
+            }
         #expect(result.succeeded)
         #expect(result.completed == expected)
         #expect(journal.all == expected.map { "\(kind.rawValue) \($0)" })
     }
 
-    @Test("a failing step stops onboard, restore and sync, and the result names it", arguments: [OnboardingFlow.Kind.onboard, .restore, .sync])
+    @Test(
+        "a failing step stops onboard, restore and sync, and the result names it",
+        arguments: [OnboardingFlow.Kind.onboard, .restore, .sync])
     func failureStops(kind: OnboardingFlow.Kind) async throws {
         let journal = RecordingStep.Journal()
         let flow = OnboardingFlow(steps: steps(journal, failing: "settings", in: kind))
         let folder = try StoreFolder()
         var context = OnboardingContext(location: folder.location, presenter: ScriptedPresenter())
-        context.store = try SecureStore.create(at: folder.location, contents: SecureStoreContents(), passcode: Passcode(Self.passcode), workFactor: 4)
-        let result = switch kind {
-        case .restore: await flow.restore(context)
-        case .sync: await flow.sync(context)
-        default: await flow.onboard(context)
-        }
+        context.store = try SecureStore.create(
+            at: folder.location, contents: SecureStoreContents(), passcode: Passcode(Self.passcode), workFactor: 4)
+        let result =
+            switch kind {
+            case .restore: await flow.restore(context)
+            case .sync: await flow.sync(context)
+            default: await flow.onboard(context)
+            }
         #expect(!result.succeeded)
         #expect(result.failure?.step == "settings")
         #expect((result.failure?.error as? OnboardingError)?.reason == "settings fails in \(kind.rawValue)")
@@ -126,14 +138,17 @@ struct FlowTests {
         #expect(journal.all.isEmpty)
     }
 
-    @Test("a custom step's value is kept in the store and restored after a restart of the flow; reset removes the store")
+    @Test(
+        "a custom step's value is kept in the store and restored after a restart of the flow; reset removes the store")
     func customStepAcrossRestarts() async throws {
         let folder = try StoreFolder()
         let flow = OnboardingFlow(steps: [StoreManagerStep(workFactor: 4, usesKeyring: false), TenantStep()])
         let onboarding = ScriptedPresenter(.init(newPasscodes: ["short", Self.passcode]))
         let onboarded = await flow.onboard(OnboardingContext(location: folder.location, presenter: onboarding))
         #expect(onboarded.succeeded, "\(String(describing: onboarded.failure))")
-        #expect(onboarding.asked == ["new passcode 1", "new passcode 2"], "the passcode that breaks the policy is asked again")
+        #expect(
+            onboarding.asked == ["new passcode 1", "new passcode 2"],
+            "the passcode that breaks the policy is asked again")
         #expect(FileManager.default.fileExists(atPath: folder.location.path))
 
         // A new process: a new context, nothing in memory; the store step runs first, with a wrong passcode once.
@@ -147,7 +162,9 @@ struct FlowTests {
         // Sync on the restored context changes the kept value in the file at once.
         var synced = restored.context
         try synced.keep("globex", forKey: TenantStep.key)
-        let reopened = try #require(try SecureStore.open(at: folder.location, passcode: Passcode(Self.passcode), options: .init(useKeyring: false)))
+        let reopened = try #require(
+            try SecureStore.open(
+                at: folder.location, passcode: Passcode(Self.passcode), options: .init(useKeyring: false)))
         #expect(try reopened.value(String.self, forKey: TenantStep.key) == "globex")
 
         let reset = await flow.reset(restored.context)
@@ -162,23 +179,33 @@ struct FlowTests {
     func storeRefusals() async throws {
         let folder = try StoreFolder()
         let first = await OnboardingFlow(steps: [StoreManagerStep(workFactor: 4, usesKeyring: false)])
-            .onboard(OnboardingContext(location: folder.location, presenter: ScriptedPresenter(.init(newPasscodes: [Self.passcode]))))
+            .onboard(
+                OnboardingContext(
+                    location: folder.location, presenter: ScriptedPresenter(.init(newPasscodes: [Self.passcode]))))
         #expect(first.succeeded)
         let again = await OnboardingFlow(steps: [StoreManagerStep(workFactor: 4, usesKeyring: false)])
-            .onboard(OnboardingContext(location: folder.location, presenter: ScriptedPresenter(.init(newPasscodes: [Self.passcode]))))
+            .onboard(
+                OnboardingContext(
+                    location: folder.location, presenter: ScriptedPresenter(.init(newPasscodes: [Self.passcode]))))
         #expect((again.failure?.error as? OnboardingError)?.code == .alreadyOnboarded)
-        let replaced = await OnboardingFlow(steps: [StoreManagerStep(workFactor: 4, replacing: true, usesKeyring: false)])
-            .onboard(OnboardingContext(location: folder.location, presenter: ScriptedPresenter()))
+        let replaced = await OnboardingFlow(steps: [
+            StoreManagerStep(workFactor: 4, replacing: true, usesKeyring: false)
+        ])
+        .onboard(OnboardingContext(location: folder.location, presenter: ScriptedPresenter()))
         #expect((replaced.failure?.error as? OnboardingError)?.code == .unanswered)
-        #expect(try SecureStore.open(at: folder.location, passcode: Passcode(Self.passcode), options: .init(useKeyring: false)) != nil,
-                "the declined replacement left the store as it was")
+        #expect(
+            try SecureStore.open(
+                at: folder.location, passcode: Passcode(Self.passcode), options: .init(useKeyring: false)) != nil,
+            "the declined replacement left the store as it was")
 
         // A file that is no store is never replaced, not even when replacing: refused before anything is asked.
         let notes = SecureStoreLocation(path: "\(folder.path)/notes.txt")
         #expect(FileManager.default.createFile(atPath: notes.path, contents: Data("my notes\n".utf8)))
         let presenter = ScriptedPresenter(.init(newPasscodes: [Self.passcode]))
-        let overNotes = await OnboardingFlow(steps: [StoreManagerStep(workFactor: 4, replacing: true, usesKeyring: false)])
-            .onboard(OnboardingContext(location: notes, presenter: presenter))
+        let overNotes = await OnboardingFlow(steps: [
+            StoreManagerStep(workFactor: 4, replacing: true, usesKeyring: false)
+        ])
+        .onboard(OnboardingContext(location: notes, presenter: presenter))
         #expect((overNotes.failure?.error as? ConfigurationError)?.code == .fileUnwritable)
         #expect(presenter.asked.isEmpty)
         #expect(FileManager.default.contents(atPath: notes.path) == Data("my notes\n".utf8))

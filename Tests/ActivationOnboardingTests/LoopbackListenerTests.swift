@@ -1,26 +1,34 @@
 import ActivationConfiguration
-@testable import ActivationOnboarding
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+@testable import ActivationOnboarding
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The loopback listener on real sockets: what a browser, a stale tab or another local process
 /// sees when it calls it.
 @Suite("The sign-in's loopback listener")
 struct LoopbackListenerTests {
-    static let endpoints = OAuth2Endpoints(authorization: "https://idp.example.com/authorize", token: "https://idp.example.com/token",
-                                           client: OAuth2Client(clientID: "app", redirectURL: "http://127.0.0.1/callback"))
+    static let endpoints = OAuth2Endpoints(
+        authorization: "https://idp.example.com/authorize", token: "https://idp.example.com/token",
+        client: OAuth2Client(clientID: "app", redirectURL: "http://127.0.0.1/callback"))
 
     static func get(_ url: String) async throws -> (status: Int, headers: [String: String], body: String) {
         let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: url)))
         let http = try #require(response as? HTTPURLResponse)
-        let headers = Dictionary(uniqueKeysWithValues: http.allHeaderFields.compactMap { key, value in (key as? String).map { ($0.lowercased(), "\(value)") } })
+        let headers = Dictionary(
+            uniqueKeysWithValues: http.allHeaderFields.compactMap { key, value in
+                (key as? String).map { ($0.lowercased(), "\(value)") }
+            })
         return (http.statusCode, headers, String(decoding: data, as: UTF8.self))
     }
 
-    @Test("a wrong state is answered 400 and the wait goes on; the right state with an error ends it, its markup escaped; the port is released")
+    @Test(
+        "a wrong state is answered 400 and the wait goes on; the right state with an error ends it, its markup escaped; the port is released"
+    )
     func wrongStateThenError() async throws {
         let listener = try await LoopbackListener.start(redirectURL: "http://127.0.0.1/callback")
         let request = AuthorizationRequest(endpoints: Self.endpoints, redirectURI: listener.redirectURI)
@@ -34,9 +42,12 @@ struct LoopbackListenerTests {
         #expect(stale.headers["cache-control"] == "no-store" && stale.headers["referrer-policy"] == "no-referrer")
         #expect(!stale.body.contains("http://") && !stale.body.contains("https://") && !stale.body.contains("<script"))
         #expect(try await Self.get("\(base)/other?code=x&state=\(request.state)").status == 404)
-        #expect(try await Self.get("\(base)/callback?error=access_denied").status == 400, "an error without the state proves nothing")
+        #expect(
+            try await Self.get("\(base)/callback?error=access_denied").status == 400,
+            "an error without the state proves nothing")
         let markup = FormEncoding.escape("<script>alert(1)</script>")
-        let ended = try await Self.get("\(base)/callback?error=access_denied&error_description=\(markup)&state=\(request.state)")
+        let ended = try await Self.get(
+            "\(base)/callback?error=access_denied&error_description=\(markup)&state=\(request.state)")
         #expect(ended.status == 200)
         #expect(ended.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !ended.body.contains("<script>"))
         await #expect {
@@ -62,7 +73,9 @@ struct LoopbackListenerTests {
         #expect(listener.redirectURI == "http://localhost:\(listener.port)/cb")
         listener.expect(request, issuer: "https://idp.example.com")
         let waiting = Task { try await listener.code(timeout: .seconds(60)) }
-        let page = try await Self.get("http://127.0.0.1:\(listener.port)/cb?code=the-code&state=\(request.state)&iss=\(FormEncoding.escape("https://idp.example.com"))")
+        let page = try await Self.get(
+            "http://127.0.0.1:\(listener.port)/cb?code=the-code&state=\(request.state)&iss=\(FormEncoding.escape("https://idp.example.com"))"
+        )
         #expect(page.status == 200 && page.body.contains("signed in"))
         #expect(try await waiting.value == "the-code")
 
@@ -79,7 +92,11 @@ struct LoopbackListenerTests {
 
     @Test("only loopback redirect addresses are listened on")
     func onlyLoopback() async {
-        await #expect(throws: OnboardingError.self) { try await LoopbackListener.start(redirectURL: "https://app.example.com/callback") }
-        await #expect(throws: OnboardingError.self) { try await LoopbackListener.start(redirectURL: "http://192.0.2.1/callback") }
+        await #expect(throws: OnboardingError.self) {
+            try await LoopbackListener.start(redirectURL: "https://app.example.com/callback")
+        }
+        await #expect(throws: OnboardingError.self) {
+            try await LoopbackListener.start(redirectURL: "http://192.0.2.1/callback")
+        }
     }
 }

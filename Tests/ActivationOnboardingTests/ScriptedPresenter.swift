@@ -60,7 +60,8 @@ final class ScriptedPresenter: OnboardingPresenter {
     func currentPasscode(_ request: PasscodeRequest) async throws -> Passcode? {
         state.withLock {
             $0.asked.append("passcode \(request.attempt)")
-            return $0.script.currentPasscodes.isEmpty ? nil : $0.script.currentPasscodes.removeFirst().map(Passcode.init)
+            return $0.script.currentPasscodes.isEmpty
+                ? nil : $0.script.currentPasscodes.removeFirst().map(Passcode.init)
         }
     }
 

@@ -1,13 +1,15 @@
 import ActivationConfiguration
-@testable import ActivationOnboarding
 import ActivationSecureStore
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import ActivationOnboarding
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The sign-in flows against real identity providers, each started by the test on a free
 /// loopback port with SQLite and stopped after, the user played through the provider's own
@@ -23,30 +25,42 @@ final class SignInProviderTests {
 
     /// A configuration whose sign-in is `idp`'s: the endpoints by host name, the client, and the
     /// extensions asked for (the device and revocation endpoints, or only the issuer).
-    func configuration(_ idp: IdentityProvider, clientID: String? = nil, redirect: String, scope: String? = nil,
-                       endpoints: Bool = true, issuer: Bool = false) throws -> String {
+    func configuration(
+        _ idp: IdentityProvider, clientID: String? = nil, redirect: String, scope: String? = nil,
+        endpoints: Bool = true, issuer: Bool = false
+    ) throws -> String {
         var config: [String: Any] = [
-            "oauth2.authorizationEndpoint": idp.byName(idp.authorizationEndpoint), "oauth2.tokenEndpoint": idp.byName(idp.tokenEndpoint),
-            "oauth2.clients": [["clientID": clientID ?? idp.clientID, "redirectURL": redirect, "scope": scope ?? idp.scope]],
+            "oauth2.authorizationEndpoint": idp.byName(idp.authorizationEndpoint),
+            "oauth2.tokenEndpoint": idp.byName(idp.tokenEndpoint),
+            "oauth2.clients": [
+                ["clientID": clientID ?? idp.clientID, "redirectURL": redirect, "scope": scope ?? idp.scope]
+            ],
         ]
         if endpoints {
             config["oauth2.deviceAuthorizationEndpoint"] = idp.byName(idp.deviceEndpoint)
             config["oauth2.revocationEndpoint"] = idp.byName(idp.revocationEndpoint)
         }
         if issuer { config["oauth2.issuer"] = idp.issuer }
-        let document: [String: Any] = ["host": "localhost", "port": 8443, "appID": "com.example.app", "auth": [["type": "oauth2", "config": config]]]
+        let document: [String: Any] = [
+            "host": "localhost", "port": 8443, "appID": "com.example.app",
+            "auth": [["type": "oauth2", "config": config]],
+        ]
         let path = "\(folder.path)/configuration.json"
         try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: path))
         return path
     }
 
     /// Onboards from the configuration at `path`, signing in with `flow`.
-    func onboard(_ path: String, _ presenter: ScriptedPresenter, flow: OAuth2SignInStep.Flow = .automatic) async -> OnboardingResult {
+    func onboard(_ path: String, _ presenter: ScriptedPresenter, flow: OAuth2SignInStep.Flow = .automatic) async
+        -> OnboardingResult
+    {
         let flow = OnboardingFlow.standard(
-            configuration: ConfigurationStep(providers: [FileConfigurationProvider(path: path, recognizer: PayloadRecognizer(policy: Self.policy))],
-                                             policy: Self.policy, confirms: false),
+            configuration: ConfigurationStep(
+                providers: [FileConfigurationProvider(path: path, recognizer: PayloadRecognizer(policy: Self.policy))],
+                policy: Self.policy, confirms: false),
             signIn: OAuth2SignInStep(flow: flow, policy: Self.policy, timeout: .seconds(60)),
-            settings: SettingsDownloadStep(source: .defaults, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
+            settings: SettingsDownloadStep(
+                source: .defaults, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
             store: StoreManagerStep(workFactor: 4, usesKeyring: false))
         return await flow.onboard(OnboardingContext(location: folder.location, presenter: presenter))
     }
@@ -55,7 +69,8 @@ final class SignInProviderTests {
     static func browser(_ idp: IdentityProvider, stale: Bool = true) -> @Sendable (BrowserSignInRequest) async -> Bool {
         { request in
             if stale, let redirect = Self.parameter("redirect_uri", in: request.url) {
-                let status = try? await Self.get(redirect.replacingOccurrences(of: "localhost", with: "127.0.0.1") + "?code=stolen&state=stale")
+                let status = try? await Self.get(
+                    redirect.replacingOccurrences(of: "localhost", with: "127.0.0.1") + "?code=stolen&state=stale")
                 #expect(status == 400, "a wrong state is answered 400")
             }
             let (status, output) = await idp.browse(request.url)
@@ -73,14 +88,17 @@ final class SignInProviderTests {
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
-    @Test("glewlwyd: loopback sign-in with PKCE on the exact registered port, a stray callback waited past, the issuer's metadata used; refresh rotates, the old token is refused")
+    @Test(
+        "glewlwyd: loopback sign-in with PKCE on the exact registered port, a stray callback waited past, the issuer's metadata used; refresh rotates, the old token is refused"
+    )
     func glewlwydLoopback() async throws {
         let port = try freeLoopbackPort()
         let redirect = "http://127.0.0.1:\(port)/callback"
         let idp = try IdentityProvider(.glewlwyd, options: ["--redirect-uri", redirect])
         defer { idp.stop() }
         let presenter = ScriptedPresenter(.init(newPasscodes: [Self.passcode], browser: Self.browser(idp)))
-        let result = await onboard(try configuration(idp, redirect: redirect, endpoints: false, issuer: true), presenter)
+        let result = await onboard(
+            try configuration(idp, redirect: redirect, endpoints: false, issuer: true), presenter)
         let context = try result.get()
         let store = try #require(context.store)
         let session = try #require(store.contents.signIn)
@@ -92,36 +110,56 @@ final class SignInProviderTests {
         // A refresh rotates the refresh token; the provider then refuses the old one.
         var signIn = SignInSession(store: store, policy: Self.policy)
         let fresh = try await signIn.accessToken(minimumValidity: .seconds(30 * 86_400))
-        #expect(fresh.accessToken != session.accessToken && fresh.refreshToken != session.refreshToken && fresh.refreshedAt != nil)
-        let kept = try #require(try SecureStore.open(at: folder.location, passcode: Passcode(Self.passcode))?.contents.signIn)
-        #expect(kept.accessToken == fresh.accessToken && kept.refreshToken == fresh.refreshToken, "in the store before it is returned")
-        let old = try await idp.post(idp.byName(idp.tokenEndpoint), form: ["grant_type": "refresh_token", "refresh_token": try #require(session.refreshToken),
-                                                                            "client_id": idp.clientID])
+        #expect(
+            fresh.accessToken != session.accessToken && fresh.refreshToken != session.refreshToken
+                && fresh.refreshedAt != nil)
+        let kept = try #require(
+            try SecureStore.open(at: folder.location, passcode: Passcode(Self.passcode))?.contents.signIn)
+        #expect(
+            kept.accessToken == fresh.accessToken && kept.refreshToken == fresh.refreshToken,
+            "in the store before it is returned")
+        let old = try await idp.post(
+            idp.byName(idp.tokenEndpoint),
+            form: [
+                "grant_type": "refresh_token", "refresh_token": try #require(session.refreshToken),
+                "client_id": idp.clientID,
+            ])
         #expect(old.status == 400 && old.body.isEmpty, "glewlwyd refuses a spent refresh token: 400 with an empty body")
         // glewlwyd ends the whole chain on such a reuse: the next refresh is refused, and says so.
         await #expect {
             try await signIn.accessToken(minimumValidity: .seconds(30 * 86_400))
         } throws: { error in
-            (error as? OnboardingError).map { $0.code == .signInRequired && $0.reason.contains("HTTP 400 with an empty body") } ?? false
+            (error as? OnboardingError).map {
+                $0.code == .signInRequired && $0.reason.contains("HTTP 400 with an empty body")
+            } ?? false
         }
     }
 
-    @Test("glewlwyd: paste-back where the redirect cannot come back; an address of another sign-in is refused and asked again; sign-out revokes")
+    @Test(
+        "glewlwyd: paste-back where the redirect cannot come back; an address of another sign-in is refused and asked again; sign-out revokes"
+    )
     func glewlwydPasteBackAndSignOut() async throws {
         let redirect = "https://app.example.com/oauth/callback"
         let idp = try IdentityProvider(.glewlwyd, options: ["--redirect-uri", redirect])
         defer { idp.stop() }
         let landed = Mutex<String?>(nil)
-        let presenter = ScriptedPresenter(.init(newPasscodes: [Self.passcode], browser: { request in
-            let (status, output) = await idp.browse(request.url, printRedirect: true)
-            #expect(status == 0, "\(output)")
-            landed.withLock { $0 = output }
-            return true
-        }, pastedAddress: { request in
-            guard let address = landed.withLock({ $0 }), let state = Self.parameter("state", in: address) else { return nil }
-            // First an address of another sign-in, then the right one.
-            return request.attempt == 1 ? address.replacingOccurrences(of: state, with: "another-state") : address
-        }))
+        let presenter = ScriptedPresenter(
+            .init(
+                newPasscodes: [Self.passcode],
+                browser: { request in
+                    let (status, output) = await idp.browse(request.url, printRedirect: true)
+                    #expect(status == 0, "\(output)")
+                    landed.withLock { $0 = output }
+                    return true
+                },
+                pastedAddress: { request in
+                    guard let address = landed.withLock({ $0 }), let state = Self.parameter("state", in: address) else {
+                        return nil
+                    }
+                    // First an address of another sign-in, then the right one.
+                    return request.attempt == 1
+                        ? address.replacingOccurrences(of: state, with: "another-state") : address
+                }))
         let result = await onboard(try configuration(idp, redirect: redirect), presenter)
         let store = try #require(try result.get().store)
         #expect(presenter.asked.filter { $0.hasPrefix("pasted address") } == ["pasted address 1", "pasted address 2"])
@@ -134,21 +172,26 @@ final class SignInProviderTests {
         #expect(try await idp.acceptsRefresh(try #require(session.refreshToken)) == false, "revoked")
     }
 
-    @Test("glewlwyd: the device grant polls while the user has not confirmed, then signs in; an unconfirmed code expires")
+    @Test(
+        "glewlwyd: the device grant polls while the user has not confirmed, then signs in; an unconfirmed code expires")
     func glewlwydDevice() async throws {
         // A minute for the user to confirm, however busy the machine.
         let idp = try IdentityProvider(.glewlwyd, options: ["--device-interval", "1", "--device-expiration", "60"])
         defer { idp.stop() }
-        let presenter = ScriptedPresenter(.init(newPasscodes: [Self.passcode], deviceCode: { prompt in
-            #expect(prompt.verificationURIComplete?.contains(prompt.userCode) == true)
-            Task {
-                // The user confirms a little later: the polls meanwhile are answered authorization_pending.
-                try await Task.sleep(for: .seconds(2))
-                let (status, output) = await idp.browse(prompt.userCode, device: true)
-                #expect(status == 0, "\(output)")
-            }
-        }))
-        let result = await onboard(try configuration(idp, redirect: "http://127.0.0.1/callback"), presenter, flow: .device)
+        let presenter = ScriptedPresenter(
+            .init(
+                newPasscodes: [Self.passcode],
+                deviceCode: { prompt in
+                    #expect(prompt.verificationURIComplete?.contains(prompt.userCode) == true)
+                    Task {
+                        // The user confirms a little later: the polls meanwhile are answered authorization_pending.
+                        try await Task.sleep(for: .seconds(2))
+                        let (status, output) = await idp.browse(prompt.userCode, device: true)
+                        #expect(status == 0, "\(output)")
+                    }
+                }))
+        let result = await onboard(
+            try configuration(idp, redirect: "http://127.0.0.1/callback"), presenter, flow: .device)
         let session = try #require(try result.get().store?.contents.signIn)
         #expect(session.grant == OAuth2SignIn.deviceCodeGrant && session.refreshToken != nil)
         let polls = presenter.notes.filter { $0.topic == .devicePoll }
@@ -160,8 +203,12 @@ final class SignInProviderTests {
         let nobody = ScriptedPresenter(.init(newPasscodes: [Self.passcode]))
         let other = try StoreFolder()
         let flow = OnboardingFlow(steps: [
-            ConfigurationStep(providers: [FileConfigurationProvider(path: try configuration(brief, redirect: "http://127.0.0.1/callback"),
-                                                                    recognizer: PayloadRecognizer(policy: Self.policy))], policy: Self.policy, confirms: false),
+            ConfigurationStep(
+                providers: [
+                    FileConfigurationProvider(
+                        path: try configuration(brief, redirect: "http://127.0.0.1/callback"),
+                        recognizer: PayloadRecognizer(policy: Self.policy))
+                ], policy: Self.policy, confirms: false),
             OAuth2SignInStep(flow: .device, policy: Self.policy),
         ])
         let expired = await flow.onboard(OnboardingContext(location: other.location, presenter: nobody))
@@ -169,7 +216,9 @@ final class SignInProviderTests {
         #expect(error.code == .signInFailed && error.reason.contains("expired"), "\(error)")
     }
 
-    @Test("django-oauth-toolkit: a loopback redirect without a port takes any free port; refresh rotates; revocation with client_id")
+    @Test(
+        "django-oauth-toolkit: a loopback redirect without a port takes any free port; refresh rotates; revocation with client_id"
+    )
     func djangoAnyPort() async throws {
         let idp = try IdentityProvider(.djangoOAuthToolkit, options: ["--device-interval", "1"])
         defer { idp.stop() }
@@ -182,15 +231,22 @@ final class SignInProviderTests {
         var signIn = SignInSession(store: store, policy: Self.policy)
         let fresh = try await signIn.accessToken(minimumValidity: .seconds(30 * 86_400))
         #expect(fresh.refreshToken != session.refreshToken)
-        let old = try await idp.post(idp.byName(idp.tokenEndpoint), form: ["grant_type": "refresh_token", "refresh_token": try #require(session.refreshToken),
-                                                                            "client_id": idp.clientID])
+        let old = try await idp.post(
+            idp.byName(idp.tokenEndpoint),
+            form: [
+                "grant_type": "refresh_token", "refresh_token": try #require(session.refreshToken),
+                "client_id": idp.clientID,
+            ])
         #expect(old.status == 400 && old.body.contains("invalid_grant"), "\(old)")
 
         // A new sign-in, then sign-out: DOT takes the public client's id, and refuses the token after.
         let again = ScriptedPresenter(.init(browser: Self.browser(idp, stale: false)))
         var context = OnboardingContext(location: folder.location, presenter: again)
         context.store = signIn.store
-        guard case .oauth2(let settings)? = signIn.store.contents.configuration?.document.primaryAuth?.method else { Issue.record("no OAuth"); return }
+        guard case .oauth2(let settings)? = signIn.store.contents.configuration?.document.primaryAuth?.method else {
+            Issue.record("no OAuth")
+            return
+        }
         let second = try await OAuth2SignInStep(policy: Self.policy).signIn(settings: settings, context: context)
         try context.updateContents { $0.signIn = second }
         var latest = SignInSession(store: try #require(context.store), policy: Self.policy)
@@ -203,13 +259,18 @@ final class SignInProviderTests {
     func djangoDeviceDenied() async throws {
         let idp = try IdentityProvider(.djangoOAuthToolkit, options: ["--device-interval", "1"])
         defer { idp.stop() }
-        let presenter = ScriptedPresenter(.init(newPasscodes: [Self.passcode], deviceCode: { prompt in
-            Task {
-                let (status, output) = await idp.browse(prompt.userCode, deny: true, device: true)
-                #expect(status == 0, "\(output)")
-            }
-        }))
-        let result = await onboard(try configuration(idp, clientID: idp.deviceClientID, redirect: "http://127.0.0.1/callback"), presenter, flow: .device)
+        let presenter = ScriptedPresenter(
+            .init(
+                newPasscodes: [Self.passcode],
+                deviceCode: { prompt in
+                    Task {
+                        let (status, output) = await idp.browse(prompt.userCode, deny: true, device: true)
+                        #expect(status == 0, "\(output)")
+                    }
+                }))
+        let result = await onboard(
+            try configuration(idp, clientID: idp.deviceClientID, redirect: "http://127.0.0.1/callback"), presenter,
+            flow: .device)
         let error = try #require(result.failure?.error as? OnboardingError, "\(String(describing: result.failure))")
         #expect(error.code == .signInFailed && error.reason.contains("access_denied"), "\(error)")
         #expect(!FileManager.default.fileExists(atPath: folder.location.path), "nothing stored")

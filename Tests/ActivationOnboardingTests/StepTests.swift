@@ -1,14 +1,17 @@
 import ActivationConfiguration
-@testable import ActivationOnboarding
 import ActivationSecureStore
 import Foundation
 import Logging
-import Testing
 import TestSupport
+import Testing
+
+@testable import ActivationOnboarding
 
 /// The predefined steps composed as `activate onboard` composes them, run in-process with a
 /// scripted presenter, real files and real local HTTP servers.
-@Suite("Onboarding steps: configuration, credentials, client policies from each source, consent, logging, features", .serialized)
+@Suite(
+    "Onboarding steps: configuration, credentials, client policies from each source, consent, logging, features",
+    .serialized)
 final class StepTests {
     static let appID = "com.example.app"
     static let passcode = "Corr3ct-horse-battery"
@@ -18,24 +21,37 @@ final class StepTests {
 
     func file(_ name: String, _ text: String) throws -> String {
         let path = "\(folder.path)/\(name)"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
         return path
     }
 
     /// A configuration of the server at `url` (http on localhost), signing in with `auth`.
     func configuration(_ url: String, auth: String = "basic.default") throws -> String {
         let port = url.split(separator: ":").last.map(String.init) ?? "0"
-        return try file("configuration.json", #"{"host": "localhost", "port": \#(port), "protocol": "http", "appID": "\#(Self.appID)", "auth": [{"type": "\#(auth)", "config": {}}]}"#)
+        return try file(
+            "configuration.json",
+            #"{"host": "localhost", "port": \#(port), "protocol": "http", "appID": "\#(Self.appID)", "auth": [{"type": "\#(auth)", "config": {}}]}"#
+        )
     }
 
     /// The steps of `activate onboard`, over the configuration file `path`.
-    func steps(_ path: String, settings: SettingsDownloadStep.Source, store: StoreManagerStep = StoreManagerStep(workFactor: 4, usesKeyring: false))
-        -> [any OnboardingStep] {
+    func steps(
+        _ path: String, settings: SettingsDownloadStep.Source,
+        store: StoreManagerStep = StoreManagerStep(workFactor: 4, usesKeyring: false)
+    )
+        -> [any OnboardingStep]
+    {
         let policy = SecurityPolicy(allowHTTP: true)
         return OnboardingFlow.standard(
-            configuration: ConfigurationStep(providers: [FileConfigurationProvider(path: path, recognizer: PayloadRecognizer(policy: policy))], policy: policy,
-                                             confirms: false),
-            settings: SettingsDownloadStep(source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)), store: store).steps
+            configuration: ConfigurationStep(
+                providers: [FileConfigurationProvider(path: path, recognizer: PayloadRecognizer(policy: policy))],
+                policy: policy,
+                confirms: false),
+            settings: SettingsDownloadStep(
+                source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)), store: store
+        ).steps
     }
 
     func context(_ presenter: ScriptedPresenter) -> OnboardingContext {
@@ -45,14 +61,17 @@ final class StepTests {
     @Test("the discovery service is asked first and never sees the credentials; the configuration's server gets them")
     func credentialRule() async throws {
         let policies = try file("policies.json", #"{"passwordPolicy": {"passwordPolicyMinLength": "12"}}"#)
-        let discovery = try SettingsServer(appID: Self.appID, policies: policies, auth: "none", log: "\(folder.path)/discovery.log")
-        let server = try SettingsServer(appID: Self.appID, policies: policies, auth: "basic:alice:pa55-word", log: "\(folder.path)/server.log")
+        let discovery = try SettingsServer(
+            appID: Self.appID, policies: policies, auth: "none", log: "\(folder.path)/discovery.log")
+        let server = try SettingsServer(
+            appID: Self.appID, policies: policies, auth: "basic:alice:pa55-word", log: "\(folder.path)/server.log")
         let configuration = try configuration(server.url)
         let alice = StoredCredentials(user: "alice", password: "pa55-word")
 
         // The discovery service has the policies: it alone is asked, without credentials.
         let presenter = ScriptedPresenter(.init(newPasscodes: [Self.passcode], credentials: alice))
-        let first = await OnboardingFlow(steps: steps(configuration, settings: .servers(discovery: discovery.url))).onboard(context(presenter))
+        let first = await OnboardingFlow(steps: steps(configuration, settings: .servers(discovery: discovery.url)))
+            .onboard(context(presenter))
         #expect(first.succeeded, "\(String(describing: first.failure))")
         #expect(try discovery.requests().map { $0["authorization"] as? Bool } == [false])
         #expect(try discovery.requests().allSatisfy { $0["apiKey"] as? Bool == false })
@@ -62,13 +81,18 @@ final class StepTests {
         #expect(first.context.contents.credentials == alice)
 
         // A discovery service that keeps none for the app: then the configuration's server, with them.
-        let empty = try SettingsServer(appID: "com.example.other", policies: policies, auth: "none", log: "\(folder.path)/empty.log")
+        let empty = try SettingsServer(
+            appID: "com.example.other", policies: policies, auth: "none", log: "\(folder.path)/empty.log")
         let replacing = StoreManagerStep(workFactor: 4, replacing: true, usesKeyring: false)
-        let second = await OnboardingFlow(steps: steps(configuration, settings: .servers(discovery: empty.url), store: replacing))
-            .onboard(context(ScriptedPresenter(.init(newPasscodes: [Self.passcode], credentials: alice))))
+        let second = await OnboardingFlow(
+            steps: steps(configuration, settings: .servers(discovery: empty.url), store: replacing)
+        )
+        .onboard(context(ScriptedPresenter(.init(newPasscodes: [Self.passcode], credentials: alice))))
         #expect(second.succeeded, "\(String(describing: second.failure))")
-        #expect(try empty.requests().map { [$0["authorization"] as? Bool, $0["status"] as? Int == 404] } == [[false, true]])
-        #expect(try server.requests().map { [$0["authorization"] as? Bool, $0["status"] as? Int == 200] } == [[true, true]])
+        #expect(
+            try empty.requests().map { [$0["authorization"] as? Bool, $0["status"] as? Int == 404] } == [[false, true]])
+        #expect(
+            try server.requests().map { [$0["authorization"] as? Bool, $0["status"] as? Int == 200] } == [[true, true]])
         #expect(second.context.contents.clientPoliciesSource == server.url, "the configuration's base URL is recorded")
 
         // Sync asks the recorded server again, with the credentials, and records the contact.
@@ -78,44 +102,68 @@ final class StepTests {
         _ = try file("policies.json", #"{"passwordPolicy": {"passwordPolicyMinLength": "14"}}"#)
         var later = restored.context
         later.now = { Date().addingTimeInterval(3600) }
-        let synced = await OnboardingFlow(steps: steps(configuration, settings: .servers(discovery: empty.url))).sync(later)
+        let synced = await OnboardingFlow(steps: steps(configuration, settings: .servers(discovery: empty.url))).sync(
+            later)
         #expect(synced.succeeded, "\(String(describing: synced.failure))")
         #expect(synced.context.contents.clientPolicies.passcode.minLength == 14)
-        #expect(try server.requests().count == 2 && server.requests().allSatisfy { $0["authorization"] as? Bool == true })
+        #expect(
+            try server.requests().count == 2 && server.requests().allSatisfy { $0["authorization"] as? Bool == true })
         #expect(try empty.requests().count == 1, "sync asks only the server the policies came from")
-        let reopened = try #require(try SecureStore.open(at: folder.location, passcode: Passcode(Self.passcode), options: .init(useKeyring: false)))
+        let reopened = try #require(
+            try SecureStore.open(
+                at: folder.location, passcode: Passcode(Self.passcode), options: .init(useKeyring: false)))
         #expect(reopened.contents.clientPolicies.passcode.minLength == 14, "the new policies are in the file")
-        #expect(abs((reopened.contents.lastServerContact ?? .distantPast).timeIntervalSinceNow - 3600) < 60, "the contact is recorded")
+        #expect(
+            abs((reopened.contents.lastServerContact ?? .distantPast).timeIntervalSinceNow - 3600) < 60,
+            "the contact is recorded")
     }
 
     @Test("policies from each source: given, SAP's defaults, a server, none reachable (defaults, said)")
     func policySources() async throws {
-        let given = try ClientPolicies(json: Array(#"{"passwordPolicy": {"passwordPolicyMinLength": "20"}}"#.utf8), source: "given.json")
+        let given = try ClientPolicies(
+            json: Array(#"{"passwordPolicy": {"passwordPolicyMinLength": "20"}}"#.utf8), source: "given.json")
         let configuration = try configuration("http://localhost:9")
-        for (source, minLength, recorded) in [(SettingsDownloadStep.Source.given(given), 20, false), (.defaults, 8, false), (.servers(discovery: nil), 8, false)] {
-            let presenter = ScriptedPresenter(.init(newPasscodes: [String(repeating: "p", count: 20)], credentials: StoredCredentials(user: "u", password: "p")))
+        for (source, minLength, recorded) in [
+            (SettingsDownloadStep.Source.given(given), 20, false), (.defaults, 8, false),
+            (.servers(discovery: nil), 8, false),
+        ] {
+            let presenter = ScriptedPresenter(
+                .init(
+                    newPasscodes: [String(repeating: "p", count: 20)],
+                    credentials: StoredCredentials(user: "u", password: "p")))
             let store = StoreManagerStep(workFactor: 4, replacing: true, usesKeyring: false)
-            let result = await OnboardingFlow(steps: steps(configuration, settings: source, store: store)).onboard(context(presenter))
+            let result = await OnboardingFlow(steps: steps(configuration, settings: source, store: store)).onboard(
+                context(presenter))
             #expect(result.succeeded, "\(source): \(String(describing: result.failure))")
             #expect(result.context.contents.clientPolicies.passcode.minLength == minLength)
             #expect((result.context.contents.clientPoliciesSource != nil) == recorded)
             if case .servers = source {
                 // Nothing listens on port 9: the reason is told, then SAP's defaults, said with their topic.
-                #expect(presenter.notes.contains { $0.text.hasPrefix("No client policies: http://localhost:9/mobileservices/") })
+                #expect(
+                    presenter.notes.contains {
+                        $0.text.hasPrefix("No client policies: http://localhost:9/mobileservices/")
+                    })
                 #expect(presenter.notes.contains { $0.topic == .defaultClientPolicies })
             }
         }
         // Sync has no server to ask for given policies.
-        let restored = await OnboardingFlow(steps: steps(configuration, settings: .defaults)).restore(context(ScriptedPresenter(.init(currentPasscodes: [String(repeating: "p", count: 20)]))))
+        let restored = await OnboardingFlow(steps: steps(configuration, settings: .defaults)).restore(
+            context(ScriptedPresenter(.init(currentPasscodes: [String(repeating: "p", count: 20)]))))
         let synced = await OnboardingFlow(steps: steps(configuration, settings: .defaults)).sync(restored.context)
         #expect(synced.failure?.step == "SettingsDownloadStep")
         #expect((synced.failure?.error as? OnboardingError)?.code == .forbidden)
     }
 
-    @Test("consent is asked once where data collection is allowed, kept with its time, and asked again when the policy changes")
+    @Test(
+        "consent is asked once where data collection is allowed, kept with its time, and asked again when the policy changes"
+    )
     func consent() async throws {
-        let policies = try file("policies.json", #"{"usagePolicy": {"dataCollectionEnabled": "true", "uploadDataAfterDays": "7"}, "logSettings": {"logEnabled": "true", "logLevel": "DEBUG"}, "featureVectorPolicies": {"featureVectorPolicyAllEnabled": "false", "restrictedPolicies": ["offline-sync", "camera"]}}"#)
-        let server = try SettingsServer(appID: Self.appID, policies: policies, auth: "none", log: "\(folder.path)/server.log")
+        let policies = try file(
+            "policies.json",
+            #"{"usagePolicy": {"dataCollectionEnabled": "true", "uploadDataAfterDays": "7"}, "logSettings": {"logEnabled": "true", "logLevel": "DEBUG"}, "featureVectorPolicies": {"featureVectorPolicyAllEnabled": "false", "restrictedPolicies": ["offline-sync", "camera"]}}"#
+        )
+        let server = try SettingsServer(
+            appID: Self.appID, policies: policies, auth: "none", log: "\(folder.path)/server.log")
         let configuration = try configuration(server.url, auth: "saml2.web.post")
         let flow = OnboardingFlow(steps: steps(configuration, settings: .servers(discovery: nil)))
         let onboarding = ScriptedPresenter(.init(newPasscodes: [Self.passcode], consents: [true]))
@@ -138,7 +186,8 @@ final class StepTests {
         #expect(restored.context[.featureVectorPolicy]?.restricted == ["offline-sync", "camera"])
 
         // The policy changes on the server: sync asks again; a decline is kept.
-        _ = try file("policies.json", #"{"usagePolicy": {"dataCollectionEnabled": "true", "uploadDataAfterDays": "1"}}"#)
+        _ = try file(
+            "policies.json", #"{"usagePolicy": {"dataCollectionEnabled": "true", "uploadDataAfterDays": "1"}}"#)
         let syncing = ScriptedPresenter(.init(consents: [false]))
         var context = restored.context
         context.presenter = syncing
@@ -150,41 +199,62 @@ final class StepTests {
         #expect(synced.context.allows(feature: "camera"))
     }
 
-    @Test("the passcode and block-wipe steps tell what the policy asks, ahead of time", arguments: [
-        (3, 10, 9.5, ["The passcode expires in 1 day (the policy asks for a new one every 10 days)"]),
-        (3, 10, 2.0, []),
-    ])
+    @Test(
+        "the passcode and block-wipe steps tell what the policy asks, ahead of time",
+        arguments: [
+            (3, 10, 9.5, ["The passcode expires in 1 day (the policy asks for a new one every 10 days)"]),
+            (3, 10, 2.0, []),
+        ])
     func policyNotices(warning: Int, expires: Int, ageDays: Double, expected: [String]) throws {
-        var contents = SecureStoreContents(clientPolicies: try ClientPolicies(json: Array(#"{"passwordPolicy": {"passwordPolicyExpiresInNDays": "\#(expires)"}, "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "5", "wipeDisconnectedPeriod": "30"}}"#.utf8), source: "p"))
+        var contents = SecureStoreContents(
+            clientPolicies: try ClientPolicies(
+                json: Array(
+                    #"{"passwordPolicy": {"passwordPolicyExpiresInNDays": "\#(expires)"}, "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "5", "wipeDisconnectedPeriod": "30"}}"#
+                        .utf8), source: "p"))
         let now = Date()
         contents.passcodeChangedAt = now.addingTimeInterval(-ageDays * 86_400)
-        #expect(PasscodePolicyApplyStep.notices(for: contents, unlockedWith: .passcode, now: now, warningDays: warning) == expected)
+        #expect(
+            PasscodePolicyApplyStep.notices(for: contents, unlockedWith: .passcode, now: now, warningDays: warning)
+                == expected)
         contents.lastServerContact = now.addingTimeInterval(-3 * 86_400)
-        #expect(BlockWipingPolicyApplyStep.notice(for: contents, now: now, warningDays: warning) == "Without contact with the server the store is blocked in 2 days")
+        #expect(
+            BlockWipingPolicyApplyStep.notice(for: contents, now: now, warningDays: warning)
+                == "Without contact with the server the store is blocked in 2 days")
         contents.lastServerContact = now
         #expect(BlockWipingPolicyApplyStep.notice(for: contents, now: now, warningDays: warning) == nil)
         contents.protection = .deviceSecret
-        #expect(PasscodePolicyApplyStep.notices(for: contents, unlockedWith: .deviceSecret, now: now, warningDays: warning)
+        #expect(
+            PasscodePolicyApplyStep.notices(for: contents, unlockedWith: .deviceSecret, now: now, warningDays: warning)
                 == ["The passcode policy now requires a passcode, and the store has none"])
     }
 
     @Test("which servers are asked, in which order, and which get the credentials: a decision apart from I/O")
     func serverDecision() throws {
-        let document = try ConfigurationDocument(from: try JSONReader().parse(Array(#"{"host": "mobile.example.com", "appID": "a", "auth": [{"type": "basic.default"}]}"#.utf8), source: "d"),
-                                                 source: "d")
+        let document = try ConfigurationDocument(
+            from: try JSONReader().parse(
+                Array(#"{"host": "mobile.example.com", "appID": "a", "auth": [{"type": "basic.default"}]}"#.utf8),
+                source: "d"),
+            source: "d")
         let both = SettingsDownloadStep.servers(discovery: "https://discovery.example.com", document: document)
         #expect(both.map(\.baseURL) == ["https://discovery.example.com", "https://mobile.example.com"])
         #expect(both.map(\.sendsCredentials) == [false, true])
         #expect(SettingsDownloadStep.servers(discovery: nil, document: document).map(\.sendsCredentials) == [true])
-        #expect(SettingsDownloadStep.server(recorded: "https://mobile.example.com", document: document).sendsCredentials)
-        #expect(!SettingsDownloadStep.server(recorded: "https://discovery.example.com", document: document).sendsCredentials)
+        #expect(
+            SettingsDownloadStep.server(recorded: "https://mobile.example.com", document: document).sendsCredentials)
+        #expect(
+            !SettingsDownloadStep.server(recorded: "https://discovery.example.com", document: document).sendsCredentials
+        )
         #expect(!SettingsDownloadStep.server(recorded: "https://mobile.example.com", document: nil).sendsCredentials)
     }
 
-    @Test("log levels follow SAP's settings", arguments: [
-        (#"{"logEnabled": "true", "logLevel": "PATH"}"#, Logger.Level.trace), (#"{"logEnabled": "true", "logLevel": "warn"}"#, .warning),
-        (#"{"logEnabled": "false", "logLevel": "DEBUG"}"#, .critical), (#"{"logEnabled": "true", "logLevel": "NONE"}"#, .critical),
-    ])
+    @Test(
+        "log levels follow SAP's settings",
+        arguments: [
+            (#"{"logEnabled": "true", "logLevel": "PATH"}"#, Logger.Level.trace),
+            (#"{"logEnabled": "true", "logLevel": "warn"}"#, .warning),
+            (#"{"logEnabled": "false", "logLevel": "DEBUG"}"#, .critical),
+            (#"{"logEnabled": "true", "logLevel": "NONE"}"#, .critical),
+        ])
     func logLevels(settings: String, level: Logger.Level) throws {
         let policies = try ClientPolicies(json: Array(#"{"logSettings": \#(settings)}"#.utf8), source: "p")
         #expect(LogSettingsApplyStep.level(for: policies.logSettings) == level)
@@ -193,11 +263,22 @@ final class StepTests {
     @Test("settings values that mean nothing are refused with their key path")
     func invalidSettings() {
         for (document, reason) in [
-            (#"{"logSettings": {"logLevel": "LOUD"}}"#, "p: logSettings.logLevel: not one of NONE, FATAL, ERROR, WARN, INFO, DEBUG, PATH"),
-            (#"{"featureVectorPolicies": {"restrictedPolicies": [1]}}"#, "p: featureVectorPolicies.restrictedPolicies[0]: not a feature name"),
-            (#"{"usagePolicy": {"dataCollectionEnabled": "yes"}}"#, "p: usagePolicy.dataCollectionEnabled: not \"true\" or \"false\""),
+            (
+                #"{"logSettings": {"logLevel": "LOUD"}}"#,
+                "p: logSettings.logLevel: not one of NONE, FATAL, ERROR, WARN, INFO, DEBUG, PATH"
+            ),
+            (
+                #"{"featureVectorPolicies": {"restrictedPolicies": [1]}}"#,
+                "p: featureVectorPolicies.restrictedPolicies[0]: not a feature name"
+            ),
+            (
+                #"{"usagePolicy": {"dataCollectionEnabled": "yes"}}"#,
+                "p: usagePolicy.dataCollectionEnabled: not \"true\" or \"false\""
+            ),
         ] {
-            let error = #expect(throws: ConfigurationError.self) { try ClientPolicies(json: Array(document.utf8), source: "p") }
+            let error = #expect(throws: ConfigurationError.self) {
+                try ClientPolicies(json: Array(document.utf8), source: "p")
+            }
             #expect(error?.reason.hasPrefix(reason) == true, "\(error?.reason ?? "")")
         }
     }

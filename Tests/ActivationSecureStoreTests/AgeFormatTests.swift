@@ -1,9 +1,10 @@
 import ActivationConfiguration
-@testable import ActivationSecureStore
 import Crypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import ActivationSecureStore
 
 @Suite("The age v1 container: scrypt stanza, header MAC, STREAM payload")
 struct AgeFormatTests {
@@ -25,7 +26,8 @@ struct AgeFormatTests {
         let unwrapped = try #require(try AgeFormat.unwrapFileKey(header, passphrase: Self.passphrase))
         #expect(unwrapped == key)
         #expect(AgeFormat.verify(header, fileKey: unwrapped))
-        #expect(try AgeFormat.decryptPayload(of: bytes, header: header, fileKey: unwrapped, source: "t.age") == plaintext)
+        #expect(
+            try AgeFormat.decryptPayload(of: bytes, header: header, fileKey: unwrapped, source: "t.age") == plaintext)
         // The payload is the nonce, then one chunk per 64 KiB (at least one), each with its tag.
         let chunks: Int = max(1, (size + 65_535) / 65_536)
         let expected: Int = 16 + size + 16 * chunks
@@ -75,7 +77,9 @@ struct AgeFormatTests {
                 Issue.record("\(error)")
             }
         }
-        refused("not an age file") { $0.replacingOccurrences(of: "age-encryption.org/v1", with: "age-encryption.org/v2") }
+        refused("not an age file") {
+            $0.replacingOccurrences(of: "age-encryption.org/v1", with: "age-encryption.org/v2")
+        }
         refused("X25519 recipient") { $0.replacingOccurrences(of: "-> scrypt", with: "-> X25519") }
         refused("work factor 2^23 is above the limit 2^22") { $0.replacingOccurrences(of: " 4\n", with: " 23\n") }
         refused("not a whole number from 1 to 22") { $0.replacingOccurrences(of: " 4\n", with: " 04\n") }
@@ -101,10 +105,19 @@ struct AgeFormatTests {
             return text.replacingOccurrences(of: salt, with: salt.dropLast() + String(alphabet[index ^ 1]))
         }
         let (bytes, _) = try Self.file([])
-        #expect(throws: ConfigurationError(.storeDamaged, source: "t.age", "the store is damaged: it is an ASCII-armored age file; keep the binary form (age -d, then age -p without -a)")) {
-            try AgeFormat.header(of: Array("-----BEGIN AGE ENCRYPTED FILE-----\nYWdl\n-----END AGE ENCRYPTED FILE-----\n".utf8), source: "t.age")
+        #expect(
+            throws: ConfigurationError(
+                .storeDamaged, source: "t.age",
+                "the store is damaged: it is an ASCII-armored age file; keep the binary form (age -d, then age -p without -a)"
+            )
+        ) {
+            try AgeFormat.header(
+                of: Array("-----BEGIN AGE ENCRYPTED FILE-----\nYWdl\n-----END AGE ENCRYPTED FILE-----\n".utf8),
+                source: "t.age")
         }
-        #expect(throws: ConfigurationError(.storeDamaged, source: "t.age", "the store is damaged: the header is cut short")) {
+        #expect(
+            throws: ConfigurationError(.storeDamaged, source: "t.age", "the store is damaged: the header is cut short")
+        ) {
             try AgeFormat.header(of: Array(bytes.prefix(30)), source: "t.age")
         }
     }
@@ -115,7 +128,9 @@ struct AgeFormatTests {
         let (bytes, key) = try Self.file(plaintext)
         let header = try AgeFormat.header(of: bytes, source: "t.age")
         func refused(_ file: [UInt8]) {
-            #expect(throws: ConfigurationError.self) { try AgeFormat.decryptPayload(of: file, header: header, fileKey: key, source: "t.age") }
+            #expect(throws: ConfigurationError.self) {
+                try AgeFormat.decryptPayload(of: file, header: header, fileKey: key, source: "t.age")
+            }
         }
         var flipped = bytes
         flipped[header.length + 20] ^= 1
@@ -124,8 +139,11 @@ struct AgeFormatTests {
         refused(Array(bytes.dropLast(plaintext.count - 2 * 65_536 + 16)))  // the last chunk removed whole
         refused(bytes + [0])
         refused(bytes + AgeFormat.randomBytes(16))  // an empty final chunk that was never written
-        let chunk = 65_536 + 16, first = header.length + 16
-        let swapped = Array(bytes[..<first]) + bytes[(first + chunk)..<(first + 2 * chunk)] + bytes[first..<(first + chunk)] + bytes[(first + 2 * chunk)...]
+        let chunk = 65_536 + 16
+        let first = header.length + 16
+        let swapped =
+            Array(bytes[..<first]) + bytes[(first + chunk)..<(first + 2 * chunk)] + bytes[first..<(first + chunk)]
+            + bytes[(first + 2 * chunk)...]
         refused(swapped)
     }
 }

@@ -1,7 +1,8 @@
 import ActivationConfiguration
-@testable import ActivationSecureStore
 import Foundation
 import Testing
+
+@testable import ActivationSecureStore
 
 /// A fresh folder for one test's store, removed afterwards.
 final class StoreFolder {
@@ -10,7 +11,8 @@ final class StoreFolder {
 
     init() throws {
         path = NSTemporaryDirectory() + "activate-store-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         location = SecureStoreLocation(path: "\(path)/store.age")
     }
 
@@ -27,7 +29,8 @@ func policies(_ fields: [String: String], blockWiping: [String: String] = [:]) t
     func object(_ fields: [String: String]) -> ConfigurationValue {
         .object(ConfigurationObject(fields.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
     }
-    return try ClientPolicies(from: .object(["passwordPolicy": object(fields), "blockWipingPolicy": object(blockWiping)]), source: "test")
+    return try ClientPolicies(
+        from: .object(["passwordPolicy": object(fields), "blockWipingPolicy": object(blockWiping)]), source: "test")
 }
 
 @Suite("The secure store: create, open, change, lock, delete, and the client policies applied", .serialized)
@@ -36,15 +39,22 @@ struct SecureStoreTests {
     // Fast KDF for tests; bench-store measures the real one.
     static let factor = 4
 
-    func make(_ folder: StoreFolder, _ policies: ClientPolicies = .default, passcode: Passcode? = SecureStoreTests.passcode) throws -> SecureStore {
+    func make(
+        _ folder: StoreFolder, _ policies: ClientPolicies = .default, passcode: Passcode? = SecureStoreTests.passcode
+    ) throws -> SecureStore {
         var contents = SecureStoreContents(clientPolicies: policies)
         contents.credentials = StoredCredentials(user: "alice", password: "s3cret")
-        return try SecureStore.create(at: folder.location, contents: contents, passcode: passcode, workFactor: Self.factor)
+        return try SecureStore.create(
+            at: folder.location, contents: contents, passcode: passcode, workFactor: Self.factor)
     }
 
-    func open(_ folder: StoreFolder, _ passcode: Passcode?, keyring: Bool = false, now: Date = Date(), allowExpired: Bool = false) throws -> SecureStore? {
-        try SecureStore.open(at: folder.location, passcode: passcode,
-                             options: .init(useKeyring: keyring, allowExpiredPasscode: allowExpired, now: now))
+    func open(
+        _ folder: StoreFolder, _ passcode: Passcode?, keyring: Bool = false, now: Date = Date(),
+        allowExpired: Bool = false
+    ) throws -> SecureStore? {
+        try SecureStore.open(
+            at: folder.location, passcode: passcode,
+            options: .init(useKeyring: keyring, allowExpiredPasscode: allowExpired, now: now))
     }
 
     func expectError<T>(_ code: ConfigurationError.Code, containing text: String = "", _ body: () throws -> T) {
@@ -68,7 +78,9 @@ struct SecureStoreTests {
             try FileManager.default.attributesOfItem(atPath: $0)[.posixPermissions] as? Int
         }
         #expect(modes == [0o600, 0o600])
-        #expect(String(decoding: try folder.bytes(folder.location.path).prefix(21), as: UTF8.self) == "age-encryption.org/v1")
+        #expect(
+            String(decoding: try folder.bytes(folder.location.path).prefix(21), as: UTF8.self)
+                == "age-encryption.org/v1")
         // The credentials are nowhere in the file.
         #expect(!String(decoding: try folder.bytes(folder.location.path), as: UTF8.self).contains("s3cret"))
 
@@ -107,9 +119,16 @@ struct SecureStoreTests {
         let folder = try StoreFolder()
         _ = try make(folder)
         expectError(.fileExists) { try make(folder) }
-        let strict = try policies(["passwordPolicyMinLength": "12", "passwordPolicyDigitRequired": "true", "passwordPolicySpecialRequired": "true"])
+        let strict = try policies([
+            "passwordPolicyMinLength": "12", "passwordPolicyDigitRequired": "true",
+            "passwordPolicySpecialRequired": "true",
+        ])
         let other = try StoreFolder()
-        expectError(.passcodeRejected, containing: "it needs at least 12 characters, at least one digit, at least one character that is not a letter or digit") {
+        expectError(
+            .passcodeRejected,
+            containing:
+                "it needs at least 12 characters, at least one digit, at least one character that is not a letter or digit"
+        ) {
             try make(other, strict, passcode: Passcode("abcdefgh"))
         }
         expectError(.passcodeRejected, containing: "requires a passcode") { try make(other, .default, passcode: nil) }
@@ -125,16 +144,24 @@ struct SecureStoreTests {
     func retryLimit() throws {
         let folder = try StoreFolder()
         _ = try make(folder, try policies(["passwordPolicyRetryLimit": "3"]))
-        expectError(.wrongPasscode, containing: "wrong passcode; 2 tries left") { try open(folder, Passcode("wrong-one")) }
+        expectError(.wrongPasscode, containing: "wrong passcode; 2 tries left") {
+            try open(folder, Passcode("wrong-one"))
+        }
         #expect(try SecureStore.status(at: folder.location)?.triesLeft == 2)
         // The right passcode clears the count.
         #expect(try open(folder, Self.passcode) != nil)
         #expect(try SecureStore.status(at: folder.location)?.failedAttempts == 0)
         expectError(.wrongPasscode, containing: "2 tries left") { try open(folder, Passcode("wrong-one")) }
-        expectError(.wrongPasscode, containing: "1 try left: one more wrong passcode deletes the store") { try open(folder, Passcode("wrong-two")) }
+        expectError(.wrongPasscode, containing: "1 try left: one more wrong passcode deletes the store") {
+            try open(folder, Passcode("wrong-two"))
+        }
         expectError(.passcodeRequired, containing: "its passcode is needed; 1 try left") { try open(folder, nil) }
-        expectError(.storeWiped, containing: "wrong passcode 3 times in a row") { try open(folder, Passcode("wrong-three")) }
-        for path in [folder.location.path, folder.location.statePath] { #expect(!FileManager.default.fileExists(atPath: path)) }
+        expectError(.storeWiped, containing: "wrong passcode 3 times in a row") {
+            try open(folder, Passcode("wrong-three"))
+        }
+        for path in [folder.location.path, folder.location.statePath] {
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
         #expect(try open(folder, Self.passcode) == nil)
     }
 
@@ -178,7 +205,9 @@ struct SecureStoreTests {
         let folder = try StoreFolder()
         var store = try make(folder, try policies(["passwordPolicyDefaultPasswordAllowed": "true"]), passcode: nil)
         #expect(store.contents.protection == .deviceSecret)
-        let mode = try FileManager.default.attributesOfItem(atPath: folder.location.deviceSecretPath)[.posixPermissions] as? Int
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: folder.location.deviceSecretPath)[.posixPermissions]
+            as? Int
         #expect(mode == 0o600)
         #expect(try open(folder, nil)?.unlockedWith == .deviceSecret)
         // The secret is the age passphrase.
@@ -198,7 +227,9 @@ struct SecureStoreTests {
         _ = try make(folder, try policies(["passwordPolicyExpiresInNDays": "30"]))
         let later = Date().addingTimeInterval(31 * 86_400)
         #expect(try open(folder, Self.passcode, now: Date().addingTimeInterval(29 * 86_400)) != nil)
-        expectError(.passcodeExpired, containing: "the passcode was set 31 days ago") { try open(folder, Self.passcode, now: later) }
+        expectError(.passcodeExpired, containing: "the passcode was set 31 days ago") {
+            try open(folder, Self.passcode, now: later)
+        }
         var store = try #require(try open(folder, Self.passcode, now: later, allowExpired: true))
         try store.changePasscode(to: Passcode("an0ther-Passcode"), workFactor: Self.factor, now: later)
         #expect(try open(folder, Passcode("an0ther-Passcode"), now: later) != nil)
@@ -207,7 +238,13 @@ struct SecureStoreTests {
     @Test("block and wipe after days without contact with the server")
     func blockAndWipe() throws {
         let folder = try StoreFolder()
-        var store = try make(folder, try policies([:], blockWiping: ["blockWipeEnabled": "true", "blockDisconnectedPeriod": "7", "wipeDisconnectedPeriod": "30"]))
+        var store = try make(
+            folder,
+            try policies(
+                [:],
+                blockWiping: [
+                    "blockWipeEnabled": "true", "blockDisconnectedPeriod": "7", "wipeDisconnectedPeriod": "30",
+                ]))
         let contact = Date()
         try store.recordServerContact(at: contact)
         #expect(try open(folder, Self.passcode, now: contact.addingTimeInterval(6 * 86_400)) != nil)
@@ -224,18 +261,29 @@ struct SecureStoreTests {
     @Test("a blocked store opens for a server contact only when asked, and a recorded contact unblocks it")
     func blockedUntilContact() throws {
         let folder = try StoreFolder()
-        var store = try make(folder, try policies([:], blockWiping: ["blockWipeEnabled": "true", "blockDisconnectedPeriod": "7", "wipeDisconnectedPeriod": "30"]))
+        var store = try make(
+            folder,
+            try policies(
+                [:],
+                blockWiping: [
+                    "blockWipeEnabled": "true", "blockDisconnectedPeriod": "7", "wipeDisconnectedPeriod": "30",
+                ]))
         let contact = Date().addingTimeInterval(-8 * 86_400)
         try store.recordServerContact(at: contact)
         expectError(.storeBlocked) { try open(folder, Self.passcode) }
-        var blocked = try #require(try SecureStore.open(at: folder.location, passcode: Self.passcode, options: .init(useKeyring: false, allowBlocked: true)))
+        var blocked = try #require(
+            try SecureStore.open(
+                at: folder.location, passcode: Self.passcode, options: .init(useKeyring: false, allowBlocked: true)))
         #expect(blocked.isBlocked())
         try blocked.recordServerContact()
         #expect(!blocked.isBlocked())
         #expect(try open(folder, Self.passcode) != nil)
         // The wipe period holds even for an opener that allows blocking.
         try blocked.recordServerContact(at: Date().addingTimeInterval(-31 * 86_400))
-        expectError(.storeWiped) { try SecureStore.open(at: folder.location, passcode: Self.passcode, options: .init(useKeyring: false, allowBlocked: true)) }
+        expectError(.storeWiped) {
+            try SecureStore.open(
+                at: folder.location, passcode: Self.passcode, options: .init(useKeyring: false, allowBlocked: true))
+        }
     }
 
     @Test("new client policies saved into the store govern the next unlock: the state beside it follows them")
@@ -244,7 +292,9 @@ struct SecureStoreTests {
         var store = try make(folder, try policies(["passwordPolicyRetryLimit": "5"]))
         store.contents.clientPolicies = try policies(["passwordPolicyRetryLimit": "2"])
         try store.save()
-        expectError(.wrongPasscode, containing: "1 try left: one more wrong passcode deletes the store") { try open(folder, Passcode("Wrong-passcode")) }
+        expectError(.wrongPasscode, containing: "1 try left: one more wrong passcode deletes the store") {
+            try open(folder, Passcode("Wrong-passcode"))
+        }
         expectError(.storeWiped) { try open(folder, Passcode("Wrong-passcode")) }
     }
 
@@ -271,9 +321,12 @@ struct SecureStoreTests {
                 // Without its first line and scrypt stanza the file is no store at all (so no reset
                 // removes it either).
                 let noStore = !AgeFormat.startsLikeScryptFile(variant)
-                #expect(noStore ? error.code == .fileUnreadable && error.message.hasPrefix("is not a secure store")
-                                : error.code == .storeDamaged || (error.code == .wrongPasscode && error.message.contains("this try is not counted")),
-                        "\(error.reason)")
+                #expect(
+                    noStore
+                        ? error.code == .fileUnreadable && error.message.hasPrefix("is not a secure store")
+                        : error.code == .storeDamaged
+                            || (error.code == .wrongPasscode && error.message.contains("this try is not counted")),
+                    "\(error.reason)")
             }
             #expect(try folder.bytes(folder.location.path) == variant)
             #expect(try folder.bytes(folder.location.statePath) == state)
@@ -287,7 +340,8 @@ struct SecureStoreTests {
         let folder = try StoreFolder()
         let key = AgeFormat.makeFileKey()
         let plaintext = Array(#"{"format": "activate-secure-store", "version": 1, "values": {"k": "v"}}"#.utf8)
-        let file = try AgeFormat.makeHeader(fileKey: key, passphrase: Self.passcode.bytes, workFactor: Self.factor).bytes
+        let file =
+            try AgeFormat.makeHeader(fileKey: key, passphrase: Self.passcode.bytes, workFactor: Self.factor).bytes
             + (try AgeFormat.encryptPayload(plaintext, fileKey: key))
         try Data(file).write(to: URL(fileURLWithPath: folder.location.path))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder.location.path)
@@ -306,8 +360,12 @@ struct SecureStoreTests {
         try first.setValue("one", forKey: "k")
         try first.save()
         try second.setValue("two", forKey: "k")
-        expectError(.storeChanged, containing: "another process changed the store since it was opened") { try second.save() }
-        expectError(.storeChanged) { try second.changePasscode(to: Passcode("an0ther-Passcode"), workFactor: Self.factor) }
+        expectError(.storeChanged, containing: "another process changed the store since it was opened") {
+            try second.save()
+        }
+        expectError(.storeChanged) {
+            try second.changePasscode(to: Passcode("an0ther-Passcode"), workFactor: Self.factor)
+        }
         #expect(try open(folder, Self.passcode)?.value(String.self, forKey: "k") == "one")
         // Saving twice from one value is fine: it knows what it wrote.
         try first.setValue("three", forKey: "k")
@@ -335,7 +393,9 @@ struct SecureStoreTests {
         #expect(try open(folder, nil, keyring: true)?.unlockedWith == .cachedKey)
     }
 
-    @Test("interrupted first passcode: a device-secret store whose state already says passcode still opens with its secret")
+    @Test(
+        "interrupted first passcode: a device-secret store whose state already says passcode still opens with its secret"
+    )
     func interruptedFirstPasscode() throws {
         let folder = try StoreFolder()
         _ = try make(folder, try policies(["passwordPolicyDefaultPasswordAllowed": "true"]), passcode: nil)
@@ -358,14 +418,19 @@ struct SecureStoreTests {
         #expect(disabled.passcode.allowsNoPasscode)
     }
 
-    @Test("the plaintext survives its own writer: a whole number written 44e3 is the integer 44000, times are whole seconds")
+    @Test(
+        "the plaintext survives its own writer: a whole number written 44e3 is the integer 44000, times are whole seconds"
+    )
     func plaintextRoundTrip() throws {
-        let text = #"{"format": "activate-secure-store", "version": 1, "passcodeChangedAt": "2026-11-26T05:36:05.4Z", "values": {"a": 44e3, "b": 1.5, "c": [1, 2.0, -0.0]}}"#
+        let text =
+            #"{"format": "activate-secure-store", "version": 1, "passcodeChangedAt": "2026-11-26T05:36:05.4Z", "values": {"a": 44e3, "b": 1.5, "c": [1, 2.0, -0.0]}}"#
         let contents = try SecureStoreContents(plaintext: Array(text.utf8), source: "t")
         let again = try SecureStoreContents(plaintext: contents.plaintext, source: "t")
         #expect(again == contents)
         #expect(again.plaintext == contents.plaintext)
-        #expect(contents.values["a"] == .integer(44_000) && contents.values["a"]?.hashValue == ConfigurationValue.integer(44_000).hashValue)
+        #expect(
+            contents.values["a"] == .integer(44_000)
+                && contents.values["a"]?.hashValue == ConfigurationValue.integer(44_000).hashValue)
         #expect(contents.values["b"] != .integer(1))
         #expect(contents.passcodeChangedAt == Date(timeIntervalSince1970: 1_795_671_365))
     }
@@ -386,29 +451,43 @@ struct SecureStoreTests {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder.path)
         defer { try? FileManager.default.removeItem(atPath: link) }
         expectError(.fileUnwritable, containing: "the store's folder is a symbolic link; only a real folder is used") {
-            try SecureStore.open(at: SecureStoreLocation(path: "\(link)/store.age"), passcode: Self.passcode, options: .init(useKeyring: false))
+            try SecureStore.open(
+                at: SecureStoreLocation(path: "\(link)/store.age"), passcode: Self.passcode,
+                options: .init(useKeyring: false))
         }
     }
 
-    @Test("only what onboarding made is deleted: text, JSON and others' age files are refused by name and left as they were")
+    @Test(
+        "only what onboarding made is deleted: text, JSON and others' age files are refused by name and left as they were"
+    )
     func deleteRefusesOtherFiles() throws {
         let folder = try StoreFolder()
         let others: [(name: String, text: String)] = [
             ("notes.txt", "a note to self\n"),
             ("package.json", #"{"name": "app", "version": "1.0.0"}"#),
             ("truncated.json", #"{"format":1,"prov"#),
-            ("someone.age", "age-encryption.org/v1\n-> X25519 SVrzdFfkPxf0LPHOUGB1gNb9E5Vr8EUDa9kxk04iQ0o\n0OrTkKHpE7klNLd0k+9Uam5hkQkzMxaqKcIPRIO1sNE\n--- gxhoSa5BciRDt8lOpYNcx4EYtKpS0CJ06F3ZwN82VaM\n"),
-            ("armored.age", "-----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCg==\n-----END AGE ENCRYPTED FILE-----\n"),
+            (
+                "someone.age",
+                "age-encryption.org/v1\n-> X25519 SVrzdFfkPxf0LPHOUGB1gNb9E5Vr8EUDa9kxk04iQ0o\n0OrTkKHpE7klNLd0k+9Uam5hkQkzMxaqKcIPRIO1sNE\n--- gxhoSa5BciRDt8lOpYNcx4EYtKpS0CJ06F3ZwN82VaM\n"
+            ),
+            (
+                "armored.age",
+                "-----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCg==\n-----END AGE ENCRYPTED FILE-----\n"
+            ),
             ("agenda.txt", "age-encryption.org/v1 is the first line of an age file\n"),
         ]
         for other in others {
             let location = SecureStoreLocation(path: "\(folder.path)/\(other.name)")
-            #expect(FileManager.default.createFile(atPath: location.path, contents: Data(other.text.utf8), attributes: [.posixPermissions: 0o600]))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: location.path, contents: Data(other.text.utf8), attributes: [.posixPermissions: 0o600]))
             // A lock beside it, as an earlier command with a mistyped path leaves one, changes nothing.
             #expect(FileManager.default.createFile(atPath: location.lockPath, contents: nil))
             #expect(!location.holdsSecureStore, "\(other.name)")
             #expect(location.plaintextStore() == nil, "\(other.name)")
-            expectError(.fileUnwritable, containing: "\(location.path): is not a secure store") { try SecureStore.delete(at: location) }
+            expectError(.fileUnwritable, containing: "\(location.path): is not a secure store") {
+                try SecureStore.delete(at: location)
+            }
             expectError(.fileUnreadable, containing: "\(location.path): is not a secure store") {
                 try SecureStore.open(at: location, passcode: Self.passcode, options: .init(useKeyring: false))
             }
@@ -424,8 +503,13 @@ struct SecureStoreTests {
         #expect(try SecureStore.delete(at: folder.location))
         #expect(!FileManager.default.fileExists(atPath: folder.location.path))
         let plaintext = SecureStoreLocation(path: "\(folder.path)/configuration.json")
-        let record = #"{"format":1,"provider":"file","origin":"x.json","storedAt":"2026-01-01T00:00:00Z","signature":{"status":"unsigned"},"document":{}}"#
-        #expect(FileManager.default.createFile(atPath: plaintext.path, contents: Data(record.utf8), attributes: [.posixPermissions: 0o600]))
-        #expect(plaintext.plaintextStore()?.path == plaintext.path, "a damaged document inside the stored form is still ours to remove")
+        let record =
+            #"{"format":1,"provider":"file","origin":"x.json","storedAt":"2026-01-01T00:00:00Z","signature":{"status":"unsigned"},"document":{}}"#
+        #expect(
+            FileManager.default.createFile(
+                atPath: plaintext.path, contents: Data(record.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            plaintext.plaintextStore()?.path == plaintext.path,
+            "a damaged document inside the stored form is still ours to remove")
     }
 }

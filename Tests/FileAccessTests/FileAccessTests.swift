@@ -1,7 +1,8 @@
-@testable import FileAccess
 import Foundation
 import SystemPackage
 import Testing
+
+@testable import FileAccess
 
 /// The support target on real files, folders, FIFOs, devices, links and a second process.
 @Suite("FileAccess: regular files only, caps, atomic writes, locks")
@@ -36,7 +37,8 @@ final class FileAccessTests {
 
     @Test("a symbolic link is followed only when asked; a dangling one is not found")
     func links() throws {
-        let target = "\(folder)/target.json", link = "\(folder)/link.json"
+        let target = "\(folder)/target.json"
+        let link = "\(folder)/link.json"
         try Files.write(Array("{}".utf8), to: target, replace: false)
         #expect(symlink(target, link) == 0)
         #expect(try Files.read(link, limit: 10) == Array("{}".utf8))
@@ -72,8 +74,12 @@ final class FileAccessTests {
         #expect(try Files.read(path, limit: 10) == [4])
         #expect(try Stat(FilePath(path)).permissions == .ownerReadWrite)
         #expect(Files.folderNames(folder) == ["out.txt"])
-        let missingFolder = #expect(throws: FileFailure.self) { try Files.write([1], to: "/nonexistent-activate/x", replace: false) }
-        #expect(missingFolder == FileFailure(.unwritable, "/nonexistent-activate/x", "cannot write: no such file or directory"))
+        let missingFolder = #expect(throws: FileFailure.self) {
+            try Files.write([1], to: "/nonexistent-activate/x", replace: false)
+        }
+        #expect(
+            missingFolder
+                == FileFailure(.unwritable, "/nonexistent-activate/x", "cannot write: no such file or directory"))
     }
 
     @Test("a full disk is a write error, not a success")
@@ -82,7 +88,9 @@ final class FileAccessTests {
         // (the CLI's test of that runs the tool).
         let full = try FileDescriptor.open("/dev/full", .writeOnly)
         defer { try? full.close() }
-        let failure = #expect(throws: FileFailure.self) { try Files.writeAll(full, [1, 2, 3], name: "standard output") }
+        let failure = #expect(throws: FileFailure.self) {
+            try Files.writeAll(full, [1, 2, 3], name: "standard output")
+        }
         #expect(failure == FileFailure(.unwritable, "standard output", "cannot write: no space left on device"))
     }
 
@@ -106,10 +114,18 @@ final class FileAccessTests {
         let status = try #require(try Files.status(path))
         try Files.requirePrivate(path, status, what: "the store")
         #expect(chmod(path, 0o622) == 0)
-        let writable = #expect(throws: FileFailure.self) { try Files.requirePrivate(path, try #require(try Files.status(path)), what: "the store") }
-        #expect(writable?.message == "the store is writable by other users (mode 622), so it cannot be trusted; fix it with chmod go-w \(path)")
+        let writable = #expect(throws: FileFailure.self) {
+            try Files.requirePrivate(path, try #require(try Files.status(path)), what: "the store")
+        }
+        #expect(
+            writable?.message
+                == "the store is writable by other users (mode 622), so it cannot be trusted; fix it with chmod go-w \(path)"
+        )
         #expect(symlink(path, "\(folder)/link") == 0)
-        let link = #expect(throws: FileFailure.self) { try Files.requirePrivate("\(folder)/link", try #require(try Files.status("\(folder)/link")), what: "the store") }
+        let link = #expect(throws: FileFailure.self) {
+            try Files.requirePrivate(
+                "\(folder)/link", try #require(try Files.status("\(folder)/link")), what: "the store")
+        }
         #expect(link?.message == "the store is a symbolic link; only a real file is used there")
         #expect(try Files.status("\(folder)/none") == nil)
     }
@@ -122,14 +138,23 @@ final class FileAccessTests {
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
         holder.arguments = [lock, "sleep", "3"]
         try holder.run()
-        defer { holder.terminate(); holder.waitUntilExit() }
+        defer {
+            holder.terminate()
+            holder.waitUntilExit()
+        }
         var waited = 0
-        while !Files.exists(lock) && waited < 100 { usleep(20_000); waited += 1 }
+        while !Files.exists(lock) && waited < 100 {
+            usleep(20_000)
+            waited += 1
+        }
         usleep(200_000)  // flock(1) creates the file, then locks it
         let busy = #expect(throws: FileFailure.self) {
-            try FileLock.withExclusiveLock(lock, timeout: .milliseconds(300)) { Issue.record("ran while another process held the lock") }
+            try FileLock.withExclusiveLock(lock, timeout: .milliseconds(300)) {
+                Issue.record("ran while another process held the lock")
+            }
         }
-        #expect(busy == FileFailure(.unwritable, lock, "another activate process holds the lock (waited 0 s); try again"))
+        #expect(
+            busy == FileFailure(.unwritable, lock, "another activate process holds the lock (waited 0 s); try again"))
         // Once the holder is gone, the lock is ours within the default wait.
         holder.terminate()
         holder.waitUntilExit()

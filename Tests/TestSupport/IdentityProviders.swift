@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real OAuth 2.0 identity provider for the sign-in tests, as its own process on a free
@@ -46,7 +47,9 @@ public final class IdentityProvider: @unchecked Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the identity provider did not start: \(line)"])
+            throw CocoaError(
+                .fileReadCorruptFile,
+                userInfo: [NSLocalizedDescriptionKey: "the identity provider did not start: \(line)"])
         }
         info = object
     }
@@ -77,9 +80,15 @@ public final class IdentityProvider: @unchecked Sendable {
         var command: [String]
         switch kind {
         case .glewlwyd:
-            command = ["/usr/bin/python3", SourceTree.path("Tests/Servers/idp_browser.py"), device ? "glewlwyd-device" : "glewlwyd", "--base", base]
+            command = [
+                "/usr/bin/python3", SourceTree.path("Tests/Servers/idp_browser.py"),
+                device ? "glewlwyd-device" : "glewlwyd", "--base", base,
+            ]
         case .djangoOAuthToolkit:
-            command = ["/usr/bin/python3", SourceTree.path("Tests/Servers/dot_browser.py"), "--base", "http://127.0.0.1:\(info["port"] as? Int ?? 0)"]
+            command = [
+                "/usr/bin/python3", SourceTree.path("Tests/Servers/dot_browser.py"), "--base",
+                "http://127.0.0.1:\(info["port"] as? Int ?? 0)",
+            ]
             if device { command.append("--device") }
         }
         command += ["--user", user, "--password", password]
@@ -94,22 +103,28 @@ public final class IdentityProvider: @unchecked Sendable {
     public func browserVariable(in folder: String) throws -> String {
         let path = "\(folder)/browser-\(info["port"] as? Int ?? 0).sh"
         let command = browserCommand().map { "'\($0)'" }.joined(separator: " ")
-        guard FileManager.default.createFile(atPath: path, contents: Data("#!/bin/sh\nexec \(command) \"$1\"\n".utf8),
-                                             attributes: [.posixPermissions: 0o700]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data("#!/bin/sh\nexec \(command) \"$1\"\n".utf8),
+                attributes: [.posixPermissions: 0o700])
+        else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot write \(path)"])
         }
         return "BROWSER=\(path)"
     }
 
     /// Plays the user at `url` (an authorization address, or a user code with `device`): exit status and stdout.
-    public func browse(_ url: String, deny: Bool = false, printRedirect: Bool = false, device: Bool = false) async -> (status: Int32, output: String) {
+    public func browse(_ url: String, deny: Bool = false, printRedirect: Bool = false, device: Bool = false) async -> (
+        status: Int32, output: String
+    ) {
         let command = browserCommand(deny: deny, printRedirect: printRedirect, device: device) + [url]
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: command[0])
                 process.arguments = Array(command.dropFirst())
-                let output = Pipe(), errors = Pipe()
+                let output = Pipe()
+                let errors = Pipe()
                 process.standardOutput = output
                 process.standardError = errors
                 do {
@@ -123,27 +138,40 @@ public final class IdentityProvider: @unchecked Sendable {
                 process.waitUntilExit()
                 let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 // A failing browser says why on stderr: that is the output worth showing then.
-                continuation.resume(returning: (process.terminationStatus,
-                                                process.terminationStatus == 0 ? text : text + String(decoding: problems, as: UTF8.self)))
+                continuation.resume(
+                    returning: (
+                        process.terminationStatus,
+                        process.terminationStatus == 0 ? text : text + String(decoding: problems, as: UTF8.self)
+                    ))
             }
         }
     }
 
     /// A form POST to the provider as a client would send it: status and body.
-    public func post(_ url: String, form: [String: String], bearer: String? = nil) async throws -> (status: Int, body: String) {
+    public func post(_ url: String, form: [String: String], bearer: String? = nil) async throws -> (
+        status: Int, body: String
+    ) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        request.httpBody = Data(form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&").utf8)
+        request.httpBody = Data(
+            form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(
+                separator: "&"
+            ).utf8)
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
     /// Whether the provider still accepts `refreshToken` (a refresh with it succeeds; it is then spent).
     public func acceptsRefresh(_ refreshToken: String, clientID: String? = nil) async throws -> Bool {
-        try await post(byName(tokenEndpoint), form: ["grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": clientID ?? self.clientID]).status == 200
+        try await post(
+            byName(tokenEndpoint),
+            form: [
+                "grant_type": "refresh_token", "refresh_token": refreshToken, "client_id": clientID ?? self.clientID,
+            ]
+        ).status == 200
     }
 
     /// Ends the provider.
@@ -165,8 +193,12 @@ public func freeLoopbackPort() throws -> Int {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
     guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
     return Int(UInt16(bigEndian: address.sin_port))
 }

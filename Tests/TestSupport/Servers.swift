@@ -1,13 +1,14 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Paths in the source tree (goldens are compared with, and regenerated into, the checkout).
 public enum SourceTree {
     /// The checkout's root folder.
-    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
     /// `relative` in the checkout.
     public static func path(_ relative: String) -> String { "\(root)/\(relative)" }
     /// The configuration documents the tests read.
@@ -25,7 +26,8 @@ extension Process {
         let first = output.readFirstLine()
         guard first.hasPrefix("listening on ") else {
             terminate()
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(name) did not start: \(first)"])
+            throw CocoaError(
+                .fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(name) did not start: \(first)"])
         }
         return String(first.dropFirst("listening on ".count))
     }
@@ -88,7 +90,8 @@ public final class TemporaryFolder: Sendable {
     /// A new folder whose name starts with `prefix`.
     public init(prefix: String) throws {
         path = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }

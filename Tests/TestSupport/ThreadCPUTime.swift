@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The processor time the calling thread spends: for bounds on how much work a parser does. Unlike

@@ -25,14 +25,24 @@ let clock = ContinuousClock()
 if arguments.first == "--pipeline" {
     let passes = ScanPass.passes(for: .normal)
     var stages: [Any] = passes.map { pass in
-        if pass.needsFinderPair { return ["when": ["evidence-finder-pairs", 1] as [Any], "passes": [pass.name]] as [String: Any] }
-        if pass.needsFinderPatterns { return ["when": ["evidence-finders", 1] as [Any], "passes": [pass.name]] as [String: Any] }
-        if pass.needsLightFinderPatterns { return ["when": ["evidence-light-finders", 1] as [Any], "passes": [pass.name]] as [String: Any] }
-        if pass.yieldsToFinderPair { return ["unless": ["evidence-finder-pairs", 1] as [Any], "passes": [pass.name]] as [String: Any] }
+        if pass.needsFinderPair {
+            return ["when": ["evidence-finder-pairs", 1] as [Any], "passes": [pass.name]] as [String: Any]
+        }
+        if pass.needsFinderPatterns {
+            return ["when": ["evidence-finders", 1] as [Any], "passes": [pass.name]] as [String: Any]
+        }
+        if pass.needsLightFinderPatterns {
+            return ["when": ["evidence-light-finders", 1] as [Any], "passes": [pass.name]] as [String: Any]
+        }
+        if pass.yieldsToFinderPair {
+            return ["unless": ["evidence-finder-pairs", 1] as [Any], "passes": [pass.name]] as [String: Any]
+        }
         return [pass.name]
     }
     // Where the image shows a finder pair, those passes run after all the others.
-    stages += passes.filter(\.yieldsToFinderPair).map { ["when": ["evidence-finder-pairs", 1] as [Any], "passes": [$0.name]] as [String: Any] }
+    stages += passes.filter(\.yieldsToFinderPair).map {
+        ["when": ["evidence-finder-pairs", 1] as [Any], "passes": [$0.name]] as [String: Any]
+    }
     let data = try JSONSerialization.data(withJSONObject: stages, options: [.sortedKeys, .withoutEscapingSlashes])
     print(String(decoding: data, as: UTF8.self))
     exit(0)
@@ -45,7 +55,10 @@ if arguments.first == "--round-trip" {
             print("no zxing helper")
             exit(1)
         }
-        print(String(format: "%5d×%-5d %6.1f MP  %8.3f ms", width, height, Double(width * height) / 1e6, time.inMilliseconds))
+        print(
+            String(
+                format: "%5d×%-5d %6.1f MP  %8.3f ms", width, height, Double(width * height) / 1e6, time.inMilliseconds)
+        )
     }
     exit(0)
 }
@@ -76,7 +89,8 @@ if arguments.first == "--operations", let path = arguments.dropFirst().first {
             operation()
             samples.append((clock.now - start).inMilliseconds)
         }
-        print(name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: " %8.3f ms", samples.sorted()[20]))
+        print(
+            name.padding(toLength: 20, withPad: " ", startingAt: 0) + String(format: " %8.3f ms", samples.sorted()[20]))
     }
     exit(0)
 }
@@ -87,8 +101,11 @@ if arguments.first == "--passes" {
     let scanner = BarcodeScanner()
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // The names of the JSON lines the benchmark scripts read.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
     struct Line: Encodable {
-        var file: String, pixels: Int, pass: String, preparation: String, prepare_ms: Double, decode_ms: Double, texts: [String]
+        var file: String, pixels: Int, pass: String, preparation: String, prepare_ms: Double, decode_ms: Double,
+            texts: [String]
     }
     // --only NAME,NAME…: just these candidates.
     var files = Array(arguments.dropFirst())
@@ -102,10 +119,16 @@ if arguments.first == "--passes" {
         let start = clock.now
         guard let image = try? ImageDecoder().decodeFile(path) else { continue }
         let load = (clock.now - start).inMilliseconds
-        try FileHandle.standardOutput.write(contentsOf: encoder.encode(Line(file: path, pixels: image.width * image.height, pass: "load", preparation: "", prepare_ms: 0, decode_ms: load, texts: [])) + [10])
+        try FileHandle.standardOutput.write(
+            contentsOf: encoder.encode(
+                Line(
+                    file: path, pixels: image.width * image.height, pass: "load", preparation: "", prepare_ms: 0,
+                    decode_ms: load, texts: [])) + [10])
         for outcome in scanner.study(image, passes: candidates) + scanner.studyEvidence(image) {
-            let line = Line(file: path, pixels: image.width * image.height, pass: outcome.pass, preparation: outcome.preparation,
-                            prepare_ms: outcome.prepareMilliseconds, decode_ms: outcome.decodeMilliseconds, texts: outcome.symbols.map(\.text))
+            let line = Line(
+                file: path, pixels: image.width * image.height, pass: outcome.pass, preparation: outcome.preparation,
+                prepare_ms: outcome.prepareMilliseconds, decode_ms: outcome.decodeMilliseconds,
+                texts: outcome.symbols.map(\.text))
             try FileHandle.standardOutput.write(contentsOf: encoder.encode(line) + [10])
         }
     }
@@ -130,8 +153,11 @@ func median(_ body: () -> Void) -> Double {
     return samples.sorted()[samples.count / 2]
 }
 
-var firstPass = 0, others = 0
-var fastTotal = 0.0, normalTotal = 0.0, worst = (ratio: 0.0, file: "")
+var firstPass = 0
+var others = 0
+var fastTotal = 0.0
+var normalTotal = 0.0
+var worst = (ratio: 0.0, file: "")
 for path in BarcodeScanner.collectFiles([corpus]) {
     guard let image = try? ImageDecoder().decodeFile(path) else { continue }
     guard !fast.scan(image).isEmpty else {
@@ -147,6 +173,15 @@ for path in BarcodeScanner.collectFiles([corpus]) {
     if normalTime / fastTime > worst.ratio { worst = (normalTime / fastTime, path) }
 }
 print("images read by the first pass: \(firstPass) (others: \(others)); median of \(repeats) runs each")
-print(String(format: "single zbar pass (--effort fast): %8.1f ms in all, %6.2f ms/image", fastTotal, fastTotal / Double(max(1, firstPass))))
-print(String(format: "pipeline (--effort normal):       %8.1f ms in all, %6.2f ms/image", normalTotal, normalTotal / Double(max(1, firstPass))))
-print(String(format: "ratio pipeline / single pass: %.3f (worst image %.2f: %@)", normalTotal / max(fastTotal, 1e-9), worst.ratio, worst.file))
+print(
+    String(
+        format: "single zbar pass (--effort fast): %8.1f ms in all, %6.2f ms/image", fastTotal,
+        fastTotal / Double(max(1, firstPass))))
+print(
+    String(
+        format: "pipeline (--effort normal):       %8.1f ms in all, %6.2f ms/image", normalTotal,
+        normalTotal / Double(max(1, firstPass))))
+print(
+    String(
+        format: "ratio pipeline / single pass: %.3f (worst image %.2f: %@)", normalTotal / max(fastTotal, 1e-9),
+        worst.ratio, worst.file))

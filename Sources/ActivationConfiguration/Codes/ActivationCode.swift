@@ -17,8 +17,10 @@ public struct ActivationCodeClaims: Sendable, Hashable {
     public var codeID: [UInt8]
 
     /// Claims for a new code; `codeID` defaults to 8 random bytes.
-    public init(issuer: String? = nil, audience: [String] = [], expires: Date, notBefore: Date? = nil,
-                issuedAt: Date? = Date(), codeID: [UInt8]? = nil) {
+    public init(
+        issuer: String? = nil, audience: [String] = [], expires: Date, notBefore: Date? = nil,
+        issuedAt: Date? = Date(), codeID: [UInt8]? = nil
+    ) {
         self.issuer = issuer
         self.audience = audience
         self.expires = expires
@@ -82,10 +84,14 @@ public enum ActivationCode {
     /// - Throws: ``ConfigurationError``: `invalidKey` for a key that cannot sign `AC1:` codes
     ///   (only Ed25519 and P-256 can), `invalidValue` for claims that make no sense (expiry
     ///   before the start) or a value the compact form cannot carry.
-    public static func make(_ document: ConfigurationDocument, claims: ActivationCodeClaims, signingKey: SigningKey,
-                            source: String) throws -> String {
+    public static func make(
+        _ document: ConfigurationDocument, claims: ActivationCodeClaims, signingKey: SigningKey,
+        source: String
+    ) throws -> String {
         guard let algorithm = signingKey.verificationKey.activationCodeAlgorithm else {
-            throw ConfigurationError(.invalidKey, source: source, "an \(signingKey.verificationKey.kind) key cannot sign AC1 codes (Ed25519 or EC P-256 only)")
+            throw ConfigurationError(
+                .invalidKey, source: source,
+                "an \(signingKey.verificationKey.kind) key cannot sign AC1 codes (Ed25519 or EC P-256 only)")
         }
         if let start = claims.notBefore ?? claims.issuedAt, claims.expires <= start {
             throw ConfigurationError(.invalidValue, source: source, "the code would expire before it becomes valid")
@@ -102,12 +108,18 @@ public enum ActivationCode {
         if let issuer = claims.issuer { entries.append(.init(.integer(1), .text(issuer))) }
         if claims.audience.count == 1 { entries.append(.init(.integer(3), .text(claims.audience[0]))) }
         if claims.audience.count > 1 { entries.append(.init(.integer(3), .array(claims.audience.map(CBOR.text)))) }
-        if let notBefore = claims.notBefore { entries.append(.init(.integer(5), .integer(Int(notBefore.timeIntervalSince1970)))) }
-        if let issuedAt = claims.issuedAt { entries.append(.init(.integer(6), .integer(Int(issuedAt.timeIntervalSince1970)))) }
+        if let notBefore = claims.notBefore {
+            entries.append(.init(.integer(5), .integer(Int(notBefore.timeIntervalSince1970))))
+        }
+        if let issuedAt = claims.issuedAt {
+            entries.append(.init(.integer(6), .integer(Int(issuedAt.timeIntervalSince1970))))
+        }
         let frame = try COSESign1(signing: CBOR.map(entries).encoded, with: signingKey, algorithm: algorithm)
         let text = prefix + Base45.encode(frame.encoded)
         guard text.utf8.count <= maxLength else {
-            throw ConfigurationError(.inputTooLarge, source: source, "the code is \(text.utf8.count) characters; a QR code holds at most \(maxLength)")
+            throw ConfigurationError(
+                .inputTooLarge, source: source,
+                "the code is \(text.utf8.count) characters; a QR code holds at most \(maxLength)")
         }
         return text
     }
@@ -126,49 +138,77 @@ public enum ActivationCode {
     ///   `invalidCBOR` (and the CBOR limits), `unsupportedAlgorithm`, `unknownKey`,
     ///   `signatureInvalid`, `missingKey` (no `exp`), `expired`, `notYetValid`, `audienceMismatch`,
     ///   `issuerMismatch`.
-    public static func verify(_ text: String, trustList: TrustList, at now: Date = Date(), applicationID: String? = nil,
-                              source: String) throws -> Verified {
+    public static func verify(
+        _ text: String, trustList: TrustList, at now: Date = Date(), applicationID: String? = nil,
+        source: String
+    ) throws -> Verified {
         let frame = try frame(of: text, source: source)
         guard let entry = trustList.entry(keyID: frame.keyID) else {
-            throw ConfigurationError(.unknownKey, source: source, "the code is signed by key \(Hex.encode(frame.keyID)), which is not in the trust list (unknown or revoked)")
+            throw ConfigurationError(
+                .unknownKey, source: source,
+                "the code is signed by key \(Hex.encode(frame.keyID)), which is not in the trust list (unknown or revoked)"
+            )
         }
         guard entry.algorithm == frame.algorithm else {
-            throw ConfigurationError(.signatureInvalid, source: source, "the code says \(frame.algorithm.rawValue), but key \(entry.keyID) signs \(entry.algorithm.rawValue)")
+            throw ConfigurationError(
+                .signatureInvalid, source: source,
+                "the code says \(frame.algorithm.rawValue), but key \(entry.keyID) signs \(entry.algorithm.rawValue)")
         }
         guard entry.key.verify(frame.signature, for: frame.signedBytes, algorithm: frame.algorithm) else {
-            throw ConfigurationError(.signatureInvalid, source: source, "the \(frame.algorithm.rawValue) signature does not verify with key \(entry.keyID) (the code was altered or forged)")
+            throw ConfigurationError(
+                .signatureInvalid, source: source,
+                "the \(frame.algorithm.rawValue) signature does not verify with key \(entry.keyID) (the code was altered or forged)"
+            )
         }
         if !entry.isValid(at: now) {
-            throw ConfigurationError(.unknownKey, source: source, "key \(entry.keyID) is outside its validity period in the trust list (\(Self.period(entry)))")
+            throw ConfigurationError(
+                .unknownKey, source: source,
+                "key \(entry.keyID) is outside its validity period in the trust list (\(Self.period(entry)))")
         }
         // The signature holds: only now are the claims read.
         let (claims, compressed) = try Self.claims(frame.payload, source: source)
         if now.timeIntervalSince(claims.expires) > clockSkew {
-            throw ConfigurationError(.expired, source: source, "the code expired at \(Self.show(claims.expires)); ask for a new one")
+            throw ConfigurationError(
+                .expired, source: source, "the code expired at \(Self.show(claims.expires)); ask for a new one")
         }
         if let notBefore = claims.notBefore, notBefore.timeIntervalSince(now) > clockSkew {
-            throw ConfigurationError(.notYetValid, source: source, "the code is not valid before \(Self.show(notBefore))")
+            throw ConfigurationError(
+                .notYetValid, source: source, "the code is not valid before \(Self.show(notBefore))")
         }
         if let issuedAt = claims.issuedAt, issuedAt.timeIntervalSince(now) > clockSkew {
-            throw ConfigurationError(.notYetValid, source: source, "the code was issued in the future (\(Self.show(issuedAt))); check this device's clock")
+            throw ConfigurationError(
+                .notYetValid, source: source,
+                "the code was issued in the future (\(Self.show(issuedAt))); check this device's clock")
         }
         if let applicationID, !claims.audience.isEmpty, !claims.audience.contains(applicationID) {
-            throw ConfigurationError(.audienceMismatch, source: source, "the code is for \(claims.audience.joined(separator: ", ")), not for \(applicationID)")
+            throw ConfigurationError(
+                .audienceMismatch, source: source,
+                "the code is for \(claims.audience.joined(separator: ", ")), not for \(applicationID)")
         }
         if let issuer = entry.issuer, claims.issuer != issuer {
-            throw ConfigurationError(.issuerMismatch, source: source, "key \(entry.keyID) speaks for issuer \"\(issuer)\", but the code names \(claims.issuer.map { "\"\($0)\"" } ?? "none")")
+            throw ConfigurationError(
+                .issuerMismatch, source: source,
+                "key \(entry.keyID) speaks for issuer \"\(issuer)\", but the code names \(claims.issuer.map { "\"\($0)\"" } ?? "none")"
+            )
         }
-        return Verified(document: try configuration(compressed, source: source), claims: claims, algorithm: frame.algorithm, trustEntry: entry)
+        return Verified(
+            document: try configuration(compressed, source: source), claims: claims, algorithm: frame.algorithm,
+            trustEntry: entry)
     }
 
     /// Checks only the signature of a code with one known key, and returns its document: for a
     /// store that recorded a code verified earlier (its expiry no longer matters then).
     ///
     /// - Throws: ``ConfigurationError`` as ``verify(_:trustList:at:applicationID:source:)``.
-    public static func document(of text: String, signedBy key: VerificationKey, source: String) throws -> ConfigurationValue {
+    public static func document(of text: String, signedBy key: VerificationKey, source: String) throws
+        -> ConfigurationValue
+    {
         let frame = try frame(of: text, source: source)
-        guard frame.keyID == key.keyIDBytes, key.verify(frame.signature, for: frame.signedBytes, algorithm: frame.algorithm) else {
-            throw ConfigurationError(.signatureInvalid, source: source, "the code's signature does not verify with key \(key.keyID)")
+        guard frame.keyID == key.keyIDBytes,
+            key.verify(frame.signature, for: frame.signedBytes, algorithm: frame.algorithm)
+        else {
+            throw ConfigurationError(
+                .signatureInvalid, source: source, "the code's signature does not verify with key \(key.keyID)")
         }
         return try configuration(try claims(frame.payload, source: source).compressed, source: source)
     }
@@ -177,10 +217,14 @@ public enum ActivationCode {
     static func frame(of text: String, source: String) throws -> COSESign1 {
         let characters = text.utf8
         guard characters.count <= maxLength else {
-            throw ConfigurationError(.inputTooLarge, source: source, "\(characters.count) characters; an AC1 code has at most \(maxLength)")
+            throw ConfigurationError(
+                .inputTooLarge, source: source, "\(characters.count) characters; an AC1 code has at most \(maxLength)")
         }
         if let index = characters.firstIndex(where: { !Base45.isAlphabet($0) }) {
-            throw ConfigurationError(.invalidBase45, source: source, "character \(characters.distance(from: characters.startIndex, to: index) + 1) is not in the QR alphanumeric set an AC1 code uses")
+            throw ConfigurationError(
+                .invalidBase45, source: source,
+                "character \(characters.distance(from: characters.startIndex, to: index) + 1) is not in the QR alphanumeric set an AC1 code uses"
+            )
         }
         guard isActivationCode(text) else {
             throw ConfigurationError(.invalidBase45, source: source, "an AC1 code starts with \(prefix)")
@@ -195,13 +239,19 @@ public enum ActivationCode {
     }
 
     /// Step 7: the claims map (after the signature holds), and the compressed configuration.
-    static func claims(_ payload: [UInt8], source: String) throws -> (claims: ActivationCodeClaims, compressed: [UInt8]) {
-        let map = try CBORReader(maxDepth: 2, maxItems: 64, maxBytes: 4096).read(payload, what: "the code's claims", source: source)
-        func fail(_ message: String) -> ConfigurationError { ConfigurationError(.invalidCBOR, source: source, "the code's claims: \(message)") }
+    static func claims(_ payload: [UInt8], source: String) throws -> (claims: ActivationCodeClaims, compressed: [UInt8])
+    {
+        let map = try CBORReader(maxDepth: 2, maxItems: 64, maxBytes: 4096).read(
+            payload, what: "the code's claims", source: source)
+        func fail(_ message: String) -> ConfigurationError {
+            ConfigurationError(.invalidCBOR, source: source, "the code's claims: \(message)")
+        }
         guard map.mapValue != nil else { throw fail("not a map") }
         func date(_ key: Int, _ name: String) throws -> Date? {
             guard let item = map[key] else { return nil }
-            guard case .unsigned(let seconds) = item, seconds < 1 << 40 else { throw fail("\(name) is not a time in whole seconds") }
+            guard case .unsigned(let seconds) = item, seconds < 1 << 40 else {
+                throw fail("\(name) is not a time in whole seconds")
+            }
             return Date(timeIntervalSince1970: TimeInterval(seconds))
         }
         guard let expires = try date(4, "exp") else {
@@ -211,7 +261,8 @@ public enum ActivationCode {
         switch map[3] {
         case nil: break
         case .text(let one)?: audience = [one]
-        case .array(let items)? where items.allSatisfy({ $0.textValue != nil }): audience = items.compactMap(\.textValue)
+        case .array(let items)? where items.allSatisfy({ $0.textValue != nil }):
+            audience = items.compactMap(\.textValue)
         default: throw fail("aud is not text or an array of text")
         }
         var issuer: String?
@@ -222,15 +273,18 @@ public enum ActivationCode {
         guard let compressed = map[Claim.configuration]?.bytesValue else {
             throw fail("the configuration (\(Claim.configuration)) is missing or not a byte string")
         }
-        let claims = ActivationCodeClaims(issuer: issuer, audience: audience, expires: expires, notBefore: try date(5, "nbf"),
-                                          issuedAt: try date(6, "iat"), codeID: map[7]?.bytesValue ?? [])
+        let claims = ActivationCodeClaims(
+            issuer: issuer, audience: audience, expires: expires, notBefore: try date(5, "nbf"),
+            issuedAt: try date(6, "iat"), codeID: map[7]?.bytesValue ?? [])
         return (claims, compressed)
     }
 
     /// Steps 8–9: inflate (capped) and read the compact configuration.
     static func configuration(_ compressed: [UInt8], source: String) throws -> ConfigurationValue {
-        let inflated = try RawDeflate.inflate(compressed, limit: maxInflatedBytes, what: "the code's configuration", source: source)
-        let compact = try CBORReader(maxDepth: 8, maxItems: 4096, maxBytes: maxInflatedBytes).read(inflated, what: "the code's configuration", source: source)
+        let inflated = try RawDeflate.inflate(
+            compressed, limit: maxInflatedBytes, what: "the code's configuration", source: source)
+        let compact = try CBORReader(maxDepth: 8, maxItems: 4096, maxBytes: maxInflatedBytes).read(
+            inflated, what: "the code's configuration", source: source)
         return try CompactConfiguration.decode(compact, source: source)
     }
 

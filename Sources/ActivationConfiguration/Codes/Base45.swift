@@ -50,7 +50,9 @@ public enum Base45 {
         func value(at index: Int) throws -> Int {
             let character = characters[index]
             guard isAlphabet(character) else {
-                throw ConfigurationError(.invalidBase45, source: source, "character \(index + 1) is not Base45 (only 0-9 A-Z space $%*+-./:)")
+                throw ConfigurationError(
+                    .invalidBase45, source: source, "character \(index + 1) is not Base45 (only 0-9 A-Z space $%*+-./:)"
+                )
             }
             return Int(values[Int(character)])
         }
@@ -60,19 +62,24 @@ public enum Base45 {
         while index < characters.count {
             let remaining = characters.count - index
             if remaining == 1 {
-                throw ConfigurationError(.invalidBase45, source: source, "the Base45 text ends with a single character (truncated?)")
+                throw ConfigurationError(
+                    .invalidBase45, source: source, "the Base45 text ends with a single character (truncated?)")
             }
             if remaining == 2 {
                 let number = try value(at: index) + 45 * value(at: index + 1)
                 guard number <= 0xFF else {
-                    throw ConfigurationError(.invalidBase45, source: source, "the last Base45 pair (characters \(index + 1)-\(index + 2)) is out of range")
+                    throw ConfigurationError(
+                        .invalidBase45, source: source,
+                        "the last Base45 pair (characters \(index + 1)-\(index + 2)) is out of range")
                 }
                 output.append(UInt8(number))
                 index += 2
             } else {
                 let number = try value(at: index) + 45 * value(at: index + 1) + 2025 * value(at: index + 2)
                 guard number <= 0xFFFF else {
-                    throw ConfigurationError(.invalidBase45, source: source, "the Base45 group at characters \(index + 1)-\(index + 3) is out of range")
+                    throw ConfigurationError(
+                        .invalidBase45, source: source,
+                        "the Base45 group at characters \(index + 1)-\(index + 3) is out of range")
                 }
                 output.append(UInt8(number >> 8))
                 output.append(UInt8(number & 0xFF))

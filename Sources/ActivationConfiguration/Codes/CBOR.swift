@@ -121,7 +121,9 @@ extension CBOR {
             for item in items { item.encode(into: &output) }
         case .map(let entries):
             Self.head(5, UInt64(entries.count), into: &output)
-            let sorted = entries.map { (key: $0.key.encoded, value: $0.value) }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+            let sorted = entries.map { (key: $0.key.encoded, value: $0.value) }.sorted {
+                $0.key.lexicographicallyPrecedes($1.key)
+            }
             for entry in sorted {
                 output += entry.key
                 entry.value.encode(into: &output)
@@ -139,8 +141,10 @@ extension CBOR {
         switch argument {
         case 0..<24: output.append(type | UInt8(argument))
         case 24...0xFF: output += [type | 24, UInt8(argument)]
-        case 0x100...0xFFFF: output += [type | 25] + (0..<2).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
-        case 0x1_0000...0xFFFF_FFFF: output += [type | 26] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
+        case 0x100...0xFFFF:
+            output += [type | 25] + (0..<2).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
+        case 0x1_0000...0xFFFF_FFFF:
+            output += [type | 26] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
         default: output += [type | 27] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
         }
     }
@@ -181,7 +185,9 @@ public struct CBORReader: Sendable {
     /// - Throws: ``ConfigurationError``: `invalidCBOR`, `tooDeep`, `tooManyItems`, `inputTooLarge`.
     public func read(_ bytes: [UInt8], what: String, source: String) throws -> CBOR {
         guard bytes.count <= maxBytes else {
-            throw ConfigurationError(.inputTooLarge, source: source, "\(what) is \(ByteCount(bytes.count)), over the \(ByteCount(maxBytes)) limit")
+            throw ConfigurationError(
+                .inputTooLarge, source: source,
+                "\(what) is \(ByteCount(bytes.count)), over the \(ByteCount(maxBytes)) limit")
         }
         var cursor = Cursor(bytes: bytes, reader: self, what: what, source: source)
         let item = try cursor.item(depth: 0)
@@ -206,7 +212,9 @@ public struct CBORReader: Sendable {
             self.source = source
         }
 
-        func fail(_ message: String, at position: Int, code: ConfigurationError.Code = .invalidCBOR) -> ConfigurationError {
+        func fail(_ message: String, at position: Int, code: ConfigurationError.Code = .invalidCBOR)
+            -> ConfigurationError
+        {
             ConfigurationError(code, source: source, keyPath: what, "\(message) (byte \(position))")
         }
 
@@ -228,7 +236,8 @@ public struct CBORReader: Sendable {
         mutating func head() throws -> (major: UInt8, argument: UInt64, start: Int) {
             let start = offset
             let initial = try byte()
-            let major = initial >> 5, additional = initial & 0x1F
+            let major = initial >> 5
+            let additional = initial & 0x1F
             let argument: UInt64
             switch additional {
             case 0..<24:
@@ -237,11 +246,22 @@ public struct CBORReader: Sendable {
                 let length = 1 << (additional - 24)
                 var value: UInt64 = 0
                 for _ in 0..<length { value = value << 8 | UInt64(try byte()) }
-                let shortest: UInt64 = switch length { case 1: 24; case 2: 0x100; case 4: 0x1_0000; default: 0x1_0000_0000 }
+                let shortest: UInt64 =
+                    switch length {
+                    case 1: 24
+                    case 2: 0x100
+                    case 4: 0x1_0000
+                    default: 0x1_0000_0000
+                    }
                 if major == 7 {
-                    throw fail(length == 1 ? "simple value \(value) is not used in activation codes" : "floating-point numbers are not used in activation codes", at: start)
+                    throw fail(
+                        length == 1
+                            ? "simple value \(value) is not used in activation codes"
+                            : "floating-point numbers are not used in activation codes", at: start)
                 }
-                guard value >= shortest else { throw fail("the length or value \(value) is not in its shortest form", at: start) }
+                guard value >= shortest else {
+                    throw fail("the length or value \(value) is not in its shortest form", at: start)
+                }
                 argument = value
             case 31:
                 throw fail("indefinite-length items are not allowed", at: start)
@@ -263,30 +283,40 @@ public struct CBORReader: Sendable {
             case 2: return .bytes(Array(try take(argument)))
             case 3:
                 let raw = try take(argument)
-                guard let text = String(validating: raw, as: UTF8.self) else { throw fail("a text string is not valid UTF-8", at: start) }
+                guard let text = String(validating: raw, as: UTF8.self) else {
+                    throw fail("a text string is not valid UTF-8", at: start)
+                }
                 return .text(text)
             case 4:
                 try nest(depth, at: start)
                 // Every element is at least one byte: a count beyond the rest of the input is a lie.
-                guard argument <= UInt64(bytes.count - offset) else { throw fail("an array of \(argument) items runs past the end", at: start) }
+                guard argument <= UInt64(bytes.count - offset) else {
+                    throw fail("an array of \(argument) items runs past the end", at: start)
+                }
                 var elements: [CBOR] = []
                 elements.reserveCapacity(Int(argument))
                 for _ in 0..<argument { elements.append(try item(depth: depth + 1)) }
                 return .array(elements)
             case 5:
                 try nest(depth, at: start)
-                guard argument <= UInt64(bytes.count - offset) / 2 else { throw fail("a map of \(argument) entries runs past the end", at: start) }
+                guard argument <= UInt64(bytes.count - offset) / 2 else {
+                    throw fail("a map of \(argument) entries runs past the end", at: start)
+                }
                 var entries: [CBOR.Entry] = []
                 var seen = Set<CBOR>()
                 for _ in 0..<argument {
                     let keyStart = offset
                     let key = try item(depth: depth + 1)
-                    guard seen.insert(key).inserted else { throw fail("a map has the key \(Self.describe(key)) twice", at: keyStart) }
+                    guard seen.insert(key).inserted else {
+                        throw fail("a map has the key \(Self.describe(key)) twice", at: keyStart)
+                    }
                     entries.append(CBOR.Entry(key, try item(depth: depth + 1)))
                 }
                 return .map(entries)
             case 6:
-                guard reader.allowedTags.contains(argument) else { throw fail("tag \(argument) is not allowed here", at: start) }
+                guard reader.allowedTags.contains(argument) else {
+                    throw fail("tag \(argument) is not allowed here", at: start)
+                }
                 try nest(depth, at: start)
                 return .tagged(argument, try item(depth: depth + 1))
             default:

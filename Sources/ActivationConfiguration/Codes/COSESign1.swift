@@ -23,7 +23,10 @@ struct COSESign1: Sendable, Hashable {
     init(signing payload: [UInt8], with key: SigningKey, algorithm: SignatureAlgorithm) throws {
         self.algorithm = algorithm
         keyID = key.verificationKey.keyIDBytes
-        protectedBytes = CBOR.map([.init(.integer(1), .integer(Self.algorithmIDs[algorithm] ?? 0)), .init(.integer(4), .bytes(keyID))]).encoded
+        protectedBytes =
+            CBOR.map([
+                .init(.integer(1), .integer(Self.algorithmIDs[algorithm] ?? 0)), .init(.integer(4), .bytes(keyID)),
+            ]).encoded
         self.payload = payload
         signature = []
         signature = try key.sign(signedBytes)
@@ -46,20 +49,30 @@ struct COSESign1: Sendable, Hashable {
         guard case .tagged(Self.tag, .array(let parts)) = frame, parts.count == 4 else {
             throw fail("not a tagged COSE_Sign1 array of 4 parts")
         }
-        guard let protectedBytes = parts[0].bytesValue, let payload = parts[2].bytesValue, let signature = parts[3].bytesValue else {
+        guard let protectedBytes = parts[0].bytesValue, let payload = parts[2].bytesValue,
+            let signature = parts[3].bytesValue
+        else {
             throw fail("the protected header, payload and signature must be byte strings")
         }
-        guard parts[1] == .map([]) else { throw fail("the unprotected header must be empty (kid and alg are protected)") }
+        guard parts[1] == .map([]) else {
+            throw fail("the unprotected header must be empty (kid and alg are protected)")
+        }
         let header = try CBORReader(maxDepth: 1, maxItems: 8, maxBytes: 64)
             .read(protectedBytes, what: "the code's protected header", source: source)
-        guard let entries = header.mapValue, entries.count == 2, let id = header[1]?.intValue, let keyID = header[4]?.bytesValue else {
+        guard let entries = header.mapValue, entries.count == 2, let id = header[1]?.intValue,
+            let keyID = header[4]?.bytesValue
+        else {
             throw fail("the protected header must hold exactly alg (1) and kid (4)")
         }
         guard let algorithm = Self.algorithmIDs.first(where: { $0.value == id })?.key else {
-            throw ConfigurationError(.unsupportedAlgorithm, source: source, "the code's algorithm \(id) is not accepted (accepted: EdDSA -8, ES256 -7)")
+            throw ConfigurationError(
+                .unsupportedAlgorithm, source: source,
+                "the code's algorithm \(id) is not accepted (accepted: EdDSA -8, ES256 -7)")
         }
         guard keyID.count == 8 else { throw fail("the key id is \(keyID.count) bytes, not 8") }
-        guard signature.count == 64 else { throw fail("the signature is \(signature.count) bytes; \(algorithm.rawValue) signatures are 64") }
+        guard signature.count == 64 else {
+            throw fail("the signature is \(signature.count) bytes; \(algorithm.rawValue) signatures are 64")
+        }
         self.algorithm = algorithm
         self.keyID = keyID
         self.protectedBytes = protectedBytes

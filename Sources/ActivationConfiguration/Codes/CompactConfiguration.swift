@@ -22,16 +22,25 @@ enum CompactConfiguration {
     static func encode(_ document: ConfigurationDocument, source: String) throws -> CBOR {
         let origin = Origin(document)
         var map: [CBOR.Entry] = [
-            .init(.integer(1), .integer(formatVersion)), .init(.integer(2), .text(document.scheme)), .init(.integer(3), .text(document.host)),
+            .init(.integer(1), .integer(formatVersion)), .init(.integer(2), .text(document.scheme)),
+            .init(.integer(3), .text(document.host)),
         ]
         if document.port != origin.defaultPort { map.append(.init(.integer(4), .integer(document.port))) }
         if let appID = document.appID { map.append(.init(.integer(5), .text(appID))) }
         if let appVersion = document.appVersion { map.append(.init(.integer(6), .text(appVersion))) }
         if !document.basePath.isEmpty { map.append(.init(.integer(7), .text(document.basePath))) }
-        map.append(.init(.integer(8), .array(try document.auth.enumerated().map { try encode($1, origin: origin, path: "auth[\($0)]", source: source) })))
+        map.append(
+            .init(
+                .integer(8),
+                .array(
+                    try document.auth.enumerated().map {
+                        try encode($1, origin: origin, path: "auth[\($0)]", source: source)
+                    })))
         if let multiUser = document.multiUser { map.append(.init(.integer(9), .bool(multiUser))) }
         if let provider = document.certificateProvider { map.append(.init(.integer(10), .text(provider))) }
-        if !document.otherKeys.isEmpty { map.append(.init(.integer(11), try encode(.object(document.otherKeys), path: "", source: source))) }
+        if !document.otherKeys.isEmpty {
+            map.append(.init(.integer(11), try encode(.object(document.otherKeys), path: "", source: source)))
+        }
         return .map(map)
     }
 
@@ -44,13 +53,22 @@ enum CompactConfiguration {
             map.append(.init(.integer(3), .text(origin.shorten(settings.tokenEndpoint))))
             if let first = settings.clients.first { map += clientEntries(first, origin: origin) }
             if let endUserUI = settings.endUserUI { map.append(.init(.integer(9), .text(origin.shorten(endUserUI)))) }
-            if let xsuaa = settings.xsuaaAuthorizationEndpoint { map.append(.init(.integer(10), .text(origin.shorten(xsuaa)))) }
+            if let xsuaa = settings.xsuaaAuthorizationEndpoint {
+                map.append(.init(.integer(10), .text(origin.shorten(xsuaa))))
+            }
             if settings.clients.count > 1 {
-                map.append(.init(.integer(11), .array(settings.clients.dropFirst().map { .map(clientEntries($0, origin: origin)) })))
+                map.append(
+                    .init(
+                        .integer(11),
+                        .array(settings.clients.dropFirst().map { .map(clientEntries($0, origin: origin)) })))
             }
             // Our extensions travel with the other config keys, in full.
-            if let device = settings.deviceAuthorizationEndpoint { config["oauth2.deviceAuthorizationEndpoint"] = .string(device) }
-            if let revocation = settings.revocationEndpoint { config["oauth2.revocationEndpoint"] = .string(revocation) }
+            if let device = settings.deviceAuthorizationEndpoint {
+                config["oauth2.deviceAuthorizationEndpoint"] = .string(device)
+            }
+            if let revocation = settings.revocationEndpoint {
+                config["oauth2.revocationEndpoint"] = .string(revocation)
+            }
             if let issuer = settings.issuer { config["oauth2.issuer"] = .string(issuer) }
         case .saml2(let settings):
             // Only what differs from the defaults the reader fills in.
@@ -61,7 +79,8 @@ enum CompactConfiguration {
                 config["saml2.web.post.finish.endpoint.uri"] = .string(settings.finishEndpointPath)
             }
             if settings.finishEndpointRedirectParameter != SAMLSettings.defaultRedirectParameter {
-                config["saml2.web.post.finish.endpoint.redirectparam"] = .string(settings.finishEndpointRedirectParameter)
+                config["saml2.web.post.finish.endpoint.redirectparam"] = .string(
+                    settings.finishEndpointRedirectParameter)
             }
         case .certificate(let provider):
             if let provider { config["provider"] = .string(provider) }
@@ -70,16 +89,24 @@ enum CompactConfiguration {
         }
         if item.requireOtp { map.append(.init(.integer(8), .bool(true))) }
         for (key, value) in item.otherConfig { config[key] = value }
-        if !config.isEmpty { map.append(.init(.integer(12), try encode(.object(config), path: "\(path).config", source: source))) }
+        if !config.isEmpty {
+            map.append(.init(.integer(12), try encode(.object(config), path: "\(path).config", source: source)))
+        }
         return .map(map)
     }
 
     private static func clientEntries(_ client: OAuth2Client, origin: Origin) -> [CBOR.Entry] {
         var entries: [CBOR.Entry] = [
             .init(.integer(4), UUIDBytes.bytes(client.clientID).map(CBOR.bytes) ?? .text(client.clientID)),
-            .init(.integer(5), .text(SecurityPolicy.isWebURL(client.redirectURL) ? origin.shorten(client.redirectURL) : client.redirectURL)),
+            .init(
+                .integer(5),
+                .text(
+                    SecurityPolicy.isWebURL(client.redirectURL)
+                        ? origin.shorten(client.redirectURL) : client.redirectURL)),
         ]
-        if client.grantType != .authorizationCode { entries.append(.init(.integer(6), .text(client.grantType.rawValue))) }
+        if client.grantType != .authorizationCode {
+            entries.append(.init(.integer(6), .text(client.grantType.rawValue)))
+        }
         if let scope = client.scope { entries.append(.init(.integer(7), .text(scope))) }
         if let passcode = client.passcode { entries.append(.init(.integer(13), .text(passcode))) }
         return entries
@@ -93,11 +120,19 @@ enum CompactConfiguration {
         case .bool(let flag): return .bool(flag)
         case .null: return .null
         case .data(let bytes): return .bytes(bytes)
-        case .array(let items): return .array(try items.enumerated().map { try encode($1, path: "\(path)[\($0)]", source: source) })
+        case .array(let items):
+            return .array(try items.enumerated().map { try encode($1, path: "\(path)[\($0)]", source: source) })
         case .object(let object):
-            return .map(try object.map { .init(.text($0.key), try encode($0.value, path: path.isEmpty ? $0.key : "\(path).\($0.key)", source: source)) })
+            return .map(
+                try object.map {
+                    .init(
+                        .text($0.key),
+                        try encode($0.value, path: path.isEmpty ? $0.key : "\(path).\($0.key)", source: source))
+                })
         case .number(let number):
-            throw ConfigurationError(.invalidValue, source: source, keyPath: path, "the number \(number) has a fraction; AC1 codes carry only whole numbers")
+            throw ConfigurationError(
+                .invalidValue, source: source, keyPath: path,
+                "the number \(number) has a fraction; AC1 codes carry only whole numbers")
         }
     }
 
@@ -110,7 +145,10 @@ enum CompactConfiguration {
         let top = try Fields(item, path: "compact configuration", source: source, known: Set(1...11))
         let version = try top.integer(1, required: true)
         guard version == formatVersion else {
-            throw ConfigurationError(.invalidCBOR, source: source, "the code's configuration has format version \(version ?? 0); this version of activate reads version \(formatVersion)")
+            throw ConfigurationError(
+                .invalidCBOR, source: source,
+                "the code's configuration has format version \(version ?? 0); this version of activate reads version \(formatVersion)"
+            )
         }
         guard let scheme = try top.text(2), let host = try top.text(3) else {
             throw top.fail("needs a scheme (2) and a host (3)")
@@ -130,7 +168,8 @@ enum CompactConfiguration {
         if let appID = try top.text(5) { document["appID"] = .string(appID) }
         if let appVersion = try top.text(6) { document["appVersion"] = .string(appVersion) }
         if let items = try top.array(8) {
-            document["auth"] = .array(try items.enumerated().map { try decodeAuth($1, origin: origin, path: "auth[\($0)]", source: source) })
+            document["auth"] = .array(
+                try items.enumerated().map { try decodeAuth($1, origin: origin, path: "auth[\($0)]", source: source) })
         }
         if let multiUser = try top.bool(9) { document["multiUser"] = .bool(multiUser) }
         if let provider = try top.text(10) { document["certificate_provider"] = .string(provider) }
@@ -143,7 +182,9 @@ enum CompactConfiguration {
         return .object(document)
     }
 
-    private static func decodeAuth(_ item: CBOR, origin: Origin, path: String, source: String) throws -> ConfigurationValue {
+    private static func decodeAuth(_ item: CBOR, origin: Origin, path: String, source: String) throws
+        -> ConfigurationValue
+    {
         let fields = try Fields(item, path: path, source: source, known: Set(1...13))
         guard let type = try fields.text(1) else { throw fields.fail("has no type (1)") }
         var config = ConfigurationObject()
@@ -151,18 +192,26 @@ enum CompactConfiguration {
             if let url = try fields.text(2) { config["oauth2.authorizationEndpoint"] = .string(origin.expand(url)) }
             if let url = try fields.text(3) { config["oauth2.tokenEndpoint"] = .string(origin.expand(url)) }
             if let url = try fields.text(9) { config["oauth2.endUserUI"] = .string(origin.expand(url)) }
-            if let url = try fields.text(10) { config["oauth2.xsuaaAuthorizationEndpoint"] = .string(origin.expand(url)) }
+            if let url = try fields.text(10) {
+                config["oauth2.xsuaaAuthorizationEndpoint"] = .string(origin.expand(url))
+            }
             var clients: [ConfigurationValue] = []
             if fields[4] != nil { clients.append(try decodeClient(fields, origin: origin)) }
             for (index, more) in (try fields.array(11) ?? []).enumerated() {
-                clients.append(try decodeClient(try Fields(more, path: "\(path).clients[\(index + 1)]", source: source, known: [4, 5, 6, 7, 13]), origin: origin))
+                clients.append(
+                    try decodeClient(
+                        try Fields(
+                            more, path: "\(path).clients[\(index + 1)]", source: source, known: [4, 5, 6, 7, 13]),
+                        origin: origin))
             }
             config["oauth2.clients"] = .array(clients)
         } else if let key = [2, 3, 4, 5, 6, 7, 9, 10, 11, 13].first(where: { fields[$0] != nil }) {
             throw fields.fail("key \(key) belongs to oauth2 items, not \"\(type)\"")
         }
         if let other = fields[12] {
-            guard case .object(let object) = try value(other, path: "\(path) 12", source: source) else { throw fields.fail("key 12 is not a map") }
+            guard case .object(let object) = try value(other, path: "\(path) 12", source: source) else {
+                throw fields.fail("key 12 is not a map")
+            }
             for (key, value) in object where config[key] == nil { config[key] = value }
         }
         var object: ConfigurationObject = ["type": .string(type), "requireOtp": .bool(try fields.bool(8) ?? false)]
@@ -174,7 +223,9 @@ enum CompactConfiguration {
         let clientID: String
         switch fields[4] {
         case .bytes(let bytes)?:
-            guard let uuid = UUIDBytes.text(bytes) else { throw fields.fail("key 4 (client id) is \(bytes.count) bytes, not a 16-byte UUID") }
+            guard let uuid = UUIDBytes.text(bytes) else {
+                throw fields.fail("key 4 (client id) is \(bytes.count) bytes, not a 16-byte UUID")
+            }
             clientID = uuid
         case .text(let text)?: clientID = text
         default: throw fields.fail("needs a client id (4) as text or a 16-byte UUID")
@@ -197,18 +248,24 @@ enum CompactConfiguration {
         case .null: return .null
         case .bytes(let bytes): return .data(bytes)
         case .unsigned, .negative:
-            guard let number = item.intValue else { throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "an integer out of range") }
+            guard let number = item.intValue else {
+                throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "an integer out of range")
+            }
             return .integer(number)
-        case .array(let items): return .array(try items.enumerated().map { try value($1, path: "\(path)[\($0)]", source: source) })
+        case .array(let items):
+            return .array(try items.enumerated().map { try value($1, path: "\(path)[\($0)]", source: source) })
         case .map(let entries):
             var object = ConfigurationObject()
             for entry in entries {
-                guard let key = entry.key.textValue else { throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "a map key is not text") }
+                guard let key = entry.key.textValue else {
+                    throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "a map key is not text")
+                }
                 object[key] = try value(entry.value, path: "\(path).\(key)", source: source)
             }
             return .object(object)
         case .tagged:
-            throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "tags are not used in a configuration")
+            throw ConfigurationError(
+                .invalidCBOR, source: source, keyPath: path, "tags are not used in a configuration")
         }
     }
 
@@ -222,12 +279,15 @@ enum CompactConfiguration {
             self.path = path
             self.source = source
             guard let map = item.mapValue else {
-                throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "\(item.kindDescription), not a map")
+                throw ConfigurationError(
+                    .invalidCBOR, source: source, keyPath: path, "\(item.kindDescription), not a map")
             }
             var entries: [Int: CBOR] = [:]
             for entry in map {
                 guard let key = entry.key.intValue, known.contains(key) else {
-                    throw ConfigurationError(.invalidCBOR, source: source, keyPath: path, "unknown key \(entry.key.intValue.map(String.init) ?? entry.key.kindDescription)")
+                    throw ConfigurationError(
+                        .invalidCBOR, source: source, keyPath: path,
+                        "unknown key \(entry.key.intValue.map(String.init) ?? entry.key.kindDescription)")
                 }
                 entries[key] = entry.value
             }
@@ -251,13 +311,17 @@ enum CompactConfiguration {
                 if required { throw fail("key \(key) is missing") }
                 return nil
             }
-            guard let number = item.intValue else { throw fail("key \(key) is \(item.kindDescription), not an integer") }
+            guard let number = item.intValue else {
+                throw fail("key \(key) is \(item.kindDescription), not an integer")
+            }
             return number
         }
 
         func bool(_ key: Int) throws -> Bool? {
             guard let item = entries[key] else { return nil }
-            guard case .bool(let flag) = item else { throw fail("key \(key) is \(item.kindDescription), not a boolean") }
+            guard case .bool(let flag) = item else {
+                throw fail("key \(key) is \(item.kindDescription), not a boolean")
+            }
             return flag
         }
 
@@ -317,7 +381,10 @@ enum UUIDBytes {
     static func text(_ bytes: [UInt8]) -> String? {
         guard bytes.count == 16 else { return nil }
         let hex = Hex.encode(bytes)
-        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        let parts = [
+            hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
+            hex.dropFirst(20),
+        ]
         return parts.joined(separator: "-")
     }
 

@@ -49,10 +49,13 @@ public struct OnboardingCode: Sendable, Hashable, CustomStringConvertible, Custo
     /// A new code drawn from the system's secure random source.
     public static func random(_ style: Style = .standard) -> OnboardingCode {
         var generator = SystemRandomNumberGenerator()
-        let characters: [Character] = switch style {
-        case .base32(let count): (0..<max(1, min(count, maxLength))).map { _ in alphabet[Int(generator.next() % 32)] }
-        case .digits(let count): (0..<max(1, min(count, maxLength))).map { _ in alphabet[Int.random(in: 0..<10, using: &generator)] }
-        }
+        let characters: [Character] =
+            switch style {
+            case .base32(let count):
+                (0..<max(1, min(count, maxLength))).map { _ in alphabet[Int(generator.next() % 32)] }
+            case .digits(let count):
+                (0..<max(1, min(count, maxLength))).map { _ in alphabet[Int.random(in: 0..<10, using: &generator)] }
+            }
         return OnboardingCode(canonical: String(characters))
     }
 

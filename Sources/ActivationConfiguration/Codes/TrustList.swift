@@ -29,10 +29,14 @@ public struct TrustList: Sendable, Hashable {
         /// - Throws: ``ConfigurationError`` (`invalidTrustList`) for a key that cannot sign `AC1:`
         ///   codes (only Ed25519 and P-256 can), an allowed host that is no domain, or a
         ///   validity period that ends before it starts.
-        public init(key: VerificationKey, issuer: String? = nil, notBefore: Date? = nil, notAfter: Date? = nil,
-                    allowedHosts: [String] = [], source: String = "trust list") throws {
+        public init(
+            key: VerificationKey, issuer: String? = nil, notBefore: Date? = nil, notAfter: Date? = nil,
+            allowedHosts: [String] = [], source: String = "trust list"
+        ) throws {
             guard let algorithm = key.activationCodeAlgorithm else {
-                throw ConfigurationError(.invalidTrustList, source: source, "an \(key.kind) key cannot sign AC1 codes (Ed25519 or EC P-256 only)")
+                throw ConfigurationError(
+                    .invalidTrustList, source: source,
+                    "an \(key.kind) key cannot sign AC1 codes (Ed25519 or EC P-256 only)")
             }
             if let notBefore, let notAfter, notAfter <= notBefore {
                 throw ConfigurationError(.invalidTrustList, source: source, "notAfter is not later than notBefore")
@@ -136,12 +140,15 @@ public struct TrustList: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` (`invalidTrustList`, or the JSON reader's errors) naming
     ///   `source`, the entry and the key.
     public init(json bytes: [UInt8], source: String) throws {
-        let value = try JSONReader(maxBytes: Self.maxBytes, maxDepth: 4, maxValues: 20 * Self.maxEntries + 10).parse(bytes, source: source)
+        let value = try JSONReader(maxBytes: Self.maxBytes, maxDepth: 4, maxValues: 20 * Self.maxEntries + 10).parse(
+            bytes, source: source)
         guard let items = value.arrayValue else {
-            throw ConfigurationError(.invalidTrustList, source: source, "a trust list is a JSON array of keys, not \(value.kindDescription)")
+            throw ConfigurationError(
+                .invalidTrustList, source: source, "a trust list is a JSON array of keys, not \(value.kindDescription)")
         }
         guard items.count <= Self.maxEntries else {
-            throw ConfigurationError(.invalidTrustList, source: source, "\(items.count) keys; a trust list holds at most \(Self.maxEntries)")
+            throw ConfigurationError(
+                .invalidTrustList, source: source, "\(items.count) keys; a trust list holds at most \(Self.maxEntries)")
         }
         var entries: [Entry] = []
         for (index, item) in items.enumerated() {
@@ -159,17 +166,23 @@ public struct TrustList: Sendable, Hashable {
             ConfigurationError(.invalidTrustList, source: source, keyPath: "\(path).\(key)", message)
         }
         guard let object = item.objectValue else {
-            throw ConfigurationError(.invalidTrustList, source: source, keyPath: path, "\(item.kindDescription), not an object")
+            throw ConfigurationError(
+                .invalidTrustList, source: source, keyPath: path, "\(item.kindDescription), not an object")
         }
         let known: Set = ["kid", "alg", "publicKey", "issuer", "notBefore", "notAfter", "allowedHosts"]
         if let unknown = object.map(\.key).first(where: { !known.contains($0) }) {
             throw fail(unknown, "unknown key (known: \(known.sorted().joined(separator: ", ")))")
         }
-        guard let pem = object["publicKey"]?.stringValue else { throw fail("publicKey", "missing, or not a PEM string") }
+        guard let pem = object["publicKey"]?.stringValue else {
+            throw fail("publicKey", "missing, or not a PEM string")
+        }
         let key = try VerificationKey(pem: pem, source: "\(source): \(path).publicKey")
         guard let kid = object["kid"]?.stringValue else { throw fail("kid", "missing, or not a string") }
         guard kid == key.keyID else {
-            throw fail("kid", "\"\(kid.prefix(20))\" is not the key's id (\(key.keyID): the first 8 bytes of SHA-256 of its SubjectPublicKeyInfo, in hex)")
+            throw fail(
+                "kid",
+                "\"\(kid.prefix(20))\" is not the key's id (\(key.keyID): the first 8 bytes of SHA-256 of its SubjectPublicKeyInfo, in hex)"
+            )
         }
         func string(_ key: String) throws -> String? {
             guard let value = object[key] else { return nil }
@@ -181,36 +194,48 @@ public struct TrustList: Sendable, Hashable {
             case nil: return nil
             case .integer(let seconds)?: return Date(timeIntervalSince1970: TimeInterval(seconds))
             case .string(let text)?:
-                guard let date = try? Date(text, strategy: .iso8601) else { throw fail(key, "\"\(text.prefix(40))\" is not an RFC 3339 date such as 2027-01-31T00:00:00Z") }
+                guard let date = try? Date(text, strategy: .iso8601) else {
+                    throw fail(key, "\"\(text.prefix(40))\" is not an RFC 3339 date such as 2027-01-31T00:00:00Z")
+                }
                 return date
             case let other?: throw fail(key, "\(other.kindDescription), not a date")
             }
         }
         var hosts: [String] = []
         if let value = object["allowedHosts"] {
-            guard let items = value.arrayValue, items.allSatisfy({ $0.stringValue != nil }) else { throw fail("allowedHosts", "not an array of host names") }
+            guard let items = value.arrayValue, items.allSatisfy({ $0.stringValue != nil }) else {
+                throw fail("allowedHosts", "not an array of host names")
+            }
             hosts = items.compactMap(\.stringValue)
         }
-        let entry = try Entry(key: key, issuer: try string("issuer"), notBefore: try date("notBefore"), notAfter: try date("notAfter"),
-                              allowedHosts: hosts, source: "\(source): \(path)")
+        let entry = try Entry(
+            key: key, issuer: try string("issuer"), notBefore: try date("notBefore"), notAfter: try date("notAfter"),
+            allowedHosts: hosts, source: "\(source): \(path)")
         if let alg = try string("alg"), alg != entry.algorithm.rawValue {
-            throw fail("alg", "\"\(alg.prefix(20))\" does not match the key (an \(key.kind) key signs \(entry.algorithm.rawValue))")
+            throw fail(
+                "alg",
+                "\"\(alg.prefix(20))\" does not match the key (an \(key.kind) key signs \(entry.algorithm.rawValue))")
         }
         return entry
     }
 
     /// The file's JSON: pretty, one key per entry line group, stable for diffs.
     public var json: String {
-        JSONWriter.pretty(.array(entries.map { entry in
-            var object: ConfigurationObject = [
-                "kid": .string(entry.keyID), "alg": .string(entry.algorithm.rawValue), "publicKey": .string(entry.key.pemRepresentation),
-            ]
-            if let issuer = entry.issuer { object["issuer"] = .string(issuer) }
-            if let notBefore = entry.notBefore { object["notBefore"] = .string(notBefore.formatted(.iso8601)) }
-            if let notAfter = entry.notAfter { object["notAfter"] = .string(notAfter.formatted(.iso8601)) }
-            if !entry.allowedHosts.isEmpty { object["allowedHosts"] = .array(entry.allowedHosts.map(ConfigurationValue.string)) }
-            return .object(object)
-        })) + "\n"
+        JSONWriter.pretty(
+            .array(
+                entries.map { entry in
+                    var object: ConfigurationObject = [
+                        "kid": .string(entry.keyID), "alg": .string(entry.algorithm.rawValue),
+                        "publicKey": .string(entry.key.pemRepresentation),
+                    ]
+                    if let issuer = entry.issuer { object["issuer"] = .string(issuer) }
+                    if let notBefore = entry.notBefore { object["notBefore"] = .string(notBefore.formatted(.iso8601)) }
+                    if let notAfter = entry.notAfter { object["notAfter"] = .string(notAfter.formatted(.iso8601)) }
+                    if !entry.allowedHosts.isEmpty {
+                        object["allowedHosts"] = .array(entry.allowedHosts.map(ConfigurationValue.string))
+                    }
+                    return .object(object)
+                })) + "\n"
     }
 
     /// Writes the list atomically, replacing the file.

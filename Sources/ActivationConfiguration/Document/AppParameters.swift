@@ -11,7 +11,10 @@ public struct AppParameters: Sendable, Hashable {
     public var publicKeyFile: String?
 
     /// App parameters for `applicationID`.
-    public init(applicationID: String, applicationType: String? = nil, destinations: [String: String] = [:], publicKeyFile: String? = nil) {
+    public init(
+        applicationID: String, applicationType: String? = nil, destinations: [String: String] = [:],
+        publicKeyFile: String? = nil
+    ) {
         self.applicationID = applicationID
         self.applicationType = applicationType
         self.destinations = destinations
@@ -33,7 +36,9 @@ public struct AppParameters: Sendable, Hashable {
         if let value = object["Destinations"] {
             let path = root.appending("Destinations")
             guard let entries = value.objectValue else {
-                throw ConfigurationError(.wrongType, source: source, at: path, "expected a dictionary of destination names, found \(value.kindDescription)")
+                throw ConfigurationError(
+                    .wrongType, source: source, at: path,
+                    "expected a dictionary of destination names, found \(value.kindDescription)")
             }
             for (name, id) in entries {
                 destinations[name] = try reader.string(id, at: path.appending(name))

@@ -128,9 +128,11 @@ public struct OAuth2Settings: Sendable, Hashable {
     public var issuer: String?
 
     /// OAuth 2.0 settings with `clients`.
-    public init(authorizationEndpoint: String, tokenEndpoint: String, endUserUI: String? = nil,
-                xsuaaAuthorizationEndpoint: String? = nil, clients: [OAuth2Client], deviceAuthorizationEndpoint: String? = nil,
-                revocationEndpoint: String? = nil, issuer: String? = nil) {
+    public init(
+        authorizationEndpoint: String, tokenEndpoint: String, endUserUI: String? = nil,
+        xsuaaAuthorizationEndpoint: String? = nil, clients: [OAuth2Client], deviceAuthorizationEndpoint: String? = nil,
+        revocationEndpoint: String? = nil, issuer: String? = nil
+    ) {
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
         self.endUserUI = endUserUI
@@ -168,8 +170,10 @@ public struct OAuth2Client: Sendable, Hashable, CustomStringConvertible {
     public var scope: String?
 
     /// A client.
-    public init(clientID: String, redirectURL: String, grantType: OAuth2GrantType = .authorizationCode, passcode: String? = nil,
-                clientSecret: String? = nil, scope: String? = nil) {
+    public init(
+        clientID: String, redirectURL: String, grantType: OAuth2GrantType = .authorizationCode, passcode: String? = nil,
+        clientSecret: String? = nil, scope: String? = nil
+    ) {
         self.clientID = clientID
         self.redirectURL = redirectURL
         self.grantType = grantType
@@ -211,9 +215,11 @@ public struct SAMLSettings: Sendable, Hashable {
     public static let defaultRedirectParameter = "finishEndpointParam"
 
     /// SAML settings; each defaults to the reference's value.
-    public init(challengeHeaderName: String = SAMLSettings.defaultChallengeHeaderName,
-                finishEndpointPath: String = SAMLSettings.defaultFinishEndpointPath,
-                finishEndpointRedirectParameter: String = SAMLSettings.defaultRedirectParameter) {
+    public init(
+        challengeHeaderName: String = SAMLSettings.defaultChallengeHeaderName,
+        finishEndpointPath: String = SAMLSettings.defaultFinishEndpointPath,
+        finishEndpointRedirectParameter: String = SAMLSettings.defaultRedirectParameter
+    ) {
         self.challengeHeaderName = challengeHeaderName
         self.finishEndpointPath = finishEndpointPath
         self.finishEndpointRedirectParameter = finishEndpointRedirectParameter

@@ -38,9 +38,15 @@ extension AuthItem {
             config["oauth2.authorizationEndpoint"] = .string(settings.authorizationEndpoint)
             config["oauth2.tokenEndpoint"] = .string(settings.tokenEndpoint)
             if let endUserUI = settings.endUserUI { config["oauth2.endUserUI"] = .string(endUserUI) }
-            if let xsuaa = settings.xsuaaAuthorizationEndpoint { config["oauth2.xsuaaAuthorizationEndpoint"] = .string(xsuaa) }
-            if let device = settings.deviceAuthorizationEndpoint { config["oauth2.deviceAuthorizationEndpoint"] = .string(device) }
-            if let revocation = settings.revocationEndpoint { config["oauth2.revocationEndpoint"] = .string(revocation) }
+            if let xsuaa = settings.xsuaaAuthorizationEndpoint {
+                config["oauth2.xsuaaAuthorizationEndpoint"] = .string(xsuaa)
+            }
+            if let device = settings.deviceAuthorizationEndpoint {
+                config["oauth2.deviceAuthorizationEndpoint"] = .string(device)
+            }
+            if let revocation = settings.revocationEndpoint {
+                config["oauth2.revocationEndpoint"] = .string(revocation)
+            }
             if let issuer = settings.issuer { config["oauth2.issuer"] = .string(issuer) }
             config["oauth2.clients"] = .array(settings.clients.map { $0.value(includeSecrets: includeSecrets) })
         case .saml2(let settings):
@@ -54,7 +60,9 @@ extension AuthItem {
         }
         for (key, value) in otherConfig { config[key] = value }
         var object: ConfigurationObject = ["type": .string(method.typeName), "requireOtp": .bool(requireOtp)]
-        if !config.isEmpty || { if case .oauth2 = method { true } else { false } }() { object["config"] = .object(config) }
+        if !config.isEmpty || { if case .oauth2 = method { true } else { false } }() {
+            object["config"] = .object(config)
+        }
         return .object(object)
     }
 }
@@ -64,7 +72,8 @@ extension OAuth2Client {
     /// secrets the passcode and the client secret are `<redacted>`.
     func value(includeSecrets: Bool) -> ConfigurationValue {
         var object: ConfigurationObject = [
-            "clientID": .string(clientID), "redirectURL": .string(redirectURL), "grantType": .string(grantType.rawValue),
+            "clientID": .string(clientID), "redirectURL": .string(redirectURL),
+            "grantType": .string(grantType.rawValue),
         ]
         if let scope { object["scope"] = .string(scope) }
         if let passcode { object["passcode"] = .string(includeSecrets ? passcode : "<redacted>") }

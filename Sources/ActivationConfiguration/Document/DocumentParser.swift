@@ -29,7 +29,9 @@ struct ValueReader {
     }
 
     /// Keys the document model interprets at the top level (matched exactly, except serviceURL).
-    static let documentKeys: Set<String> = ["host", "port", "protocol", "appID", "appVersion", "multiUser", "certificate_provider", "auth"]
+    static let documentKeys: Set<String> = [
+        "host", "port", "protocol", "appID", "appVersion", "multiUser", "certificate_provider", "auth",
+    ]
 
     mutating func document(_ value: ConfigurationValue) throws -> ConfigurationDocument {
         guard var object = value.objectValue else {
@@ -49,7 +51,10 @@ struct ValueReader {
             document.auth = try authItems(auth, at: root.appending("auth"))
         }
         let serviceKey = object.key(caseInsensitive: "serviceURL")
-        document.otherKeys = ConfigurationObject(object.entries.filter { !Self.documentKeys.contains($0.key) && $0.key != serviceKey }.map { ($0.key, $0.value) })
+        document.otherKeys = ConfigurationObject(
+            object.entries.filter { !Self.documentKeys.contains($0.key) && $0.key != serviceKey }.map {
+                ($0.key, $0.value)
+            })
         return document
     }
 
@@ -69,7 +74,10 @@ struct ValueReader {
         let hostPath = root.appending("host")
         let host = try string(hostValue, at: hostPath)
         if host.contains("://") || host.contains("/") || host.contains("?") || host.contains("@") {
-            throw fail(.invalidHost, hostPath, "\"\(UntrustedText.escaped(host, maxCharacters: 80))\" must be a host name only, without scheme or path (put a full URL in serviceURL)")
+            throw fail(
+                .invalidHost, hostPath,
+                "\"\(UntrustedText.escaped(host, maxCharacters: 80))\" must be a host name only, without scheme or path (put a full URL in serviceURL)"
+            )
         }
         let canonicalHost: CanonicalURL.Host
         do {
@@ -77,7 +85,8 @@ struct ValueReader {
         } catch let error as ConfigurationError {
             throw fail(error.code, hostPath, error.reason)
         }
-        let scheme = try object["protocol"].map { try string($0, at: root.appending("protocol")).lowercased() } ?? "https"
+        let scheme =
+            try object["protocol"].map { try string($0, at: root.appending("protocol")).lowercased() } ?? "https"
         guard scheme == "https" || scheme == "http" else {
             throw fail(.invalidValue, root.appending("protocol"), "\"\(scheme)\" is not https or http")
         }
@@ -98,7 +107,9 @@ struct ValueReader {
         let parsed = try items.enumerated().map { try authItem($0.element, at: path.appending($0.offset)) }
         guard parsed.contains(where: { if case .unknown = $0.method { false } else { true } }) else {
             let types = parsed.map(\.method.typeName).map { "\"\($0)\"" }.joined(separator: ", ")
-            throw fail(.unsupportedAuth, path.appending(0).appending("type"), "unknown authentication type \(types); supported: oauth2, saml2.web.post, basic.default, apikeyonly")
+            throw fail(
+                .unsupportedAuth, path.appending(0).appending("type"),
+                "unknown authentication type \(types); supported: oauth2, saml2.web.post, basic.default, apikeyonly")
         }
         return parsed
     }
@@ -135,11 +146,14 @@ struct ValueReader {
         default:
             method = .unknown(type: type)
         }
-        let others = ConfigurationObject(config.entries.filter { !interpreted.contains($0.key) }.map { ($0.key, $0.value) })
+        let others = ConfigurationObject(
+            config.entries.filter { !interpreted.contains($0.key) }.map { ($0.key, $0.value) })
         return AuthItem(method: method, requireOtp: requireOtp, otherConfig: others)
     }
 
-    func oauth2(_ config: ConfigurationObject, at path: ConfigurationPath, interpreted: inout Set<String>) throws -> OAuth2Settings {
+    func oauth2(_ config: ConfigurationObject, at path: ConfigurationPath, interpreted: inout Set<String>) throws
+        -> OAuth2Settings
+    {
         func url(_ key: String, required: Bool) throws -> String? {
             interpreted.insert(key)
             guard let value = config[key] else {
@@ -162,28 +176,36 @@ struct ValueReader {
             interpreted.insert("oauth2.clients")
             let clientsPath = path.appending("oauth2.clients")
             guard let items = clientsValue.arrayValue else {
-                throw fail(.wrongType, clientsPath, "expected an array of clients, found \(clientsValue.kindDescription)")
+                throw fail(
+                    .wrongType, clientsPath, "expected an array of clients, found \(clientsValue.kindDescription)")
             }
             if items.count > limits.maxClients {
-                throw fail(.tooManyItems, clientsPath, "\(items.count) clients exceed the limit of \(limits.maxClients)")
+                throw fail(
+                    .tooManyItems, clientsPath, "\(items.count) clients exceed the limit of \(limits.maxClients)")
             }
             clients = try items.enumerated().map { try client($0.element, at: clientsPath.appending($0.offset)) }
         } else if config["oauth2.clientID"] != nil {
             // The legacy flat form: one client's keys directly in config.
-            interpreted.formUnion(["oauth2.clientID", "oauth2.grantType", "oauth2.redirectURL", "oauth2.passcode", "oauth2.clientSecret", "oauth2.scope"])
-            let flat = ConfigurationObject(config.entries.compactMap { entry in
-                entry.key.hasPrefix("oauth2.") ? (String(entry.key.dropFirst("oauth2.".count)), entry.value) : nil
-            })
+            interpreted.formUnion([
+                "oauth2.clientID", "oauth2.grantType", "oauth2.redirectURL", "oauth2.passcode", "oauth2.clientSecret",
+                "oauth2.scope",
+            ])
+            let flat = ConfigurationObject(
+                config.entries.compactMap { entry in
+                    entry.key.hasPrefix("oauth2.") ? (String(entry.key.dropFirst("oauth2.".count)), entry.value) : nil
+                })
             var legacy = flat
             if legacy["redirectURL"] == nil { legacy["redirectURL"] = .string(documentBaseURL) }
             clients = [try client(.object(legacy), at: path)]
         }
         if clients.isEmpty {
-            throw fail(.missingKey, path.appending("oauth2.clients"), "missing; an oauth2 method needs at least one client")
+            throw fail(
+                .missingKey, path.appending("oauth2.clients"), "missing; an oauth2 method needs at least one client")
         }
-        return OAuth2Settings(authorizationEndpoint: authorization, tokenEndpoint: token, endUserUI: endUserUI,
-                              xsuaaAuthorizationEndpoint: xsuaa, clients: clients, deviceAuthorizationEndpoint: device,
-                              revocationEndpoint: revocation, issuer: issuer)
+        return OAuth2Settings(
+            authorizationEndpoint: authorization, tokenEndpoint: token, endUserUI: endUserUI,
+            xsuaaAuthorizationEndpoint: xsuaa, clients: clients, deviceAuthorizationEndpoint: device,
+            revocationEndpoint: revocation, issuer: issuer)
     }
 
     func client(_ value: ConfigurationValue, at path: ConfigurationPath) throws -> OAuth2Client {
@@ -201,11 +223,17 @@ struct ValueReader {
         if SecurityPolicy.isWebURL(redirect) {
             redirect = try canonicalURL(redirect, at: path.appending("redirectURL")).description
         } else if !(Self.hasScheme(redirect) && UntrustedText.isPlain(redirect) && !redirect.contains(" ")) {
-            throw fail(.invalidURL, path.appending("redirectURL"), "\"\(UntrustedText.escaped(redirect, maxCharacters: 80))\" is not a URL (an https URL or a custom scheme such as com.example.App://host)")
+            throw fail(
+                .invalidURL, path.appending("redirectURL"),
+                "\"\(UntrustedText.escaped(redirect, maxCharacters: 80))\" is not a URL (an https URL or a custom scheme such as com.example.App://host)"
+            )
         }
-        let grantText = try object["grantType"].map { try string($0, at: path.appending("grantType")) } ?? OAuth2GrantType.authorizationCode.rawValue
+        let grantText =
+            try object["grantType"].map { try string($0, at: path.appending("grantType")) }
+            ?? OAuth2GrantType.authorizationCode.rawValue
         guard let grant = OAuth2GrantType(rawValue: grantText) else {
-            throw fail(.invalidValue, path.appending("grantType"), "\"\(grantText)\" is not authorization_code or password")
+            throw fail(
+                .invalidValue, path.appending("grantType"), "\"\(grantText)\" is not authorization_code or password")
         }
         let passcode = try optionalString(object, "passcode", at: path)
         if passcode != nil && grant != .password {
@@ -218,16 +246,21 @@ struct ValueReader {
         let secret = try optionalString(object, "clientSecret", at: path)
         let scope = try optionalString(object, "scope", at: path)
         if let scope, !scope.split(separator: " ", omittingEmptySubsequences: false).allSatisfy(Self.isScopeToken) {
-            throw fail(.invalidValue, path.appending("scope"), "\"\(UntrustedText.escaped(scope, maxCharacters: 80))\" is not a list of scopes separated by single spaces (RFC 6749 §3.3)")
+            throw fail(
+                .invalidValue, path.appending("scope"),
+                "\"\(UntrustedText.escaped(scope, maxCharacters: 80))\" is not a list of scopes separated by single spaces (RFC 6749 §3.3)"
+            )
         }
-        return OAuth2Client(clientID: clientID, redirectURL: redirect, grantType: grant, passcode: passcode, clientSecret: secret,
-                            scope: scope)
+        return OAuth2Client(
+            clientID: clientID, redirectURL: redirect, grantType: grant, passcode: passcode, clientSecret: secret,
+            scope: scope)
     }
 
     /// A loopback redirect with port 0 (`http://127.0.0.1:0/callback`) means "any free port"
     /// (RFC 8252 §7.3), as one without a port does: kept in that form.
     static func withoutPortZero(_ url: String) -> String {
-        for host in ["http://127.0.0.1", "http://[::1]", "http://localhost"] where url.lowercased().hasPrefix(host + ":0") {
+        for host in ["http://127.0.0.1", "http://[::1]", "http://localhost"]
+        where url.lowercased().hasPrefix(host + ":0") {
             let rest = url.dropFirst(host.count + 2)
             if rest.isEmpty || rest.hasPrefix("/") { return host + rest }
         }
@@ -236,17 +269,27 @@ struct ValueReader {
 
     /// A scope token: one or more printable ASCII characters other than space, `"` and `\\` (RFC 6749 §3.3).
     static func isScopeToken(_ token: Substring) -> Bool {
-        !token.isEmpty && token.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
+        !token.isEmpty
+            && token.utf8.allSatisfy { $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) }
     }
 
-    func saml(_ config: ConfigurationObject, at path: ConfigurationPath, interpreted: inout Set<String>) throws -> SAMLSettings {
+    func saml(_ config: ConfigurationObject, at path: ConfigurationPath, interpreted: inout Set<String>) throws
+        -> SAMLSettings
+    {
         let prefix = "saml2.web.post."
-        interpreted.formUnion([prefix + "authchallengeheader.name", prefix + "finish.endpoint.uri", prefix + "finish.endpoint.redirectparam"])
+        interpreted.formUnion([
+            prefix + "authchallengeheader.name", prefix + "finish.endpoint.uri",
+            prefix + "finish.endpoint.redirectparam",
+        ])
         var settings = SAMLSettings()
-        if let name = try optionalString(config, prefix + "authchallengeheader.name", at: path) { settings.challengeHeaderName = name }
+        if let name = try optionalString(config, prefix + "authchallengeheader.name", at: path) {
+            settings.challengeHeaderName = name
+        }
         if let uri = try optionalString(config, prefix + "finish.endpoint.uri", at: path) {
             guard uri.hasPrefix("/") else {
-                throw fail(.invalidValue, path.appending(prefix + "finish.endpoint.uri"), "\"\(uri)\" must be a path starting with /")
+                throw fail(
+                    .invalidValue, path.appending(prefix + "finish.endpoint.uri"),
+                    "\"\(uri)\" must be a path starting with /")
             }
             settings.finishEndpointPath = uri
         }

@@ -17,7 +17,9 @@ public enum MDMKeys {
     /// (`auth//type`) or a path deeper than `limits.maxDepth` is refused.
     ///
     /// - Throws: ``ConfigurationError`` (`invalidValue`, `tooDeep`) naming the key.
-    public static func inflate(_ flat: ConfigurationObject, source: String = "MDM keys", limits: ConfigurationLimits = .default) throws -> ConfigurationObject {
+    public static func inflate(
+        _ flat: ConfigurationObject, source: String = "MDM keys", limits: ConfigurationLimits = .default
+    ) throws -> ConfigurationObject {
         let root = Folder()
         for (key, value) in flat {
             let parts = key.split(separator: "/", omittingEmptySubsequences: false)
@@ -27,7 +29,8 @@ public enum MDMKeys {
                 throw ConfigurationError.tooDeep("\(source): \(shown(key))", limit: limits.maxDepth)
             }
             if parts.contains(where: \.isEmpty) {
-                throw ConfigurationError(.invalidValue, source: source, keyPath: shown(key), "a flattened key has an empty level")
+                throw ConfigurationError(
+                    .invalidValue, source: source, keyPath: shown(key), "a flattened key has an empty level")
             }
             var folder = root
             for part in parts.dropLast() {
@@ -36,7 +39,9 @@ public enum MDMKeys {
                 case .folder(let inner)?:
                     folder = inner
                 case .value?:
-                    throw ConfigurationError(.invalidValue, source: source, keyPath: shown(key), "\"\(shown(name))\" is both a value and a level of flattened keys")
+                    throw ConfigurationError(
+                        .invalidValue, source: source, keyPath: shown(key),
+                        "\"\(shown(name))\" is both a value and a level of flattened keys")
                 case nil:
                     let inner = Folder()
                     folder.add(name, .folder(inner))
@@ -45,7 +50,9 @@ public enum MDMKeys {
             }
             let name = String(parts[parts.count - 1])
             guard folder.entries[name] == nil else {
-                throw ConfigurationError(.invalidValue, source: source, keyPath: shown(key), "\"\(shown(name))\" is both a value and a level of flattened keys")
+                throw ConfigurationError(
+                    .invalidValue, source: source, keyPath: shown(key),
+                    "\"\(shown(name))\" is both a value and a level of flattened keys")
             }
             folder.add(name, .value(value))
         }
@@ -72,13 +79,14 @@ public enum MDMKeys {
 
         /// The nested object; depth is bounded by the limit checked on insertion.
         func object() -> ConfigurationObject {
-            ConfigurationObject(ordered.map { name, entry -> (String, ConfigurationValue) in
-                switch entry {
-                case .value(let value): (name, value)
-                case .folder(let folder):
-                    (name, arrayKeys.contains(name) ? .array([.object(folder.object())]) : .object(folder.object()))
-                }
-            })
+            ConfigurationObject(
+                ordered.map { name, entry -> (String, ConfigurationValue) in
+                    switch entry {
+                    case .value(let value): (name, value)
+                    case .folder(let folder):
+                        (name, arrayKeys.contains(name) ? .array([.object(folder.object())]) : .object(folder.object()))
+                    }
+                })
         }
     }
 
@@ -89,7 +97,8 @@ public enum MDMKeys {
             switch value {
             case .object(let inner):
                 for (key, child) in inner { walk(child, prefix.isEmpty ? key : "\(prefix)/\(key)") }
-            case .array(let items) where items.count == 1 && arrayKeys.contains(String(prefix.split(separator: "/").last ?? "")):
+            case .array(let items)
+            where items.count == 1 && arrayKeys.contains(String(prefix.split(separator: "/").last ?? "")):
                 walk(items[0], prefix)
             default:
                 result[prefix] = value

@@ -45,7 +45,9 @@ public enum FileIO {
     ///     file's content is made durable before its name appears either way, so a crash never
     ///     leaves a partial file under the final name.
     /// - Throws: ``ConfigurationError`` with `fileExists` or `fileUnwritable`; the reason names `path`.
-    public static func write(_ bytes: [UInt8], to path: String, replace: Bool, mode: UInt32 = 0o644, syncFolder: Bool = true) throws {
+    public static func write(
+        _ bytes: [UInt8], to path: String, replace: Bool, mode: UInt32 = 0o644, syncFolder: Bool = true
+    ) throws {
         try converting { () throws(FileFailure) in
             try Files.write(bytes, to: path, replace: replace, permissions: permissions(mode), syncFolder: syncFolder)
         }
@@ -85,7 +87,9 @@ public enum FileIO {
     ///
     /// - Throws: ``ConfigurationError`` (`fileUnwritable`) when the lock cannot be taken in time;
     ///   whatever `body` throws.
-    public static func withExclusiveLock<T>(_ path: String, timeout: Duration = .seconds(10), _ body: () throws -> T) throws -> T {
+    public static func withExclusiveLock<T>(_ path: String, timeout: Duration = .seconds(10), _ body: () throws -> T)
+        throws -> T
+    {
         do {
             return try FileLock.withExclusiveLock(path, timeout: timeout, body)
         } catch let failure as FileFailure {
@@ -98,8 +102,10 @@ public enum FileIO {
     ///
     /// - Throws: ``ConfigurationError`` (`fileUnwritable`) when the lock cannot be taken in time;
     ///   whatever `body` throws.
-    public static func withExclusiveLockWhileAwaiting<T>(_ path: String, timeout: Duration = .seconds(10),
-                                                         _ body: () async throws -> T) async throws -> T {
+    public static func withExclusiveLockWhileAwaiting<T>(
+        _ path: String, timeout: Duration = .seconds(10),
+        _ body: () async throws -> T
+    ) async throws -> T {
         do {
             return try await FileLock.withExclusiveLockWhileAwaiting(path, timeout: timeout, body)
         } catch let failure as FileFailure {
@@ -136,13 +142,14 @@ public enum FileIO {
 extension ConfigurationError {
     /// The error for a failed file operation: the same code family, the path as the source.
     package init(_ failure: FileFailure) {
-        let code: Code = switch failure.kind {
-        case .notFound: .fileNotFound
-        case .unreadable: .fileUnreadable
-        case .tooLarge: .inputTooLarge
-        case .exists: .fileExists
-        case .unwritable: .fileUnwritable
-        }
+        let code: Code =
+            switch failure.kind {
+            case .notFound: .fileNotFound
+            case .unreadable: .fileUnreadable
+            case .tooLarge: .inputTooLarge
+            case .exists: .fileExists
+            case .unwritable: .fileUnwritable
+            }
         self.init(code, source: failure.path, failure.message)
     }
 }

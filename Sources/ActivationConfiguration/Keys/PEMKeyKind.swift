@@ -16,7 +16,8 @@ enum PEMKeyKind: Equatable, CustomStringConvertible {
     static let accepted = "Ed25519, EC P-256/384/521, or RSA of 2048 bits or more"
 
     init(pem: String) {
-        guard let begin = pem.range(of: "-----BEGIN "), let labelEnd = pem[begin.upperBound...].range(of: "-----") else {
+        guard let begin = pem.range(of: "-----BEGIN "), let labelEnd = pem[begin.upperBound...].range(of: "-----")
+        else {
             self = .none
             return
         }
@@ -27,11 +28,17 @@ enum PEMKeyKind: Equatable, CustomStringConvertible {
         case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE": self = .certificate
         case "ENCRYPTED PRIVATE KEY": self = .encryptedPrivateKey
         case "OPENSSH PRIVATE KEY": self = .openSSHPrivateKey
-        case "RSA PRIVATE KEY", "RSA PUBLIC KEY": self = .key(algorithm: Self.rsaName(pem: pem, isPrivate: label.contains("PRIVATE")), isPrivate: label.contains("PRIVATE"))
-        case "EC PRIVATE KEY": self = .key(algorithm: Self.algorithm(in: der, pem: pem, isPrivate: true) ?? "EC", isPrivate: true)
+        case "RSA PRIVATE KEY", "RSA PUBLIC KEY":
+            self = .key(
+                algorithm: Self.rsaName(pem: pem, isPrivate: label.contains("PRIVATE")),
+                isPrivate: label.contains("PRIVATE"))
+        case "EC PRIVATE KEY":
+            self = .key(algorithm: Self.algorithm(in: der, pem: pem, isPrivate: true) ?? "EC", isPrivate: true)
         case "PRIVATE KEY", "PUBLIC KEY":
             let isPrivate = label == "PRIVATE KEY"
-            self = .key(algorithm: Self.algorithm(in: der, pem: pem, isPrivate: isPrivate) ?? "unrecognised", isPrivate: isPrivate)
+            self = .key(
+                algorithm: Self.algorithm(in: der, pem: pem, isPrivate: isPrivate) ?? "unrecognised",
+                isPrivate: isPrivate)
         default: self = .unknownPEM(label: String(label.prefix(40)))
         }
     }
@@ -56,7 +63,8 @@ enum PEMKeyKind: Equatable, CustomStringConvertible {
             let article = algorithm.first.map { "AEFHILMNORSXaeiou".contains($0) } == true ? "an" : "a"
             return "\(article) \(algorithm) \(isPrivate ? "private" : "public") key"
         case .certificate: return "a certificate (give its public key: openssl x509 -pubkey -noout)"
-        case .encryptedPrivateKey: return "a password-protected private key (decrypt it: openssl pkey -in KEY.pem -out plain.pem)"
+        case .encryptedPrivateKey:
+            return "a password-protected private key (decrypt it: openssl pkey -in KEY.pem -out plain.pem)"
         case .openSSHPrivateKey: return "an OpenSSH private key (convert it: ssh-keygen -p -m PKCS8 -f KEY)"
         case .unknownPEM(let label): return "a PEM \"\(label)\" document"
         case .none: return "no PEM key (no -----BEGIN line)"
@@ -86,7 +94,8 @@ enum PEMKeyKind: Equatable, CustomStringConvertible {
 
     /// `RSA-1024` and the like: swift-crypto reads short RSA keys only through its `unsafe` initialisers.
     private static func rsaName(pem: String, isPrivate: Bool) -> String {
-        let bits = isPrivate
+        let bits =
+            isPrivate
             ? (try? _RSA.Signing.PrivateKey(unsafePEMRepresentation: pem))?.keySizeInBits
             : (try? _RSA.Signing.PublicKey(unsafePEMRepresentation: pem))?.keySizeInBits
         return bits.map { "RSA-\($0)" } ?? "RSA"

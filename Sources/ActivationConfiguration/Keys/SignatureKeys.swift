@@ -2,6 +2,8 @@ import Crypto
 import CryptoExtras
 import Foundation
 
+// The cases are the JOSE names (RFC 7518, RFC 8037), as they appear in JWS headers.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 /// Signature algorithms accepted for signed configuration codes, by their JOSE names. A JWS may use
 /// any of them (`none` and everything else are refused); an `AC1:` code uses ``EdDSA`` or ``ES256``.
 public enum SignatureAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
@@ -40,13 +42,14 @@ public struct VerificationKey: Sendable, Hashable {
 
     init(_ backing: Backing) {
         self.backing = backing
-        derRepresentation = switch backing {
-        case .ed25519(let key): Array(key.derRepresentation)
-        case .p256(let key): Array(key.derRepresentation)
-        case .p384(let key): Array(key.derRepresentation)
-        case .p521(let key): Array(key.derRepresentation)
-        case .rsa(let key): Array(key.derRepresentation)
-        }
+        derRepresentation =
+            switch backing {
+            case .ed25519(let key): Array(key.derRepresentation)
+            case .p256(let key): Array(key.derRepresentation)
+            case .p384(let key): Array(key.derRepresentation)
+            case .p521(let key): Array(key.derRepresentation)
+            case .rsa(let key): Array(key.derRepresentation)
+            }
         keyIDBytes = Array(SHA256.hash(data: derRepresentation).prefix(8))
     }
 
@@ -71,7 +74,8 @@ public struct VerificationKey: Sendable, Hashable {
             self.init(.rsa(key))
         } else {
             let found = PEMKeyKind(pem: pem)
-            throw ConfigurationError(.invalidKey, source: source, "\(found) is not a usable public key (accepted: \(PEMKeyKind.accepted))")
+            throw ConfigurationError(
+                .invalidKey, source: source, "\(found) is not a usable public key (accepted: \(PEMKeyKind.accepted))")
         }
     }
 
@@ -109,7 +113,9 @@ public struct VerificationKey: Sendable, Hashable {
     /// Whether this key can verify `algorithm`.
     public func supports(_ algorithm: SignatureAlgorithm) -> Bool {
         switch (backing, algorithm) {
-        case (.ed25519, .EdDSA), (.p256, .ES256), (.p384, .ES384), (.p521, .ES512), (.rsa, .RS256), (.rsa, .RS384), (.rsa, .RS512): true
+        case (.ed25519, .EdDSA), (.p256, .ES256), (.p384, .ES384), (.p521, .ES512), (.rsa, .RS256), (.rsa, .RS384),
+            (.rsa, .RS512):
+            true
         default: false
         }
     }
@@ -117,7 +123,6 @@ public struct VerificationKey: Sendable, Hashable {
     /// The key id: the first 8 bytes of SHA-256 over the SubjectPublicKeyInfo DER, as 16
     /// lower-case hex digits. It names the key in trust lists, `AC1:` codes (`kid`) and logs.
     public var keyID: String { Hex.encode(keyIDBytes) }
-
 
     /// The same as ``keyID``: a short, safe name for logs.
     public var fingerprint: String { keyID }
@@ -138,17 +143,25 @@ public struct VerificationKey: Sendable, Hashable {
             guard let parsed = try? P521.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
             return key.isValidSignature(parsed, for: SHA512.hash(data: message))
         case (.rsa(let key), .RS256):
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: message), padding: .insecurePKCS1v1_5)
+            return key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: message),
+                padding: .insecurePKCS1v1_5)
         case (.rsa(let key), .RS384):
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA384.hash(data: message), padding: .insecurePKCS1v1_5)
+            return key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA384.hash(data: message),
+                padding: .insecurePKCS1v1_5)
         case (.rsa(let key), .RS512):
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA512.hash(data: message), padding: .insecurePKCS1v1_5)
+            return key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA512.hash(data: message),
+                padding: .insecurePKCS1v1_5)
         default:
             return false
         }
     }
 
-    public static func == (lhs: VerificationKey, rhs: VerificationKey) -> Bool { lhs.derRepresentation == rhs.derRepresentation }
+    public static func == (lhs: VerificationKey, rhs: VerificationKey) -> Bool {
+        lhs.derRepresentation == rhs.derRepresentation
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(derRepresentation) }
 }
 
@@ -202,7 +215,8 @@ public struct SigningKey: Sendable, CustomStringConvertible {
             backing = .rsa(key)
         } else {
             let found = PEMKeyKind(pem: pem)
-            throw ConfigurationError(.invalidKey, source: source, "\(found) is not a usable private key (accepted: \(PEMKeyKind.accepted))")
+            throw ConfigurationError(
+                .invalidKey, source: source, "\(found) is not a usable private key (accepted: \(PEMKeyKind.accepted))")
         }
         verificationKey = Self.publicKey(of: backing)
     }
@@ -249,7 +263,9 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         case .p256(let key): return Array(try key.signature(for: SHA256.hash(data: message)).rawRepresentation)
         case .p384(let key): return Array(try key.signature(for: SHA384.hash(data: message)).rawRepresentation)
         case .p521(let key): return Array(try key.signature(for: SHA512.hash(data: message)).rawRepresentation)
-        case .rsa(let key): return Array(try key.signature(for: SHA256.hash(data: message), padding: .insecurePKCS1v1_5).rawRepresentation)
+        case .rsa(let key):
+            return Array(
+                try key.signature(for: SHA256.hash(data: message), padding: .insecurePKCS1v1_5).rawRepresentation)
         }
     }
 

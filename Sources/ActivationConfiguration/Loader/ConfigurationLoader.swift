@@ -55,7 +55,9 @@ public struct ConfigurationLoader: Sendable {
     ///   return the answers (an empty answer skips them).
     /// - Throws: only `CancellationError`, when the task is cancelled (checked before each
     ///   provider, and passed on from a provider): a cancelled load is no provider's failure.
-    public func load(input: @Sendable ([ProviderInputKey]) async -> ProviderInput = { _ in [:] }) async throws -> LoadResult {
+    public func load(input: @Sendable ([ProviderInputKey]) async -> ProviderInput = { _ in [:] }) async throws
+        -> LoadResult
+    {
         var result = LoadResult(winner: nil, failures: [], skipped: [])
         var answers: ProviderInput?
         for (index, provider) in providers.enumerated() {
@@ -83,8 +85,10 @@ public struct ConfigurationLoader: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                result.failures.append(ProviderFailure(providerID: provider.identifier,
-                                                       error: ConfigurationError(.serviceUnavailable, "\(error)")))
+                result.failures.append(
+                    ProviderFailure(
+                        providerID: provider.identifier,
+                        error: ConfigurationError(.serviceUnavailable, "\(error)")))
             }
         }
         return result
@@ -95,7 +99,9 @@ extension ConfigurationLoader {
     /// The providers the SDKs ask when an app names none, in their order: managed configuration,
     /// then the bundled file, `ConfigurationProvider.json` in `folder` if it exists, else
     /// `ConfigurationProvider.plist`. An app with a discovery service appends its provider.
-    public static func defaultProviders(recognizer: PayloadRecognizer = PayloadRecognizer(), folder: String = ".") -> [any ConfigurationProvider] {
+    public static func defaultProviders(recognizer: PayloadRecognizer = PayloadRecognizer(), folder: String = ".")
+        -> [any ConfigurationProvider]
+    {
         let json = folder == "." ? "ConfigurationProvider.json" : "\(folder)/ConfigurationProvider.json"
         let plist = folder == "." ? "ConfigurationProvider.plist" : "\(folder)/ConfigurationProvider.plist"
         return [

@@ -22,10 +22,17 @@ public enum ActivationLink {
     /// The style of `text`, or `nil` when it is no activation link.
     public static func style(of text: String) -> Style? {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              scheme != "http", scheme != "https" else { return nil }
+            scheme != "http", scheme != "https"
+        else { return nil }
         let names = Set((components.queryItems ?? []).map { $0.name.lowercased() })
-        if scheme == "com.sap.content2go" || (names.contains("serverurl") && names.contains("oauthclientid")) { return .mobileCards }
-        if names.contains("serverurl") || names.contains("sapcloudplatformendpoint"), names.contains("clientid") || names.contains("appid") { return .mdk }
+        if scheme == "com.sap.content2go" || (names.contains("serverurl") && names.contains("oauthclientid")) {
+            return .mobileCards
+        }
+        if names.contains("serverurl") || names.contains("sapcloudplatformendpoint"),
+            names.contains("clientid") || names.contains("appid")
+        {
+            return .mdk
+        }
         return nil
     }
 
@@ -35,20 +42,30 @@ public enum ActivationLink {
     public static func document(from text: String, style: Style, source: String) throws -> ConfigurationValue {
         let items = URLComponents(string: text)?.queryItems ?? []
         func parameter(_ name: String) throws -> String {
-            guard let value = items.first(where: { $0.name.lowercased() == name.lowercased() })?.value, !value.isEmpty else {
+            guard let value = items.first(where: { $0.name.lowercased() == name.lowercased() })?.value, !value.isEmpty
+            else {
                 throw ConfigurationError(.missingKey, source: source, "link parameter \(name): missing")
             }
             return value
         }
-        let server: String, appID: String, clientID: String, authorize: String, token: String, redirect: String
+        let server: String
+        let appID: String
+        let clientID: String
+        let authorize: String
+        let token: String
+        let redirect: String
         switch style {
         case .mdk:
             let named = try ["ServerUrl", "SapCloudPlatformEndpoint"].compactMap { name in
                 items.contains { $0.name.lowercased() == name.lowercased() } ? try parameter(name) : nil
             }
-            guard let first = named.first else { throw ConfigurationError(.missingKey, source: source, "link parameter ServerUrl: missing") }
+            guard let first = named.first else {
+                throw ConfigurationError(.missingKey, source: source, "link parameter ServerUrl: missing")
+            }
             guard Set(named).count == 1 else {
-                throw ConfigurationError(.invalidValue, source: source, "link parameters ServerUrl and SapCloudPlatformEndpoint name different servers")
+                throw ConfigurationError(
+                    .invalidValue, source: source,
+                    "link parameters ServerUrl and SapCloudPlatformEndpoint name different servers")
             }
             server = first
             appID = try parameter("AppId")
@@ -66,14 +83,18 @@ public enum ActivationLink {
             token = endpoint + "/token"
             redirect = server
         }
-        let client: ConfigurationObject = ["clientID": .string(clientID), "redirectURL": .string(redirect), "grantType": .string("authorization_code")]
+        let client: ConfigurationObject = [
+            "clientID": .string(clientID), "redirectURL": .string(redirect), "grantType": .string("authorization_code"),
+        ]
         let config: ConfigurationObject = [
             "oauth2.authorizationEndpoint": .string(authorize), "oauth2.tokenEndpoint": .string(token),
             "oauth2.clients": .array([.object(client)]),
         ]
         return .object([
             "serviceURL": .string(server), "appID": .string(appID),
-            "auth": .array([.object(["type": .string("oauth2"), "requireOtp": .bool(false), "config": .object(config)])]),
+            "auth": .array([
+                .object(["type": .string("oauth2"), "requireOtp": .bool(false), "config": .object(config)])
+            ]),
         ])
     }
 }

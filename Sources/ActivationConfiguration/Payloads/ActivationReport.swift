@@ -9,7 +9,10 @@ public struct ActivationReport: Sendable {
     public let info: TransformResult?
 
     /// Recognised payload plus, for configurations, the default transformation.
-    public init(payload: RecognizedPayload, transformer: DiscoveryServiceTransformer = DiscoveryServiceTransformer(), source: String) throws {
+    public init(
+        payload: RecognizedPayload, transformer: DiscoveryServiceTransformer = DiscoveryServiceTransformer(),
+        source: String
+    ) throws {
         self.payload = payload
         if let document = payload.document {
             info = try transformer.transform(document, source: source)
@@ -19,10 +22,13 @@ public struct ActivationReport: Sendable {
     }
 
     /// The report for a configuration that came from a provider or the store.
-    public init(document: ConfigurationDocument, signature: SignatureStatus,
-                transformer: DiscoveryServiceTransformer = DiscoveryServiceTransformer(), source: String) throws {
-        let payload = RecognizedPayload(kind: .configuration, format: nil, document: document, signature: signature,
-                                        summary: "onboarding configuration for \(document.host)")
+    public init(
+        document: ConfigurationDocument, signature: SignatureStatus,
+        transformer: DiscoveryServiceTransformer = DiscoveryServiceTransformer(), source: String
+    ) throws {
+        let payload = RecognizedPayload(
+            kind: .configuration, format: nil, document: document, signature: signature,
+            summary: "onboarding configuration for \(document.host)")
         try self.init(payload: payload, transformer: transformer, source: source)
     }
 
@@ -35,8 +41,12 @@ public struct ActivationReport: Sendable {
     private func unescapedLines(headline: String) -> [String] {
         guard let document = payload.document else {
             if let parameters = payload.appParameters {
-                var lines = ["App parameters for \(parameters.applicationID) (AppParameters.plist; no server configuration)."]
-                for (name, id) in parameters.destinations.sorted(by: { $0.key < $1.key }) { lines.append("  Destination: \(name) → \(id)") }
+                var lines = [
+                    "App parameters for \(parameters.applicationID) (AppParameters.plist; no server configuration)."
+                ]
+                for (name, id) in parameters.destinations.sorted(by: { $0.key < $1.key }) {
+                    lines.append("  Destination: \(name) → \(id)")
+                }
                 return lines
             }
             return ["Not an onboarding configuration: \(payload.summary)."]
@@ -56,9 +66,13 @@ public struct ActivationReport: Sendable {
         case .verified(let algorithm, let fingerprint, let keyID):
             if let claims = payload.claims {
                 let issuer = claims.issuer.map { ", issuer \($0)" } ?? ""
-                lines.append("  Signature:  verified (AC1, \(algorithm.rawValue), key \(fingerprint)\(issuer), expires \(claims.expires.formatted(.iso8601)))")
+                lines.append(
+                    "  Signature:  verified (AC1, \(algorithm.rawValue), key \(fingerprint)\(issuer), expires \(claims.expires.formatted(.iso8601)))"
+                )
             } else {
-                lines.append("  Signature:  verified (\(algorithm.rawValue), key \(keyID.map { "\($0), " } ?? "")\(fingerprint))")
+                lines.append(
+                    "  Signature:  verified (\(algorithm.rawValue), key \(keyID.map { "\($0), " } ?? "")\(fingerprint))"
+                )
             }
         }
         return lines
@@ -69,7 +83,8 @@ public struct ActivationReport: Sendable {
         switch item.method {
         case .oauth2(let settings):
             let grants = settings.clients.map { client in
-                client.grantType == .password ? "password grant, client \(client.clientID)" : "authorization code, client \(client.clientID)"
+                client.grantType == .password
+                    ? "password grant, client \(client.clientID)" : "authorization code, client \(client.clientID)"
             }
             method = "OAuth 2.0 (\(grants.joined(separator: ", ")))"
         case .saml2: method = "SAML 2.0"

@@ -20,7 +20,8 @@ public enum CompactJWS {
     public static func looksLikeJWS(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count >= 2, parts.count <= 5, parts.allSatisfy({ $0.allSatisfy(Base64.isURLCharacter) }),
-              let header = Base64.decodeURL(parts[0]), header.first == UInt8(ascii: "{") else { return false }
+            let header = Base64.decodeURL(parts[0]), header.first == UInt8(ascii: "{")
+        else { return false }
         return String(decoding: header, as: UTF8.self).contains("\"alg\"")
     }
 
@@ -30,14 +31,23 @@ public enum CompactJWS {
     public static func parse(_ text: String, source: String) throws -> Parts {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            throw ConfigurationError(.malformedSignedPayload, source: source, "a signed code (JWS) has 3 parts separated by dots; this one has \(parts.count) (truncated?)")
+            throw ConfigurationError(
+                .malformedSignedPayload, source: source,
+                "a signed code (JWS) has 3 parts separated by dots; this one has \(parts.count) (truncated?)")
         }
-        guard let headerBytes = Base64.decodeURL(parts[0]), let payload = Base64.decodeURL(parts[1]), let signature = Base64.decodeURL(parts[2]) else {
-            throw ConfigurationError(.malformedSignedPayload, source: source, "a signed code (JWS) part is not valid base64url")
+        guard let headerBytes = Base64.decodeURL(parts[0]), let payload = Base64.decodeURL(parts[1]),
+            let signature = Base64.decodeURL(parts[2])
+        else {
+            throw ConfigurationError(
+                .malformedSignedPayload, source: source, "a signed code (JWS) part is not valid base64url")
         }
         let header: ConfigurationObject
         do {
-            guard let object = try JSONReader(maxBytes: 4096, maxDepth: 4).parse(headerBytes, source: "\(source) JWS header").objectValue else {
+            guard
+                let object = try JSONReader(maxBytes: 4096, maxDepth: 4).parse(
+                    headerBytes, source: "\(source) JWS header"
+                ).objectValue
+            else {
                 throw ConfigurationError(.malformedSignedPayload, source: source, "the JWS header is not a JSON object")
             }
             header = object
@@ -49,16 +59,21 @@ public enum CompactJWS {
         }
         guard let algorithm = SignatureAlgorithm(rawValue: name) else {
             let accepted = SignatureAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")
-            throw ConfigurationError(.unsupportedAlgorithm, source: source, "the JWS algorithm \"\(name)\" is not accepted (accepted: \(accepted))")
+            throw ConfigurationError(
+                .unsupportedAlgorithm, source: source,
+                "the JWS algorithm \"\(name)\" is not accepted (accepted: \(accepted))")
         }
         if let critical = header["crit"] {
-            throw ConfigurationError(.malformedSignedPayload, source: source, "the JWS header has critical extensions (\(critical.kindDescription)) this reader does not know")
+            throw ConfigurationError(
+                .malformedSignedPayload, source: source,
+                "the JWS header has critical extensions (\(critical.kindDescription)) this reader does not know")
         }
         guard !signature.isEmpty else {
             throw ConfigurationError(.malformedSignedPayload, source: source, "the JWS signature is empty")
         }
-        return Parts(algorithm: algorithm, keyID: header["kid"]?.stringValue, payload: payload,
-                     signingInput: Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8), signature: signature)
+        return Parts(
+            algorithm: algorithm, keyID: header["kid"]?.stringValue, payload: payload,
+            signingInput: Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8), signature: signature)
     }
 
     /// Verifies `parts` against the keys; returns the key that verified.
@@ -68,10 +83,17 @@ public enum CompactJWS {
     public static func verify(_ parts: Parts, with keys: [VerificationKey], source: String) throws -> VerificationKey {
         let candidates = keys.filter { $0.supports(parts.algorithm) }
         if keys.isEmpty {
-            throw ConfigurationError(.unknownKey, source: source, "the code is signed (\(parts.algorithm.rawValue)) and no public key was given to verify it")
+            throw ConfigurationError(
+                .unknownKey, source: source,
+                "the code is signed (\(parts.algorithm.rawValue)) and no public key was given to verify it")
         }
-        guard let key = candidates.first(where: { $0.verify(parts.signature, for: parts.signingInput, algorithm: parts.algorithm) }) else {
-            let why = candidates.isEmpty
+        guard
+            let key = candidates.first(where: {
+                $0.verify(parts.signature, for: parts.signingInput, algorithm: parts.algorithm)
+            })
+        else {
+            let why =
+                candidates.isEmpty
                 ? "none of the given public keys can verify \(parts.algorithm.rawValue) signatures"
                 : "the \(parts.algorithm.rawValue) signature does not verify with the given public key"
             throw ConfigurationError(.signatureInvalid, source: source, "\(why)")

@@ -33,9 +33,14 @@ public enum ConfigurationCode {
     ///     one must expire within ``maxPasscodeLifetime``.
     /// - Throws: ``ConfigurationError`` when the input is no valid configuration, or one the
     ///   reading side would refuse.
-    public static func make(from bytes: [UInt8], source: String, recognizer: PayloadRecognizer, form: Form = .json,
-                            applicationID: String? = nil, allowPasscode: Bool = false) throws -> String {
-        try makeCode(from: bytes, source: source, recognizer: recognizer, form: form, applicationID: applicationID, allowPasscode: allowPasscode).text
+    public static func make(
+        from bytes: [UInt8], source: String, recognizer: PayloadRecognizer, form: Form = .json,
+        applicationID: String? = nil, allowPasscode: Bool = false
+    ) throws -> String {
+        try makeCode(
+            from: bytes, source: source, recognizer: recognizer, form: form, applicationID: applicationID,
+            allowPasscode: allowPasscode
+        ).text
     }
 
     /// A code's text and the checked document it carries.
@@ -48,14 +53,17 @@ public enum ConfigurationCode {
 
     /// Like ``make(from:source:recognizer:form:applicationID:allowPasscode:)``, also returning the
     /// document (for labels and reports).
-    public static func makeCode(from bytes: [UInt8], source: String, recognizer: PayloadRecognizer, form: Form = .json,
-                                applicationID: String? = nil, allowPasscode: Bool = false) throws -> Code {
+    public static func makeCode(
+        from bytes: [UInt8], source: String, recognizer: PayloadRecognizer, form: Form = .json,
+        applicationID: String? = nil, allowPasscode: Bool = false
+    ) throws -> Code {
         // The input is the administrator's own unsigned document, so it is checked as optional-signature.
         var unsigned = recognizer
         unsigned.policy.signature = .optional
         let payload = try unsigned.recognize(bytes: bytes, source: source)
         guard var document = payload.document else {
-            throw ConfigurationError(.notConfiguration, source: source, "\(payload.summary), not an onboarding configuration")
+            throw ConfigurationError(
+                .notConfiguration, source: source, "\(payload.summary), not an onboarding configuration")
         }
         if document.appID == nil { document.appID = applicationID }
         // What a scanner does next: the transformation needs an app id, a supported sign-in, ….
@@ -70,21 +78,33 @@ public enum ConfigurationCode {
         }
         if hasClientSecret {
             // Anyone who sees a code reads it: a client secret in one is a secret no longer.
-            throw ConfigurationError(.passcodeRefused, source: source, "the document carries an OAuth client secret, which never goes into a code; give it to apps by file or managed configuration")
+            throw ConfigurationError(
+                .passcodeRefused, source: source,
+                "the document carries an OAuth client secret, which never goes into a code; give it to apps by file or managed configuration"
+            )
         }
         if hasPasscode && !allowPasscode {
-            throw ConfigurationError(.passcodeRefused, source: source, "the document carries an OAuth passcode, a short-lived secret, and passcodes are not allowed")
+            throw ConfigurationError(
+                .passcodeRefused, source: source,
+                "the document carries an OAuth passcode, a short-lived secret, and passcodes are not allowed")
         }
         switch form {
         case .json:
             return Code(text: document.canonicalJSON(includeSecrets: true), document: document)
         case .jws(let key):
-            return Code(text: try CompactJWS.sign(Array(document.canonicalJSON(includeSecrets: true).utf8), with: key, keyID: key.keyID), document: document)
+            return Code(
+                text: try CompactJWS.sign(
+                    Array(document.canonicalJSON(includeSecrets: true).utf8), with: key, keyID: key.keyID),
+                document: document)
         case .activationCode(let key, let claims):
             if hasPasscode, claims.expires.timeIntervalSince(claims.issuedAt ?? Date()) > maxPasscodeLifetime {
-                throw ConfigurationError(.passcodeRefused, source: source, "a code that carries a passcode must expire within \(Int(maxPasscodeLifetime / 60)) minutes")
+                throw ConfigurationError(
+                    .passcodeRefused, source: source,
+                    "a code that carries a passcode must expire within \(Int(maxPasscodeLifetime / 60)) minutes")
             }
-            return Code(text: try ActivationCode.make(document, claims: claims, signingKey: key, source: source), document: document)
+            return Code(
+                text: try ActivationCode.make(document, claims: claims, signingKey: key, source: source),
+                document: document)
         }
     }
 }

@@ -133,7 +133,8 @@ public struct InspectReport: Codable, Sendable, Hashable {
         format = payload.format?.rawValue
         summary = payload.summary
         if let parameters = payload.appParameters {
-            appParameters = AppParameters(applicationID: parameters.applicationID, destinations: parameters.destinations)
+            appParameters = AppParameters(
+                applicationID: parameters.applicationID, destinations: parameters.destinations)
         }
         if let document = payload.document {
             self.document = document.value(includeSecrets: false)

@@ -125,10 +125,12 @@ public struct PayloadRecognizer: Sendable {
         try checkSize(bytes.count, source: source)
         if PropertyListReader.looksLikePropertyList(bytes) {
             let value = try PropertyListReader.parse(bytes, source: source, limits: policy.limits)
-            let format: RecognizedPayload.Format = bytes.starts(with: Array("bplist".utf8)) ? .binaryPropertyList : .xmlPropertyList
+            let format: RecognizedPayload.Format =
+                bytes.starts(with: Array("bplist".utf8)) ? .binaryPropertyList : .xmlPropertyList
             if let object = value.objectValue, let parameters = try AppParameters(object, source: source) {
-                return RecognizedPayload(kind: .appParameters, format: format, appParameters: parameters, signature: .unsigned,
-                                         summary: "AppParameters.plist for \(parameters.applicationID)")
+                return RecognizedPayload(
+                    kind: .appParameters, format: format, appParameters: parameters, signature: .unsigned,
+                    summary: "AppParameters.plist for \(parameters.applicationID)")
             }
             return try configuration(value, format: format, signature: .unsigned, source: source)
         }
@@ -147,9 +149,13 @@ public struct PayloadRecognizer: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
 
         if trimmed.hasPrefix("{") {
-            let value = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth, maxValues: policy.limits.maxValues)
-                .parse(Array(trimmed.utf8), source: source)
-            let format: RecognizedPayload.Format = value.objectValue?.keys.contains { $0.contains("/") } == true ? .mdmKeys : .json
+            let value = try JSONReader(
+                maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth,
+                maxValues: policy.limits.maxValues
+            )
+            .parse(Array(trimmed.utf8), source: source)
+            let format: RecognizedPayload.Format =
+                value.objectValue?.keys.contains { $0.contains("/") } == true ? .mdmKeys : .json
             return try configuration(value, format: format, signature: .unsigned, source: source)
         }
         if CompactJWS.looksLikeJWS(trimmed) {
@@ -160,52 +166,73 @@ public struct PayloadRecognizer: Sendable {
         }
         if let style = ActivationLink.style(of: trimmed) {
             let value = try ActivationLink.document(from: trimmed, style: style, source: source)
-            return try configuration(value, format: style == .mdk ? .mdkLink : .mobileCardsLink, signature: .unsigned, source: source)
+            return try configuration(
+                value, format: style == .mdk ? .mdkLink : .mobileCardsLink, signature: .unsigned, source: source)
         }
         return Self.other(trimmed)
     }
 
     // MARK: - Configurations
 
-    private func configuration(_ value: ConfigurationValue, format: RecognizedPayload.Format, signature: SignatureStatus,
-                               proof: SignatureProof? = nil, source: String) throws -> RecognizedPayload {
+    private func configuration(
+        _ value: ConfigurationValue, format: RecognizedPayload.Format, signature: SignatureStatus,
+        proof: SignatureProof? = nil, source: String
+    ) throws -> RecognizedPayload {
         if signature == .unsigned && policy.signature == .required {
-            throw ConfigurationError(.signatureRequired, source: source, "the configuration is not signed, and the policy requires a signature")
+            throw ConfigurationError(
+                .signatureRequired, source: source,
+                "the configuration is not signed, and the policy requires a signature")
         }
         let document = try ConfigurationDocument(from: value, source: source, limits: policy.limits)
         try policy.check(document, source: source)
-        return RecognizedPayload(kind: .configuration, format: format, document: document, signature: signature,
-                                 summary: "onboarding configuration for \(document.host)", signatureProof: proof)
+        return RecognizedPayload(
+            kind: .configuration, format: format, document: document, signature: signature,
+            summary: "onboarding configuration for \(document.host)", signatureProof: proof)
     }
 
     private func signedConfiguration(_ text: String, source: String) throws -> RecognizedPayload {
         let parts = try CompactJWS.parse(text, source: source)
         if policy.signature == .forbidden {
-            throw ConfigurationError(.signatureForbidden, source: source, "the configuration is signed (\(parts.algorithm.rawValue)), and the policy forbids signed codes")
+            throw ConfigurationError(
+                .signatureForbidden, source: source,
+                "the configuration is signed (\(parts.algorithm.rawValue)), and the policy forbids signed codes")
         }
         let key = try CompactJWS.verify(parts, with: policy.verificationKeys, source: source)
         // Only now, with the signature holding, is the payload parsed.
-        let value = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth, maxValues: policy.limits.maxValues)
-            .parse(parts.payload, source: "\(source) (signed payload)")
-        let status = SignatureStatus.verified(algorithm: parts.algorithm, keyFingerprint: key.fingerprint, keyID: parts.keyID)
-        return try configuration(value, format: .jws, signature: status, proof: SignatureProof(signedCode: text, key: key), source: source)
+        let value = try JSONReader(
+            maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth,
+            maxValues: policy.limits.maxValues
+        )
+        .parse(parts.payload, source: "\(source) (signed payload)")
+        let status = SignatureStatus.verified(
+            algorithm: parts.algorithm, keyFingerprint: key.fingerprint, keyID: parts.keyID)
+        return try configuration(
+            value, format: .jws, signature: status, proof: SignatureProof(signedCode: text, key: key), source: source)
     }
 
     private func activationCode(_ text: String, source: String) throws -> RecognizedPayload {
         if policy.signature == .forbidden {
-            throw ConfigurationError(.signatureForbidden, source: source, "the configuration is a signed AC1 code, and the policy forbids signed codes")
+            throw ConfigurationError(
+                .signatureForbidden, source: source,
+                "the configuration is a signed AC1 code, and the policy forbids signed codes")
         }
         let keys = policy.activationCodeKeys
         if keys.entries.isEmpty {
             // A broken code is reported as broken first (reading order), then the missing keys.
             let frame = try ActivationCode.frame(of: text, source: source)
-            throw ConfigurationError(.unknownKey, source: source, "the code is signed by key \(Hex.encode(frame.keyID)), and no trust list or public key was given to verify it")
+            throw ConfigurationError(
+                .unknownKey, source: source,
+                "the code is signed by key \(Hex.encode(frame.keyID)), and no trust list or public key was given to verify it"
+            )
         }
-        let code = try ActivationCode.verify(text, trustList: keys, at: clock(), applicationID: policy.applicationID, source: source)
+        let code = try ActivationCode.verify(
+            text, trustList: keys, at: clock(), applicationID: policy.applicationID, source: source)
         let entry = code.trustEntry
-        let status = SignatureStatus.verified(algorithm: code.algorithm, keyFingerprint: entry.keyID, keyID: entry.keyID)
-        var payload = try configuration(code.document, format: .activationCode, signature: status,
-                                        proof: SignatureProof(signedCode: text, key: entry.key), source: source)
+        let status = SignatureStatus.verified(
+            algorithm: code.algorithm, keyFingerprint: entry.keyID, keyID: entry.keyID)
+        var payload = try configuration(
+            code.document, format: .activationCode, signature: status,
+            proof: SignatureProof(signedCode: text, key: entry.key), source: source)
         if let document = payload.document { try policy.check(document, signedBy: entry, source: source) }
         payload.claims = code.claims
         return payload
@@ -213,7 +240,10 @@ public struct PayloadRecognizer: Sendable {
 
     private func checkSize(_ count: Int, source: String) throws {
         if count > policy.limits.maxDocumentBytes {
-            throw ConfigurationError(.inputTooLarge, source: source, "\(ByteCount(count)) exceeds the \(ByteCount(policy.limits.maxDocumentBytes)) limit for a configuration")
+            throw ConfigurationError(
+                .inputTooLarge, source: source,
+                "\(ByteCount(count)) exceeds the \(ByteCount(policy.limits.maxDocumentBytes)) limit for a configuration"
+            )
         }
     }
 
@@ -222,12 +252,18 @@ public struct PayloadRecognizer: Sendable {
     static func other(_ text: String) -> RecognizedPayload {
         let lowered = text.lowercased()
         func result(_ kind: RecognizedPayload.Kind, _ summary: String) -> RecognizedPayload {
-            RecognizedPayload(kind: kind, signature: .unsigned, summary: UntrustedText.escaped(summary, maxCharacters: 200))
+            RecognizedPayload(
+                kind: kind, signature: .unsigned, summary: UntrustedText.escaped(summary, maxCharacters: 200))
         }
         if lowered.hasPrefix("wifi:") {
-            let ssid = text.components(separatedBy: ";").first { $0.uppercased().hasPrefix("WIFI:S:") || $0.uppercased().hasPrefix("S:") }
+            let ssid =
+                text.components(separatedBy: ";").first {
+                    $0.uppercased().hasPrefix("WIFI:S:") || $0.uppercased().hasPrefix("S:")
+                }
                 .map { String($0.split(separator: ":").last ?? "") } ?? ""
-            return result(.wifi, "Wi-Fi settings\(ssid.isEmpty ? "" : " for the network \"\(ssid)\"") (the password is not shown)")
+            return result(
+                .wifi, "Wi-Fi settings\(ssid.isEmpty ? "" : " for the network \"\(ssid)\"") (the password is not shown)"
+            )
         }
         if lowered.hasPrefix("otpauth://") {
             return result(.otpauth, "a one-time-password secret (otpauth; not shown)")
@@ -235,7 +271,7 @@ public struct PayloadRecognizer: Sendable {
         if lowered.hasPrefix("begin:vcard") || lowered.hasPrefix("mecard:") {
             return result(.contact, "a contact card")
         }
-        if (lowered.hasPrefix("https://") || lowered.hasPrefix("http://")), let url = try? CanonicalURL(parsing: text) {
+        if lowered.hasPrefix("https://") || lowered.hasPrefix("http://"), let url = try? CanonicalURL(parsing: text) {
             return result(.url, "a web address on \(url.host)")
         }
         if [8, 12, 13, 14].contains(text.count), text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {

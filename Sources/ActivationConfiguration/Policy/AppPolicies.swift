@@ -42,7 +42,10 @@ public struct LogSettings: Sendable, Hashable {
         case nil, .null?: break
         case .string(let text)?:
             guard let known = Level(rawValue: text.uppercased()) else {
-                throw reader.invalid("logLevel", "not one of \(Level.allCases.map(\.rawValue).joined(separator: ", ")): \(ConfigurationValue.string(text).kindDescription)")
+                throw reader.invalid(
+                    "logLevel",
+                    "not one of \(Level.allCases.map(\.rawValue).joined(separator: ", ")): \(ConfigurationValue.string(text).kindDescription)"
+                )
             }
             level = known
         case let other?: throw reader.invalid("logLevel", "not a log level: \(other.kindDescription)")
@@ -101,7 +104,9 @@ public struct FeatureVectorPolicy: Sendable, Hashable {
         switch object["restrictedPolicies"] {
         case nil, .null?: break
         case .array(let items)?:
-            guard items.count <= Self.maxFeatures else { throw reader.invalid("restrictedPolicies", "lists more than \(Self.maxFeatures) features") }
+            guard items.count <= Self.maxFeatures else {
+                throw reader.invalid("restrictedPolicies", "lists more than \(Self.maxFeatures) features")
+            }
             restrictedFeatures = try items.enumerated().map { index, item in
                 guard case .string(let name) = item else {
                     throw reader.invalid("restrictedPolicies[\(index)]", "not a feature name: \(item.kindDescription)")
@@ -110,8 +115,11 @@ public struct FeatureVectorPolicy: Sendable, Hashable {
             }
         // SAP's cockpit may send the list as one comma-separated string.
         case .string(let text)?:
-            restrictedFeatures = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        case let other?: throw reader.invalid("restrictedPolicies", "not a list of feature names: \(other.kindDescription)")
+            restrictedFeatures = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty
+            }
+        case let other?:
+            throw reader.invalid("restrictedPolicies", "not a list of feature names: \(other.kindDescription)")
         }
     }
 }

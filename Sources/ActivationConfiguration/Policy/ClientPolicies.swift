@@ -33,9 +33,11 @@ public struct ClientPolicies: Sendable, Hashable {
     public init(passcode: PasscodePolicy, blockWiping: BlockWipingPolicy, document: ConfigurationValue? = nil) {
         self.passcode = passcode
         self.blockWiping = blockWiping
-        self.document = document ?? .object([
-            "passwordPolicy": passcode.settingsValue, "blockWipingPolicy": blockWiping.settingsValue,
-        ])
+        self.document =
+            document
+            ?? .object([
+                "passwordPolicy": passcode.settingsValue, "blockWipingPolicy": blockWiping.settingsValue,
+            ])
     }
 
     /// Reads a `settingsExchange` document (JSON text).
@@ -52,14 +54,16 @@ public struct ClientPolicies: Sendable, Hashable {
     /// - Throws: ``ConfigurationError`` (`wrongType`, `invalidValue`) naming `source` and the key path.
     public init(from value: ConfigurationValue, source: String) throws {
         guard let object = value.objectValue else {
-            throw ConfigurationError(.wrongType, source: source, "a settingsExchange document is an object, not \(value.kindDescription)")
+            throw ConfigurationError(
+                .wrongType, source: source, "a settingsExchange document is an object, not \(value.kindDescription)")
         }
         let reader = SettingsReader(source: source)
         passcode = try PasscodePolicy(reading: object["passwordPolicy"], reader.at("passwordPolicy"))
         blockWiping = try BlockWipingPolicy(reading: object["blockWipingPolicy"], reader.at("blockWipingPolicy"))
         logSettings = try LogSettings(reading: object["logSettings"], reader.at("logSettings"))
         usage = try UsagePolicy(reading: object["usagePolicy"], reader.at("usagePolicy"))
-        featureVector = try FeatureVectorPolicy(reading: object["featureVectorPolicies"], reader.at("featureVectorPolicies"))
+        featureVector = try FeatureVectorPolicy(
+            reading: object["featureVectorPolicies"], reader.at("featureVectorPolicies"))
         document = value
     }
 }
@@ -154,7 +158,9 @@ public struct PasscodePolicy: Sendable, Hashable {
         if digitRequired && !passcode.contains(where: \.isASCIIDigit) { broken.append(.digitMissing) }
         if lowerRequired && !passcode.contains(where: \.isLowercase) { broken.append(.lowerMissing) }
         if upperRequired && !passcode.contains(where: \.isUppercase) { broken.append(.upperMissing) }
-        if specialRequired && !passcode.contains(where: { !$0.isLetter && !$0.isNumber }) { broken.append(.specialMissing) }
+        if specialRequired && !passcode.contains(where: { !$0.isLetter && !$0.isNumber }) {
+            broken.append(.specialMissing)
+        }
         if Set(passcode).count < minUniqueCharacters { broken.append(.tooFewUnique(minimum: minUniqueCharacters)) }
         return broken
     }
@@ -165,8 +171,10 @@ public struct PasscodePolicy: Sendable, Hashable {
     public func check(_ passcode: String, source: String? = nil) throws {
         let broken = validate(passcode)
         guard broken.isEmpty else {
-            throw ConfigurationError(.passcodeRejected, source: source,
-                                     "the passcode does not meet the passcode policy: it needs \(broken.map(\.description).joined(separator: ", "))")
+            throw ConfigurationError(
+                .passcodeRejected, source: source,
+                "the passcode does not meet the passcode policy: it needs \(broken.map(\.description).joined(separator: ", "))"
+            )
         }
     }
 
@@ -191,23 +199,30 @@ public struct PasscodePolicy: Sendable, Hashable {
         lowerRequired = try reader.bool(object, "passwordPolicyLowerRequired") ?? lowerRequired
         upperRequired = try reader.bool(object, "passwordPolicyUpperRequired") ?? upperRequired
         specialRequired = try reader.bool(object, "passwordPolicySpecialRequired") ?? specialRequired
-        minUniqueCharacters = try reader.count(object, "passwordPolicyMinUniqueChars", in: 0...Self.maxMinLength) ?? minUniqueCharacters
+        minUniqueCharacters =
+            try reader.count(object, "passwordPolicyMinUniqueChars", in: 0...Self.maxMinLength) ?? minUniqueCharacters
         // iOS's FUIPasscodePolicy writes "no limit" as -1; SAP's cockpit as 0.
         let limit = try reader.count(object, "passwordPolicyRetryLimit", in: -1...1000) ?? retryLimit
         retryLimit = max(limit, 0)
         lockTimeout = try reader.count(object, "passwordPolicyLockTimeout", in: 0...(366 * 86_400)) ?? lockTimeout
         expiresInDays = try reader.count(object, "passwordPolicyExpiresInNDays", in: 0...36_500) ?? expiresInDays
-        defaultPasswordAllowed = try reader.bool(object, "passwordPolicyDefaultPasswordAllowed") ?? defaultPasswordAllowed
+        defaultPasswordAllowed =
+            try reader.bool(object, "passwordPolicyDefaultPasswordAllowed") ?? defaultPasswordAllowed
         fingerprintEnabled = try reader.bool(object, "passwordPolicyFingerprintEnabled") ?? fingerprintEnabled
         digitsOnly = try reader.bool(object, "passwordPolicyIsDigitsOnly") ?? digitsOnly
         // A policy no passcode can meet is the server's mistake; say so instead of refusing every passcode.
         if digitsOnly {
-            for (key, required) in [("passwordPolicyLowerRequired", lowerRequired), ("passwordPolicyUpperRequired", upperRequired),
-                                    ("passwordPolicySpecialRequired", specialRequired)] where required {
-                throw reader.invalid(key, "cannot be \"true\" together with passwordPolicyIsDigitsOnly: no passcode could meet both")
+            for (key, required) in [
+                ("passwordPolicyLowerRequired", lowerRequired), ("passwordPolicyUpperRequired", upperRequired),
+                ("passwordPolicySpecialRequired", specialRequired),
+            ] where required {
+                throw reader.invalid(
+                    key, "cannot be \"true\" together with passwordPolicyIsDigitsOnly: no passcode could meet both")
             }
             if minUniqueCharacters > 10 {
-                throw reader.invalid("passwordPolicyMinUniqueChars", "asks for \(minUniqueCharacters) different characters, but a digits-only passcode has at most 10")
+                throw reader.invalid(
+                    "passwordPolicyMinUniqueChars",
+                    "asks for \(minUniqueCharacters) different characters, but a digits-only passcode has at most 10")
             }
         }
     }
@@ -223,7 +238,8 @@ public struct PasscodePolicy: Sendable, Hashable {
             "passwordPolicyMinUniqueChars": number(minUniqueCharacters), "passwordPolicyRetryLimit": number(retryLimit),
             "passwordPolicyLockTimeout": number(lockTimeout), "passwordPolicyExpiresInNDays": number(expiresInDays),
             "passwordPolicyDefaultPasswordAllowed": flag(defaultPasswordAllowed),
-            "passwordPolicyFingerprintEnabled": flag(fingerprintEnabled), "passwordPolicyIsDigitsOnly": flag(digitsOnly),
+            "passwordPolicyFingerprintEnabled": flag(fingerprintEnabled),
+            "passwordPolicyIsDigitsOnly": flag(digitsOnly),
         ])
     }
 }
@@ -271,7 +287,8 @@ public struct BlockWipingPolicy: Sendable, Hashable {
     var settingsValue: ConfigurationValue {
         .object([
             "blockWipeEnabled": .string(isEnabled ? "true" : "false"),
-            "blockDisconnectedPeriod": .string(String(blockAfterDays)), "wipeDisconnectedPeriod": .string(String(wipeAfterDays)),
+            "blockDisconnectedPeriod": .string(String(blockAfterDays)),
+            "wipeDisconnectedPeriod": .string(String(wipeAfterDays)),
         ])
     }
 }
@@ -285,7 +302,8 @@ struct SettingsReader {
 
     func object(_ value: ConfigurationValue) throws -> ConfigurationObject {
         guard let object = value.objectValue else {
-            throw ConfigurationError(.wrongType, source: source, at: path, "must be an object, not \(value.kindDescription)")
+            throw ConfigurationError(
+                .wrongType, source: source, at: path, "must be an object, not \(value.kindDescription)")
         }
         return object
     }
@@ -314,11 +332,15 @@ struct SettingsReader {
         case .number(let value)? where Int(exactly: value) != nil: number = Int(exactly: value) ?? 0
         case .string(let text)?:
             let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard let value = Int(trimmed) else { throw invalid(key, "not a whole number: \(ConfigurationValue.string(text).kindDescription)") }
+            guard let value = Int(trimmed) else {
+                throw invalid(key, "not a whole number: \(ConfigurationValue.string(text).kindDescription)")
+            }
             number = value
         case let other?: throw invalid(key, "not a whole number: \(other.kindDescription)")
         }
-        guard range.contains(number) else { throw invalid(key, "\(number) is outside \(range.lowerBound)…\(range.upperBound)") }
+        guard range.contains(number) else {
+            throw invalid(key, "\(number) is outside \(range.lowerBound)…\(range.upperBound)")
+        }
         return number
     }
 }

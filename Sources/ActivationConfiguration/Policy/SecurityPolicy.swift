@@ -34,9 +34,11 @@ public struct SecurityPolicy: Sendable, Hashable {
 
     /// A policy; every default is the strict choice except ``signature``, which is `.optional`
     /// unless a trust list is given.
-    public init(allowHTTP: Bool = false, allowIPLiterals: Bool = false, allowedHosts: [String] = [],
-                signature: SignatureRequirement = .optional, verificationKeys: [VerificationKey] = [],
-                trustList: TrustList = TrustList(), applicationID: String? = nil, limits: ConfigurationLimits = .default) {
+    public init(
+        allowHTTP: Bool = false, allowIPLiterals: Bool = false, allowedHosts: [String] = [],
+        signature: SignatureRequirement = .optional, verificationKeys: [VerificationKey] = [],
+        trustList: TrustList = TrustList(), applicationID: String? = nil, limits: ConfigurationLimits = .default
+    ) {
         self.allowHTTP = allowHTTP
         self.allowIPLiterals = allowIPLiterals
         self.allowedHosts = allowedHosts.map { $0.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ".")) }
@@ -51,7 +53,8 @@ public struct SecurityPolicy: Sendable, Hashable {
     /// sign such codes and is not in it already.
     public var activationCodeKeys: TrustList {
         var keys = trustList
-        for key in verificationKeys where key.activationCodeAlgorithm != nil && keys.entry(keyID: key.keyIDBytes) == nil {
+        for key in verificationKeys where key.activationCodeAlgorithm != nil && keys.entry(keyID: key.keyIDBytes) == nil
+        {
             if let entry = try? TrustList.Entry(key: key) { try? keys.add(entry) }
         }
         return keys
@@ -67,7 +70,8 @@ public struct SecurityPolicy: Sendable, Hashable {
         do {
             try bound.check(document, source: source)
         } catch let error as ConfigurationError where error.code == .hostNotAllowed {
-            throw ConfigurationError(.hostNotAllowed, "\(error.reason); the trust list allows key \(entry.keyID) only for these hosts")
+            throw ConfigurationError(
+                .hostNotAllowed, "\(error.reason); the trust list allows key \(entry.keyID) only for these hosts")
         }
     }
 
@@ -85,16 +89,24 @@ public struct SecurityPolicy: Sendable, Hashable {
         for (index, item) in document.auth.enumerated() {
             guard case .oauth2(let settings) = item.method else { continue }
             let base = "auth[\(index)].config."
-            var urls = [("oauth2.authorizationEndpoint", settings.authorizationEndpoint), ("oauth2.tokenEndpoint", settings.tokenEndpoint)]
+            var urls = [
+                ("oauth2.authorizationEndpoint", settings.authorizationEndpoint),
+                ("oauth2.tokenEndpoint", settings.tokenEndpoint),
+            ]
             if let value = settings.endUserUI { urls.append(("oauth2.endUserUI", value)) }
-            if let value = settings.xsuaaAuthorizationEndpoint { urls.append(("oauth2.xsuaaAuthorizationEndpoint", value)) }
-            if let value = settings.deviceAuthorizationEndpoint { urls.append(("oauth2.deviceAuthorizationEndpoint", value)) }
+            if let value = settings.xsuaaAuthorizationEndpoint {
+                urls.append(("oauth2.xsuaaAuthorizationEndpoint", value))
+            }
+            if let value = settings.deviceAuthorizationEndpoint {
+                urls.append(("oauth2.deviceAuthorizationEndpoint", value))
+            }
             if let value = settings.revocationEndpoint { urls.append(("oauth2.revocationEndpoint", value)) }
             if let value = settings.issuer { urls.append(("oauth2.issuer", value)) }
             // A custom-scheme redirect (com.example.App://host) hands control back to the app, and a
             // loopback one names where this device listens (RFC 8252 §7.3), not a server it
             // trusts: both allowed.
-            for (clientIndex, client) in settings.clients.enumerated() where Self.isWebURL(client.redirectURL) && !client.redirectsToLoopback {
+            for (clientIndex, client) in settings.clients.enumerated()
+            where Self.isWebURL(client.redirectURL) && !client.redirectsToLoopback {
                 urls.append(("oauth2.clients[\(clientIndex)].redirectURL", client.redirectURL))
             }
             for (key, text) in urls { try check(url: text, source: source, path: base + key) }
@@ -109,9 +121,10 @@ public struct SecurityPolicy: Sendable, Hashable {
     }
 
     func isAllowed(_ host: CanonicalURL.Host) -> Bool {
-        allowedHosts.isEmpty || allowedHosts.contains { entry in
-            (try? CanonicalURL.Host.parse(entry)).map { host.isEqualOrUnder($0) } ?? false
-        }
+        allowedHosts.isEmpty
+            || allowedHosts.contains { entry in
+                (try? CanonicalURL.Host.parse(entry)).map { host.isEqualOrUnder($0) } ?? false
+            }
     }
 
     /// Checks one URL: parsed into its canonical form, then https, no user info, no IP address,
@@ -136,7 +149,9 @@ public struct SecurityPolicy: Sendable, Hashable {
             throw fail(.insecureURL, "the IP address \(url.host) is not allowed as a host; use a host name")
         }
         if !isAllowed(url.host) {
-            throw fail(.hostNotAllowed, "the host \(url.host) is not on the allowed list (\(allowedHosts.joined(separator: ", ")))")
+            throw fail(
+                .hostNotAllowed,
+                "the host \(url.host) is not on the allowed list (\(allowedHosts.joined(separator: ", ")))")
         }
     }
 

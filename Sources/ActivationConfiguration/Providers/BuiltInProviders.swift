@@ -12,7 +12,10 @@ public struct FileConfigurationProvider: ConfigurationProvider {
     public var recognizer: PayloadRecognizer
 
     /// A provider that reads `path`.
-    public init(path: String, recognizer: PayloadRecognizer = PayloadRecognizer(), identifier: String = FileConfigurationProvider.defaultIdentifier) {
+    public init(
+        path: String, recognizer: PayloadRecognizer = PayloadRecognizer(),
+        identifier: String = FileConfigurationProvider.defaultIdentifier
+    ) {
         self.path = path
         self.recognizer = recognizer
         self.identifier = identifier
@@ -20,7 +23,8 @@ public struct FileConfigurationProvider: ConfigurationProvider {
 
     public func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
         guard FileIO.exists(path) else { throw ConfigurationError(.notFound, source: path, "no such file") }
-        return try recognizer.configuration(from: try FileIO.read(path, limit: recognizer.policy.limits.maxDocumentBytes), source: path)
+        return try recognizer.configuration(
+            from: try FileIO.read(path, limit: recognizer.policy.limits.maxDocumentBytes), source: path)
     }
 }
 
@@ -65,14 +69,18 @@ public struct ManagedConfigurationProvider: ConfigurationProvider {
     public var recognizer: PayloadRecognizer
 
     /// A provider that reads the file `environment` names.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, recognizer: PayloadRecognizer = PayloadRecognizer()) {
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        recognizer: PayloadRecognizer = PayloadRecognizer()
+    ) {
         self.environment = environment
         self.recognizer = recognizer
     }
 
     public func provide(input: ProviderInput) async throws -> ProvidedConfiguration {
         guard let path = environment[Self.environmentVariable], !path.isEmpty else {
-            throw ConfigurationError(.notFound, source: "managed configuration", "\(Self.environmentVariable) is not set")
+            throw ConfigurationError(
+                .notFound, source: "managed configuration", "\(Self.environmentVariable) is not set")
         }
         var provided = try await FileConfigurationProvider(path: path, recognizer: recognizer).provide(input: input)
         provided.origin = "managed configuration (\(path))"

@@ -27,7 +27,10 @@ public struct ProvidedConfiguration: Sendable, Hashable {
     public var signatureProof: SignatureProof?
 
     /// A configuration found at `origin`.
-    public init(document: ConfigurationDocument, signature: SignatureStatus = .unsigned, origin: String, signatureProof: SignatureProof? = nil) {
+    public init(
+        document: ConfigurationDocument, signature: SignatureStatus = .unsigned, origin: String,
+        signatureProof: SignatureProof? = nil
+    ) {
         self.document = document
         self.signature = signature
         self.origin = origin
@@ -65,8 +68,10 @@ extension PayloadRecognizer {
     public func configuration(from bytes: [UInt8], source: String) throws -> ProvidedConfiguration {
         let payload = try recognize(bytes: bytes, source: source)
         guard let document = payload.document else {
-            throw ConfigurationError(.notConfiguration, source: source, "\(payload.summary), not an onboarding configuration")
+            throw ConfigurationError(
+                .notConfiguration, source: source, "\(payload.summary), not an onboarding configuration")
         }
-        return ProvidedConfiguration(document: document, signature: payload.signature, origin: source, signatureProof: payload.signatureProof)
+        return ProvidedConfiguration(
+            document: document, signature: payload.signature, origin: source, signatureProof: payload.signatureProof)
     }
 }

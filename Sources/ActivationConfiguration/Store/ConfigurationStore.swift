@@ -19,8 +19,10 @@ public struct StoredConfiguration: Sendable, Hashable {
     public var signatureProof: SignatureProof?
 
     /// A record of `document` as `providerID` found it at `origin`.
-    public init(document: ConfigurationDocument, providerID: String, origin: String, storedAt: Date = Date(),
-                signature: SignatureStatus, signatureProof: SignatureProof? = nil) {
+    public init(
+        document: ConfigurationDocument, providerID: String, origin: String, storedAt: Date = Date(),
+        signature: SignatureStatus, signatureProof: SignatureProof? = nil
+    ) {
         self.document = document
         self.providerID = providerID
         self.origin = origin
@@ -34,10 +36,11 @@ public struct StoredConfiguration: Sendable, Hashable {
     /// signed, passcode included), and with the `configuration` of `report`, the ``ActivationReport``
     /// of this configuration.
     public func report(_ report: ActivationReport) -> RestoreReport {
-        RestoreReport(format: Self.format, provider: providerID, origin: origin, storedAt: storedAt.formatted(.iso8601),
-                      signature: SignatureRecord(signature, proof: signatureProof),
-                      document: document.value(includeSecrets: false),
-                      configuration: InspectReport.Configuration(document: report.payload.document ?? document, report: report))
+        RestoreReport(
+            format: Self.format, provider: providerID, origin: origin, storedAt: storedAt.formatted(.iso8601),
+            signature: SignatureRecord(signature, proof: signatureProof),
+            document: document.value(includeSecrets: false),
+            configuration: InspectReport.Configuration(document: report.payload.document ?? document, report: report))
     }
 
     /// The version of the stored form; a store of another version is not read.
@@ -46,7 +49,8 @@ public struct StoredConfiguration: Sendable, Hashable {
     /// The stored form: `{"format":1,"provider":…,"origin":…,"storedAt":…,"signature":{…},"document":{…}}`;
     /// a verified signature also keeps `signedCode` (the JWS) and `publicKey` (base64 DER).
     public var value: ConfigurationValue {
-        let signatureObject = SignatureRecord(signature, proof: signatureProof).storeValue(signedCode: signatureProof?.signedCode)
+        let signatureObject = SignatureRecord(signature, proof: signatureProof).storeValue(
+            signedCode: signatureProof?.signedCode)
         return .object([
             "format": .integer(Self.format), "provider": .string(providerID), "origin": .string(origin),
             "storedAt": .string(storedAt.formatted(.iso8601)), "signature": .object(signatureObject),
@@ -61,11 +65,13 @@ public struct StoredConfiguration: Sendable, Hashable {
     public init(from value: ConfigurationValue, source: String) throws {
         func damaged(_ why: String) -> ConfigurationError { Self.damaged(source, why) }
         guard let object = value.objectValue else { throw damaged("not an object") }
-        guard object["format"] == .integer(Self.format) else { throw damaged("unknown format \(object["format"]?.kindDescription ?? "missing")") }
+        guard object["format"] == .integer(Self.format) else {
+            throw damaged("unknown format \(object["format"]?.kindDescription ?? "missing")")
+        }
         guard let provider = object["provider"]?.stringValue, let origin = object["origin"]?.stringValue,
-              let stamp = object["storedAt"]?.stringValue, let storedAt = Date(storedTime: stamp),
-              let signatureObject = object["signature"]?.objectValue, let status = signatureObject["status"]?.stringValue,
-              let documentValue = object["document"]
+            let stamp = object["storedAt"]?.stringValue, let storedAt = Date(storedTime: stamp),
+            let signatureObject = object["signature"]?.objectValue, let status = signatureObject["status"]?.stringValue,
+            let documentValue = object["document"]
         else { throw damaged("a field is missing") }
         do {
             document = try ConfigurationDocument(from: documentValue, source: source)
@@ -78,12 +84,16 @@ public struct StoredConfiguration: Sendable, Hashable {
             signatureProof = nil
         case "verified":
             guard let algorithm = signatureObject["algorithm"]?.stringValue.flatMap(SignatureAlgorithm.init(rawValue:)),
-                  let fingerprint = signatureObject["keyFingerprint"]?.stringValue else { throw damaged("signature fields are missing") }
-            guard let signedCode = signatureObject["signedCode"]?.stringValue, let keyText = signatureObject["publicKey"]?.stringValue,
-                  let der = Base64.decode(keyText), let key = try? VerificationKey(derRepresentation: der) else {
+                let fingerprint = signatureObject["keyFingerprint"]?.stringValue
+            else { throw damaged("signature fields are missing") }
+            guard let signedCode = signatureObject["signedCode"]?.stringValue,
+                let keyText = signatureObject["publicKey"]?.stringValue,
+                let der = Base64.decode(keyText), let key = try? VerificationKey(derRepresentation: der)
+            else {
                 throw damaged("it records a verified signature without the signed code and key that prove it")
             }
-            signature = .verified(algorithm: algorithm, keyFingerprint: fingerprint, keyID: signatureObject["keyID"]?.stringValue)
+            signature = .verified(
+                algorithm: algorithm, keyFingerprint: fingerprint, keyID: signatureObject["keyID"]?.stringValue)
             signatureProof = SignatureProof(signedCode: signedCode, key: key)
         default:
             throw damaged("unknown signature status \(status)")
@@ -105,34 +115,55 @@ public struct StoredConfiguration: Sendable, Hashable {
         switch signature {
         case .unsigned:
             if policy.signature == .required {
-                throw ConfigurationError(.signatureRequired, source: source, "the stored configuration is not signed, and the policy requires a signature")
+                throw ConfigurationError(
+                    .signatureRequired, source: source,
+                    "the stored configuration is not signed, and the policy requires a signature")
             }
         case .verified(let algorithm, let fingerprint, _):
             if policy.signature == .forbidden {
-                throw ConfigurationError(.signatureForbidden, source: source, "the stored configuration is signed, and the policy forbids signed codes")
+                throw ConfigurationError(
+                    .signatureForbidden, source: source,
+                    "the stored configuration is signed, and the policy forbids signed codes")
             }
-            guard let proof = signatureProof else { throw Self.damaged(source, "it records a verified signature without proof") }
-            guard proof.key.fingerprint == fingerprint else { throw Self.damaged(source, "the recorded key fingerprint is not the stored key's") }
+            guard let proof = signatureProof else {
+                throw Self.damaged(source, "it records a verified signature without proof")
+            }
+            guard proof.key.fingerprint == fingerprint else {
+                throw Self.damaged(source, "the recorded key fingerprint is not the stored key's")
+            }
             let signedValue: ConfigurationValue
             if ActivationCode.isActivationCode(proof.signedCode) {
                 // Removing a key from the trust list revokes what it signed, stored codes too.
                 let trusted = policy.activationCodeKeys
                 guard trusted.entries.isEmpty || trusted.entry(keyID: proof.key.keyIDBytes) != nil else {
-                    throw ConfigurationError(.unknownKey, source: source, "the stored configuration was signed with key \(fingerprint), which is not in the trust list (revoked?)")
+                    throw ConfigurationError(
+                        .unknownKey, source: source,
+                        "the stored configuration was signed with key \(fingerprint), which is not in the trust list (revoked?)"
+                    )
                 }
-                guard proof.key.activationCodeAlgorithm == algorithm else { throw Self.damaged(source, "the recorded algorithm is not the key's") }
+                guard proof.key.activationCodeAlgorithm == algorithm else {
+                    throw Self.damaged(source, "the recorded algorithm is not the key's")
+                }
                 do {
-                    signedValue = try ActivationCode.document(of: proof.signedCode, signedBy: proof.key, source: "\(source) (stored signed code)")
+                    signedValue = try ActivationCode.document(
+                        of: proof.signedCode, signedBy: proof.key, source: "\(source) (stored signed code)")
                 } catch {
                     throw Self.damaged(source, "the stored signature does not verify")
                 }
-                if let entry = trusted.entry(keyID: proof.key.keyIDBytes) { try policy.check(document, signedBy: entry, source: source) }
+                if let entry = trusted.entry(keyID: proof.key.keyIDBytes) {
+                    try policy.check(document, signedBy: entry, source: source)
+                }
             } else {
                 if !policy.verificationKeys.isEmpty && !policy.verificationKeys.contains(proof.key) {
-                    throw ConfigurationError(.signatureInvalid, source: source, "the stored configuration was signed with key \(fingerprint), which is not among the given public keys")
+                    throw ConfigurationError(
+                        .signatureInvalid, source: source,
+                        "the stored configuration was signed with key \(fingerprint), which is not among the given public keys"
+                    )
                 }
                 let parts = try CompactJWS.parse(proof.signedCode, source: "\(source) (stored signed code)")
-                guard parts.algorithm == algorithm else { throw Self.damaged(source, "the recorded algorithm is not the signed code's") }
+                guard parts.algorithm == algorithm else {
+                    throw Self.damaged(source, "the recorded algorithm is not the signed code's")
+                }
                 do {
                     _ = try CompactJWS.verify(parts, with: [proof.key], source: source)
                 } catch {
@@ -141,7 +172,8 @@ public struct StoredConfiguration: Sendable, Hashable {
                 signedValue = try JSONReader(maxBytes: policy.limits.maxDocumentBytes, maxDepth: policy.limits.maxDepth)
                     .parse(parts.payload, source: "\(source) (signed payload)")
             }
-            var signed = try ConfigurationDocument(from: signedValue, source: "\(source) (signed payload)", limits: policy.limits)
+            var signed = try ConfigurationDocument(
+                from: signedValue, source: "\(source) (signed payload)", limits: policy.limits)
             // Onboarding records the app id it was given when the document names none.
             if signed.appID == nil { signed.appID = document.appID }
             guard signed == document else {
@@ -190,7 +222,8 @@ public struct FileConfigurationStore: ConfigurationStore {
 
     /// `$XDG_CONFIG_HOME/activate/configuration.json`, else `~/.config/activate/configuration.json`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let base =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? "\(environment["HOME"] ?? NSHomeDirectory())/.config"
         return "\(base)/activate/configuration.json"
     }
@@ -209,7 +242,8 @@ public struct FileConfigurationStore: ConfigurationStore {
             if !replacing && FileIO.exists(path) {
                 throw ConfigurationError(.fileExists, source: path, "a configuration is already stored")
             }
-            try FileIO.write(Array(JSONWriter.pretty(configuration.value).utf8) + [0x0A], to: path, replace: true, mode: 0o600)
+            try FileIO.write(
+                Array(JSONWriter.pretty(configuration.value).utf8) + [0x0A], to: path, replace: true, mode: 0o600)
         }
     }
 
@@ -237,7 +271,8 @@ public struct FileConfigurationStore: ConfigurationStore {
     /// reset; any other file, JSON or not, is left alone.
     public var holdsStoredForm: Bool {
         guard FileIO.exists(path), let bytes = try? FileIO.read(path, limit: Self.maxBytes, followLinks: false),
-              let value = try? JSONReader(maxBytes: Self.maxBytes).parse(bytes, source: path), let object = value.objectValue
+            let value = try? JSONReader(maxBytes: Self.maxBytes).parse(bytes, source: path),
+            let object = value.objectValue
         else { return false }
         return object["format"] == .integer(StoredConfiguration.format)
             && ["provider", "origin", "storedAt", "signature", "document"].allSatisfy { object[$0] != nil }

@@ -34,7 +34,8 @@ package enum Base64 {
     }
 
     private static func isStandardByte(_ byte: UInt8) -> Bool {
-        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2B || byte == 0x2F
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2B
+            || byte == 0x2F
     }
 
     /// URL-safe base64 (`-` and `_`), without padding (RFC 7515).

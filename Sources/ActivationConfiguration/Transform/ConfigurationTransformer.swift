@@ -50,7 +50,8 @@ public protocol ConfigurationTransformer: Sendable {
     ///   - value: the sub-tree under the key the transformer is registered for.
     ///   - path: where `value` sits, for error messages.
     ///   - context: the whole document and the registry, to recurse into nested objects.
-    func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws -> TransformResult
+    func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws
+        -> TransformResult
 }
 
 /// What a transformer can see beyond its own sub-tree.
@@ -68,7 +69,9 @@ public struct TransformContext: Sendable {
     }
 
     /// An error naming the source and the key path, for transformers to throw.
-    public func error(_ code: ConfigurationError.Code, at path: ConfigurationPath, _ message: String) -> ConfigurationError {
+    public func error(_ code: ConfigurationError.Code, at path: ConfigurationPath, _ message: String)
+        -> ConfigurationError
+    {
         ConfigurationError(code, source: source, at: path, message)
     }
 }
@@ -98,7 +101,9 @@ public struct KeyedTransformer: ConfigurationTransformer {
         return try transform(document.value(), at: .root, context: context)
     }
 
-    public func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws -> TransformResult {
+    public func transform(_ value: ConfigurationValue, at path: ConfigurationPath, context: TransformContext) throws
+        -> TransformResult
+    {
         var result = TransformResult()
         guard let object = value.objectValue else { return result }
         for (key, child) in object {

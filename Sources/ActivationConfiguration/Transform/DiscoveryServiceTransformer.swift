@@ -105,8 +105,11 @@ public struct DiscoveryServiceTransformer: Sendable {
     public var additional: KeyedTransformer
 
     /// A transformer; each parameter sets the property of the same name.
-    public init(applicationID: String? = nil, applicationVersion: String = "1.0", authenticationPath: String = "",
-                deviceID: String? = nil, destinations: [String: String]? = nil, additional: KeyedTransformer = KeyedTransformer()) {
+    public init(
+        applicationID: String? = nil, applicationVersion: String = "1.0", authenticationPath: String = "",
+        deviceID: String? = nil, destinations: [String: String]? = nil,
+        additional: KeyedTransformer = KeyedTransformer()
+    ) {
         self.applicationID = applicationID
         self.applicationVersion = applicationVersion
         self.authenticationPath = authenticationPath
@@ -129,10 +132,14 @@ public struct DiscoveryServiceTransformer: Sendable {
     public func transform(_ document: ConfigurationDocument, source: String) throws -> TransformResult {
         var result = TransformResult()
         guard let appID = document.appID ?? applicationID else {
-            throw ConfigurationError(.missingKey, source: source, "appID: missing; the document names no application and none was given")
+            throw ConfigurationError(
+                .missingKey, source: source, "appID: missing; the document names no application and none was given")
         }
         let baseURL = document.baseURL
-        let authenticationURL = baseURL + (authenticationPath.isEmpty || authenticationPath.hasPrefix("/") ? authenticationPath : "/" + authenticationPath)
+        let authenticationURL =
+            baseURL
+            + (authenticationPath.isEmpty || authenticationPath.hasPrefix("/")
+                ? authenticationPath : "/" + authenticationPath)
         result[OnboardingInfo.settings] = SettingsParameters(
             backendURL: baseURL, applicationID: appID, applicationVersion: document.appVersion ?? applicationVersion,
             deviceID: deviceID, destinations: destinations)
@@ -143,22 +150,29 @@ public struct DiscoveryServiceTransformer: Sendable {
             switch item.method {
             case .oauth2(let settings):
                 if result[OnboardingInfo.oauth2CodeGrant] == nil,
-                   let client = settings.clients.first(where: { $0.grantType == .authorizationCode }) {
+                    let client = settings.clients.first(where: { $0.grantType == .authorizationCode })
+                {
                     result[OnboardingInfo.oauth2CodeGrant] = OAuth2CodeGrantParameters(
-                        authorizationEndpointURL: settings.authorizationEndpoint, tokenEndpointURL: settings.tokenEndpoint,
+                        authorizationEndpointURL: settings.authorizationEndpoint,
+                        tokenEndpointURL: settings.tokenEndpoint,
                         redirectURL: client.redirectURL, clientID: client.clientID,
-                        xsuaaAuthorizationEndpointURL: settings.xsuaaAuthorizationEndpoint, endUserUIURL: settings.endUserUI)
+                        xsuaaAuthorizationEndpointURL: settings.xsuaaAuthorizationEndpoint,
+                        endUserUIURL: settings.endUserUI)
                 }
                 if result[OnboardingInfo.oauth2PasswordGrant] == nil,
-                   let client = settings.clients.first(where: { $0.grantType == .password }), let passcode = client.passcode {
+                    let client = settings.clients.first(where: { $0.grantType == .password }),
+                    let passcode = client.passcode
+                {
                     result[OnboardingInfo.oauth2PasswordGrant] = OAuth2PasswordGrantParameters(
-                        authorizationEndpointURL: settings.authorizationEndpoint, tokenEndpointURL: settings.tokenEndpoint,
+                        authorizationEndpointURL: settings.authorizationEndpoint,
+                        tokenEndpointURL: settings.tokenEndpoint,
                         redirectURL: client.redirectURL, clientID: client.clientID, passcode: passcode)
                 }
             case .saml2(let settings):
                 if result[OnboardingInfo.saml] == nil {
                     result[OnboardingInfo.saml] = SAMLParameters(
-                        authorizationEndpointURL: authenticationURL, finishEndpointURL: baseURL + settings.finishEndpointPath,
+                        authorizationEndpointURL: authenticationURL,
+                        finishEndpointURL: baseURL + settings.finishEndpointPath,
                         finishEndpointRedirectParameter: settings.finishEndpointRedirectParameter,
                         challengeHeaderName: settings.challengeHeaderName, challengeHeaderValue: "login-request")
                 }

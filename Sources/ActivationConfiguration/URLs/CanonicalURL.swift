@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A server URL in the one canonical form that the security policy, the store and the discovery
 /// client judge: the host it holds is the host a connection will reach.
@@ -130,7 +131,8 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
             }
             var address = in6_addr()
             guard inner.utf8.count <= 45, inner.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }),
-                  inet_pton(AF_INET6, String(inner), &address) == 1 else {
+                inet_pton(AF_INET6, String(inner), &address) == 1
+            else {
                 throw Problem("not a valid IPv6 address")
             }
             var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
@@ -149,7 +151,9 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
             if !name.utf8.allSatisfy({ $0 < 0x80 }) {
                 // IDNA (UTS 46) treats these full stops as dots; map them before splitting. Then the
                 // IDNA mapping: compatibility normalisation and lower case, then Punycode per label.
-                name = String(String.UnicodeScalarView(name.unicodeScalars.map { ["\u{3002}", "\u{FF0E}", "\u{FF61}"].contains($0) ? "." : $0 }))
+                name = String(
+                    String.UnicodeScalarView(
+                        name.unicodeScalars.map { ["\u{3002}", "\u{FF0E}", "\u{FF61}"].contains($0) ? "." : $0 }))
                 name = name.precomposedStringWithCompatibilityMapping.lowercased()
             }
             if name.hasSuffix(".") { name.removeLast() }  // the root label: same host
@@ -157,7 +161,9 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
             if let last = labels.last, isNumeric(last) {
                 if let address = canonicalIPv4(labels) { return .ipv4(address) }
                 if let meaning = ipv4Meaning(labels) {
-                    throw Problem("a numeric address in a non-standard form (resolvers read it as \(meaning)); write IP addresses as four decimal numbers")
+                    throw Problem(
+                        "a numeric address in a non-standard form (resolvers read it as \(meaning)); write IP addresses as four decimal numbers"
+                    )
                 }
                 throw Problem("a host name cannot end in a number")
             }
@@ -172,7 +178,8 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
                     converted = "xn--" + encoded
                 }
                 guard converted.utf8.allSatisfy(isLDH), converted.first != "-", converted.last != "-" else {
-                    throw Problem("a host may hold only letters, digits and hyphens (and not start or end a label with a hyphen)")
+                    throw Problem(
+                        "a host may hold only letters, digits and hyphens (and not start or end a label with a hyphen)")
                 }
                 guard converted.utf8.count <= 63 else { throw Problem("a host label is longer than 63 characters") }
                 ascii.append(converted)
@@ -191,7 +198,8 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
             if scalar.isASCII { return isLDH(UInt8(scalar.value)) }
             switch scalar.properties.generalCategory {
             case .lowercaseLetter, .uppercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-                 .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber: return true
+                .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber:
+                return true
             default: return false
             }
         }
@@ -208,7 +216,8 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
             guard labels.count == 4 else { return nil }
             for label in labels {
                 guard !label.isEmpty, label.count <= 3, label.allSatisfy({ $0.isASCII && $0.isNumber }),
-                      label == "0" || label.first != "0", let value = Int(label), value <= 255 else { return nil }
+                    label == "0" || label.first != "0", let value = Int(label), value <= 255
+                else { return nil }
             }
             return labels.joined(separator: ".")
         }
@@ -219,14 +228,20 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
             var numbers: [UInt64] = []
             for label in labels {
                 let lower = label.lowercased()
-                let (digits, radix) = lower.hasPrefix("0x") ? (String(lower.dropFirst(2)), 16)
+                let (digits, radix) =
+                    lower.hasPrefix("0x")
+                    ? (String(lower.dropFirst(2)), 16)
                     : (lower.count > 1 && lower.hasPrefix("0")) ? (String(lower.dropFirst()), 8) : (lower, 10)
-                if digits.isEmpty && radix == 16 { numbers.append(0); continue }
+                if digits.isEmpty && radix == 16 {
+                    numbers.append(0)
+                    continue
+                }
                 guard digits.count <= 32, let value = UInt64(digits, radix: radix) else { return nil }
                 numbers.append(value)
             }
             guard numbers.dropLast().allSatisfy({ $0 <= 255 }), let last = numbers.last,
-                  last < (UInt64(1) << (8 * UInt64(5 - numbers.count))) else { return nil }
+                last < (UInt64(1) << (8 * UInt64(5 - numbers.count)))
+            else { return nil }
             var address = last
             for (index, value) in numbers.dropLast().enumerated() { address += value << (8 * UInt64(3 - index)) }
             return (0..<4).map { String((address >> (8 * UInt64(3 - $0))) & 0xFF) }.joined(separator: ".")
@@ -245,7 +260,8 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
             throw Self.problem(.invalidURL, text, "longer than \(Self.maxLength) bytes")
         }
         guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter,
-              text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+            text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else {
             throw Self.problem(.invalidURL, text, "not a URL (no scheme)")
         }
         let scheme = text[..<colon].lowercased()
@@ -261,8 +277,12 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
         // Outside the host, only printable ASCII: no spaces, controls or backslashes (which some
         // readers take for `/`, ending the host early).
         guard tail.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\\" }),
-              !authority.unicodeScalars.contains(where: { $0.value <= 0x20 || $0 == "\\" || (0x7F...0x9F).contains($0.value) }) else {
-            throw Self.problem(.invalidURL, text, "contains spaces, control characters, backslashes or non-ASCII outside the host")
+            !authority.unicodeScalars.contains(where: {
+                $0.value <= 0x20 || $0 == "\\" || (0x7F...0x9F).contains($0.value)
+            })
+        else {
+            throw Self.problem(
+                .invalidURL, text, "contains spaces, control characters, backslashes or non-ASCII outside the host")
         }
         var hasUserInfo = false
         if let at = authority.lastIndex(of: "@") {
@@ -272,11 +292,15 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
         var hostText = authority
         var portText: Substring?
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw Self.problem(.invalidHost, text, "an IPv6 address in [ ] is not closed") }
+            guard let close = authority.firstIndex(of: "]") else {
+                throw Self.problem(.invalidHost, text, "an IPv6 address in [ ] is not closed")
+            }
             hostText = authority[...close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw Self.problem(.invalidHost, text, "unexpected text after the IPv6 address") }
+                guard after.hasPrefix(":") else {
+                    throw Self.problem(.invalidHost, text, "unexpected text after the IPv6 address")
+                }
                 portText = after.dropFirst()
             }
         } else if let portColon = authority.firstIndex(of: ":") {
@@ -291,7 +315,8 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
         }
         if let portText {
             guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let value = Int(portText), (1...65535).contains(value) else {
+                let value = Int(portText), (1...65535).contains(value)
+            else {
                 throw Self.problem(.invalidURL, text, "the port must be a number from 1 to 65535")
             }
             port = value
@@ -336,7 +361,9 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, Character(Unicode.Scalar(bytes[index + 1])).isHexDigit, Character(Unicode.Scalar(bytes[index + 2])).isHexDigit else { return false }
+                guard index + 2 < bytes.count, Character(Unicode.Scalar(bytes[index + 1])).isHexDigit,
+                    Character(Unicode.Scalar(bytes[index + 2])).isHexDigit
+                else { return false }
                 index += 3
             } else {
                 index += 1

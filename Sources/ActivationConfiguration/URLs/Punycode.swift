@@ -11,7 +11,9 @@ enum Punycode {
         let basicCount = output.unicodeScalars.count
         var handled = basicCount
         if basicCount > 0 { output += "-" }
-        var n = UInt32(initialN), delta = 0, bias = initialBias
+        var n = UInt32(initialN)
+        var delta = 0
+        var bias = initialBias
         while handled < input.count {
             guard let next = input.filter({ $0 >= n }).min() else { return nil }
             let (step, overflow) = Int(next - n).multipliedReportingOverflow(by: handled + 1)

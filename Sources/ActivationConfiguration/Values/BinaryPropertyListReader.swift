@@ -75,17 +75,21 @@ struct BinaryPropertyListReader {
     /// Checks the header, the trailer and every entry of the offset table; returns the top object.
     private mutating func readTrailer() throws -> Int {
         guard bytes.starts(with: Array("bplist00".utf8)) else {
-            throw error("the version \"\(InputText.quoted(String(decoding: bytes.prefix(8), as: UTF8.self)))\" is not bplist00")
+            throw error(
+                "the version \"\(InputText.quoted(String(decoding: bytes.prefix(8), as: UTF8.self)))\" is not bplist00")
         }
         // The header, one object of at least one byte, and the 32-byte trailer.
-        guard bytes.count >= 8 + 1 + 32 else { throw error("\(bytes.count) bytes are too short for a header, an object and a trailer") }
+        guard bytes.count >= 8 + 1 + 32 else {
+            throw error("\(bytes.count) bytes are too short for a header, an object and a trailer")
+        }
         let trailer = bytes.count - 32
         offsetSize = Int(bytes[trailer + 6])
         referenceSize = Int(bytes[trailer + 7])
         let objectCount = unsigned(at: trailer + 8, size: 8)
         let topObject = unsigned(at: trailer + 16, size: 8)
         let table = unsigned(at: trailer + 24, size: 8)
-        for (name, size) in [("offset", offsetSize), ("object reference", referenceSize)] where ![1, 2, 4, 8].contains(size) {
+        for (name, size) in [("offset", offsetSize), ("object reference", referenceSize)]
+        where ![1, 2, 4, 8].contains(size) {
             throw error("the trailer gives \(size) bytes as the \(name) size (1, 2, 4 or 8)")
         }
         // Every object takes at least one byte between the header and the offset table.
@@ -93,20 +97,24 @@ struct BinaryPropertyListReader {
             throw error("the trailer's object count \(objectCount) does not fit a file of \(bytes.count) bytes")
         }
         let count = Int(objectCount)
-        guard topObject < objectCount else { throw error("the top object \(topObject) is not one of the \(count) objects") }
+        guard topObject < objectCount else {
+            throw error("the top object \(topObject) is not one of the \(count) objects")
+        }
         if referenceSize < 8, count > 1 << (8 * referenceSize) {
             throw error("\(count) objects cannot be told apart with \(referenceSize)-byte references")
         }
         // count ≤ file size and offsetSize ≤ 8, so the product cannot overflow.
         guard table >= 9, table <= UInt64(trailer), count * offsetSize <= trailer - Int(table) else {
-            throw error("the offset table (at byte \(table), \(count) entries of \(offsetSize) bytes) lies outside the file")
+            throw error(
+                "the offset table (at byte \(table), \(count) entries of \(offsetSize) bytes) lies outside the file")
         }
         tableOffset = Int(table)
         offsets.reserveCapacity(count)
         for index in 0..<count {
             let offset = unsigned(at: tableOffset + index * offsetSize, size: offsetSize)
             guard offset >= 8, offset < table else {
-                throw error("object \(index) lies at byte \(offset), outside the objects (bytes 8 to \(tableOffset - 1))")
+                throw error(
+                    "object \(index) lies at byte \(offset), outside the objects (bytes 8 to \(tableOffset - 1))")
             }
             offsets.append(Int(offset))
         }
@@ -140,7 +148,8 @@ struct BinaryPropertyListReader {
                 cursors.removeLast()
                 onStack[cursor.index] = false
                 let container = containers.removeLast()
-                let result: ConfigurationValue = cursor.isDictionary ? .object(container.entries) : .array(container.items)
+                let result: ConfigurationValue =
+                    cursor.isDictionary ? .object(container.entries) : .array(container.items)
                 guard last > 0 else { return result }
                 add(result, to: &containers[last - 1], cursor: &cursors[last - 1])
                 continue
@@ -150,11 +159,14 @@ struct BinaryPropertyListReader {
             if cursor.isDictionary {
                 let key = try string(reference, keyOf: cursor.index)
                 if containers[last].entries[key] != nil {
-                    throw ConfigurationError.duplicateKey(source, key, in: ConfigurationPath(containers.compactMap(\.component)), " (object \(cursor.index))")
+                    throw ConfigurationError.duplicateKey(
+                        source, key, in: ConfigurationPath(containers.compactMap(\.component)),
+                        " (object \(cursor.index))")
                 }
                 containers[last].key = key
                 component = .key(key)
-                reference = try self.reference(at: cursor.references + (cursor.count + cursor.next) * referenceSize, in: cursor.index)
+                reference = try self.reference(
+                    at: cursor.references + (cursor.count + cursor.next) * referenceSize, in: cursor.index)
             }
             try countValue()
             if onStack[reference] { throw error("object \(reference) contains itself (a reference cycle)") }
@@ -232,8 +244,11 @@ struct BinaryPropertyListReader {
             switch size {
             case 16:
                 // Written only for values beyond Int64: the high half must be the sign of the low one.
-                let high = unsigned(at: start + 1, size: 8), value = Int64(bitPattern: unsigned(at: start + 9, size: 8))
-                guard high == (value < 0 ? UInt64.max : 0) else { throw error(object, "the 128-bit integer does not fit in 64 bits") }
+                let high = unsigned(at: start + 1, size: 8)
+                let value = Int64(bitPattern: unsigned(at: start + 9, size: 8))
+                guard high == (value < 0 ? UInt64.max : 0) else {
+                    throw error(object, "the 128-bit integer does not fit in 64 bits")
+                }
                 return .value(.integer(Int(value)))
             case 8:
                 return .value(.integer(Int(Int64(bitPattern: unsigned(at: start + 1, size: 8)))))
@@ -243,13 +258,18 @@ struct BinaryPropertyListReader {
             }
         case 0x2, 0x3:
             let isDate = marker == 0x33
-            guard marker == 0x22 || marker == 0x23 || isDate else { throw error(object, "a real or date of 2^\(low) bytes") }
+            guard marker == 0x22 || marker == 0x23 || isDate else {
+                throw error(object, "a real or date of 2^\(low) bytes")
+            }
             let size = 1 << low
             try need(start + 1, size, object)
             let bits = unsigned(at: start + 1, size: size)
-            let number = size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
+            let number =
+                size == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
             if isDate {
-                guard let text = PropertyListDate.text(secondsSinceReferenceDate: number) else { throw error(object, "a date outside years 1 to 9999") }
+                guard let text = PropertyListDate.text(secondsSinceReferenceDate: number) else {
+                    throw error(object, "a date outside years 1 to 9999")
+                }
                 return .value(.string(text))
             }
             guard number.isFinite else { throw error(object, "a real that is not finite (\(number))") }
@@ -263,7 +283,9 @@ struct BinaryPropertyListReader {
             case 0x4:
                 value = .data(Array(bytes[contents..<contents + size]))
             case 0x5:
-                guard bytes[contents..<contents + size].allSatisfy({ $0 < 0x80 }) else { throw error(object, "an ASCII string with a byte above 0x7F") }
+                guard bytes[contents..<contents + size].allSatisfy({ $0 < 0x80 }) else {
+                    throw error(object, "an ASCII string with a byte above 0x7F")
+                }
                 value = .string(String(decoding: bytes[contents..<contents + size], as: UTF8.self))
             default:
                 value = .string(try utf16(contents, count: count, object))
@@ -293,7 +315,9 @@ struct BinaryPropertyListReader {
         guard low == 0xF else { return (low, start + 1) }
         try need(start + 1, 1, object)
         let marker = bytes[start + 1]
-        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw error(object, "the count is not an integer of 1, 2, 4 or 8 bytes") }
+        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else {
+            throw error(object, "the count is not an integer of 1, 2, 4 or 8 bytes")
+        }
         let size = 1 << Int(marker & 0x0F)
         try need(start + 2, size, object)
         let count = unsigned(at: start + 2, size: size)
@@ -303,7 +327,9 @@ struct BinaryPropertyListReader {
 
     /// Checks that `length` bytes from `offset` lie among the objects.
     private func need(_ offset: Int, _ length: Int, _ object: Object) throws {
-        guard offset <= tableOffset, length <= tableOffset - offset else { throw error(object, "its \(length) bytes run past the objects") }
+        guard offset <= tableOffset, length <= tableOffset - offset else {
+            throw error(object, "its \(length) bytes run past the objects")
+        }
     }
 
     /// Big-endian UTF-16, surrogates paired.
@@ -316,11 +342,15 @@ struct BinaryPropertyListReader {
             var code = unit
             if (0xD800...0xDBFF).contains(unit) {
                 let low = index < count ? UInt32(unsigned(at: start + index * 2, size: 2)) : 0
-                guard (0xDC00...0xDFFF).contains(low) else { throw error(object, "a UTF-16 string with a lone surrogate") }
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    throw error(object, "a UTF-16 string with a lone surrogate")
+                }
                 index += 1
                 code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
             }
-            guard let scalar = Unicode.Scalar(code) else { throw error(object, "a UTF-16 string with a lone surrogate") }
+            guard let scalar = Unicode.Scalar(code) else {
+                throw error(object, "a UTF-16 string with a lone surrogate")
+            }
             scalars.append(scalar)
         }
         return String(scalars)
@@ -331,7 +361,10 @@ struct BinaryPropertyListReader {
     private mutating func charge(_ size: Int) throws {
         expandedBytes += size
         if expandedBytes > limits.maxDocumentBytes {
-            throw ConfigurationError(.inputTooLarge, source: source, "its strings and data add up to more than \(ByteCount(limits.maxDocumentBytes)), the limit for a configuration document")
+            throw ConfigurationError(
+                .inputTooLarge, source: source,
+                "its strings and data add up to more than \(ByteCount(limits.maxDocumentBytes)), the limit for a configuration document"
+            )
         }
     }
 

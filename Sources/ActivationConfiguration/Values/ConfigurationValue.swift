@@ -61,7 +61,8 @@ public enum ConfigurationValue: Sendable, Hashable {
         case (.string(let a), .string(let b)): a == b
         case (.integer(let a), .integer(let b)): a == b
         case (.number(let a), .number(let b)): a == b
-        case (.integer(let a), .number(let b)), (.number(let b), .integer(let a)): Double(a) == b && Int(exactly: b) == a
+        case (.integer(let a), .number(let b)), (.number(let b), .integer(let a)):
+            Double(a) == b && Int(exactly: b) == a
         case (.bool(let a), .bool(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)): a == b
@@ -74,18 +75,32 @@ public enum ConfigurationValue: Sendable, Hashable {
     /// Hashes as `==` compares: a whole ``number(_:)`` as the ``integer(_:)`` it equals.
     public func hash(into hasher: inout Hasher) {
         switch self {
-        case .string(let text): hasher.combine(0); hasher.combine(text)
-        case .integer(let number): hasher.combine(1); hasher.combine(number)
+        case .string(let text):
+            hasher.combine(0)
+            hasher.combine(text)
+        case .integer(let number):
+            hasher.combine(1)
+            hasher.combine(number)
         case .number(let number):
             if let whole = Int(exactly: number) {
-                hasher.combine(1); hasher.combine(whole)
+                hasher.combine(1)
+                hasher.combine(whole)
             } else {
-                hasher.combine(2); hasher.combine(number)
+                hasher.combine(2)
+                hasher.combine(number)
             }
-        case .bool(let flag): hasher.combine(3); hasher.combine(flag)
-        case .array(let items): hasher.combine(4); hasher.combine(items)
-        case .object(let object): hasher.combine(5); hasher.combine(object)
-        case .data(let bytes): hasher.combine(6); hasher.combine(bytes)
+        case .bool(let flag):
+            hasher.combine(3)
+            hasher.combine(flag)
+        case .array(let items):
+            hasher.combine(4)
+            hasher.combine(items)
+        case .object(let object):
+            hasher.combine(5)
+            hasher.combine(object)
+        case .data(let bytes):
+            hasher.combine(6)
+            hasher.combine(bytes)
         case .null: hasher.combine(7)
         }
     }
@@ -146,7 +161,8 @@ public struct ConfigurationObject: Sendable, Hashable, Sequence, ExpressibleByDi
     }
 
     public static func == (lhs: ConfigurationObject, rhs: ConfigurationObject) -> Bool {
-        lhs.entries.count == rhs.entries.count && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        lhs.entries.count == rhs.entries.count
+            && zip(lhs.entries, rhs.entries).allSatisfy { $0.key == $1.key && $0.value == $1.value }
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -230,12 +246,24 @@ extension ConfigurationValue: Encodable {
     /// Encodes as the natural JSON value (data as base64 text).
     public func encode(to encoder: any Encoder) throws {
         switch self {
-        case .string(let text): var container = encoder.singleValueContainer(); try container.encode(text)
-        case .integer(let number): var container = encoder.singleValueContainer(); try container.encode(number)
-        case .number(let number): var container = encoder.singleValueContainer(); try container.encode(number)
-        case .bool(let flag): var container = encoder.singleValueContainer(); try container.encode(flag)
-        case .data(let bytes): var container = encoder.singleValueContainer(); try container.encode(Base64.encode(bytes))
-        case .null: var container = encoder.singleValueContainer(); try container.encodeNil()
+        case .string(let text):
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        case .integer(let number):
+            var container = encoder.singleValueContainer()
+            try container.encode(number)
+        case .number(let number):
+            var container = encoder.singleValueContainer()
+            try container.encode(number)
+        case .bool(let flag):
+            var container = encoder.singleValueContainer()
+            try container.encode(flag)
+        case .data(let bytes):
+            var container = encoder.singleValueContainer()
+            try container.encode(Base64.encode(bytes))
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
         case .array(let items):
             var container = encoder.unkeyedContainer()
             for item in items { try container.encode(item) }

@@ -14,8 +14,11 @@ public struct JSONReader: Sendable {
     public var maxValues: Int
 
     /// A reader with the given limits (by default those of ``ConfigurationLimits/default``).
-    public init(maxBytes: Int = ConfigurationLimits.default.maxDocumentBytes, maxDepth: Int = ConfigurationLimits.default.maxDepth,
-                maxValues: Int = ConfigurationLimits.default.maxValues) {
+    public init(
+        maxBytes: Int = ConfigurationLimits.default.maxDocumentBytes,
+        maxDepth: Int = ConfigurationLimits.default.maxDepth,
+        maxValues: Int = ConfigurationLimits.default.maxValues
+    ) {
         self.maxBytes = maxBytes
         self.maxDepth = maxDepth
         self.maxValues = maxValues
@@ -29,7 +32,9 @@ public struct JSONReader: Sendable {
     /// - Throws: ``ConfigurationError`` with `inputTooLarge`, `invalidUTF8`, `tooDeep`, `tooManyItems` or `invalidJSON`.
     public func parse(_ bytes: [UInt8], source: String) throws -> ConfigurationValue {
         if bytes.count > maxBytes {
-            throw ConfigurationError(.inputTooLarge, source: source, "\(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit for a configuration document")
+            throw ConfigurationError(
+                .inputTooLarge, source: source,
+                "\(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit for a configuration document")
         }
         var parser = Parser(bytes: bytes, source: source, maxDepth: maxDepth, maxValues: maxValues)
         parser.skipWhitespace()
@@ -49,7 +54,8 @@ public struct JSONReader: Sendable {
 
         func error(_ message: String, at position: Int? = nil) -> ConfigurationError {
             let (line, column) = InputText.position(of: position ?? offset, in: bytes)
-            return ConfigurationError(.invalidJSON, source: source, "invalid JSON at line \(line), column \(column): \(message)")
+            return ConfigurationError(
+                .invalidJSON, source: source, "invalid JSON at line \(line), column \(column): \(message)")
         }
 
         mutating func skipWhitespace() {
@@ -64,9 +70,15 @@ public struct JSONReader: Sendable {
             case UInt8(ascii: "{"): return try object(depth: depth + 1)
             case UInt8(ascii: "["): return try array(depth: depth + 1)
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
             default: throw error("unexpected character '\(Self.show(bytes[offset]))'")
             }
@@ -81,22 +93,37 @@ public struct JSONReader: Sendable {
             offset += 1
             var object = ConfigurationObject()
             skipWhitespace()
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") { offset += 1; return .object(object) }
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+                offset += 1
+                return .object(object)
+            }
             while true {
                 skipWhitespace()
-                guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
+                guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+                    throw error("expected a key in quotes")
+                }
                 let keyStart = offset
                 let key = try string()
-                if object[key] != nil { throw error("the key \"\(InputText.quoted(key))\" appears twice", at: keyStart) }
+                if object[key] != nil {
+                    throw error("the key \"\(InputText.quoted(key))\" appears twice", at: keyStart)
+                }
                 skipWhitespace()
-                guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
+                guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else {
+                    throw error("expected ':' after a key")
+                }
                 offset += 1
                 skipWhitespace()
                 object[key] = try value(depth: depth)
                 skipWhitespace()
                 guard offset < bytes.count else { throw error("the document ends inside an object") }
-                if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-                if bytes[offset] == UInt8(ascii: "}") { offset += 1; return .object(object) }
+                if bytes[offset] == UInt8(ascii: ",") {
+                    offset += 1
+                    continue
+                }
+                if bytes[offset] == UInt8(ascii: "}") {
+                    offset += 1
+                    return .object(object)
+                }
                 throw error("expected ',' or '}' in an object")
             }
         }
@@ -106,21 +133,31 @@ public struct JSONReader: Sendable {
             offset += 1
             var items: [ConfigurationValue] = []
             skipWhitespace()
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") { offset += 1; return .array(items) }
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+                offset += 1
+                return .array(items)
+            }
             while true {
                 skipWhitespace()
                 items.append(try value(depth: depth))
                 skipWhitespace()
                 guard offset < bytes.count else { throw error("the document ends inside an array") }
-                if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-                if bytes[offset] == UInt8(ascii: "]") { offset += 1; return .array(items) }
+                if bytes[offset] == UInt8(ascii: ",") {
+                    offset += 1
+                    continue
+                }
+                if bytes[offset] == UInt8(ascii: "]") {
+                    offset += 1
+                    return .array(items)
+                }
                 throw error("expected ',' or ']' in an array")
             }
         }
 
         mutating func literal(_ word: String) throws {
             let expected = Array(word.utf8)
-            guard offset + expected.count <= bytes.count, Array(bytes[offset..<offset + expected.count]) == expected else {
+            guard offset + expected.count <= bytes.count, Array(bytes[offset..<offset + expected.count]) == expected
+            else {
                 throw error("unexpected character '\(Self.show(bytes[offset]))'")
             }
             offset += expected.count
@@ -137,7 +174,9 @@ public struct JSONReader: Sendable {
             let integerStart = offset
             let integerDigits = digits()
             guard integerDigits > 0 else { throw error("a number needs digits") }
-            if integerDigits > 1 && bytes[integerStart] == UInt8(ascii: "0") { throw error("numbers cannot start with 0", at: integerStart) }
+            if integerDigits > 1 && bytes[integerStart] == UInt8(ascii: "0") {
+                throw error("numbers cannot start with 0", at: integerStart)
+            }
             var isInteger = true
             if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
                 offset += 1
@@ -147,12 +186,16 @@ public struct JSONReader: Sendable {
             if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
                 offset += 1
                 isInteger = false
-                if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+                if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                    offset += 1
+                }
                 guard digits() > 0 else { throw error("an exponent needs digits") }
             }
             let text = String(decoding: bytes[start..<offset], as: UTF8.self)
             if isInteger, let value = Int(text) { return .integer(value) }
-            guard let value = Double(text), value.isFinite else { throw error("the number \(text) is out of range", at: start) }
+            guard let value = Double(text), value.isFinite else {
+                throw error("the number \(text) is out of range", at: start)
+            }
             return .number(value)
         }
 
@@ -184,12 +227,16 @@ public struct JSONReader: Sendable {
                     case UInt8(ascii: "u"):
                         var code = try hex4()
                         if (0xD800...0xDBFF).contains(code) {
-                            guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
+                            guard offset + 1 < bytes.count, bytes[offset] == UInt8(ascii: "\\"),
+                                bytes[offset + 1] == UInt8(ascii: "u")
+                            else {
                                 throw error("a lone UTF-16 surrogate in \\u escape")
                             }
                             offset += 2
                             let low = try hex4()
-                            guard (0xDC00...0xDFFF).contains(low) else { throw error("a lone UTF-16 surrogate in \\u escape") }
+                            guard (0xDC00...0xDFFF).contains(low) else {
+                                throw error("a lone UTF-16 surrogate in \\u escape")
+                            }
                             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                         } else if (0xDC00...0xDFFF).contains(code) {
                             throw error("a lone UTF-16 surrogate in \\u escape")
@@ -234,12 +281,13 @@ public struct JSONReader: Sendable {
         mutating func utf8Scalar() throws -> Unicode.Scalar {
             let start = offset
             let lead = bytes[offset]
-            let (count, minimum): (Int, UInt32) = switch lead {
-            case 0xC2...0xDF: (2, 0x80)
-            case 0xE0...0xEF: (3, 0x800)
-            case 0xF0...0xF4: (4, 0x10000)
-            default: (0, 0)
-            }
+            let (count, minimum): (Int, UInt32) =
+                switch lead {
+                case 0xC2...0xDF: (2, 0x80)
+                case 0xE0...0xEF: (3, 0x800)
+                case 0xF0...0xF4: (4, 0x10000)
+                default: (0, 0)
+                }
             guard count > 0, offset + count <= bytes.count else { throw invalidUTF8(at: start) }
             var value = UInt32(lead) & (0xFF >> (count + 1))
             for byte in bytes[offset + 1..<offset + count] {
@@ -277,7 +325,10 @@ public struct ConfigurationLimits: Sendable, Hashable {
     public var maxValues: Int
 
     /// Limits; the defaults suit any real configuration document.
-    public init(maxDocumentBytes: Int = 256 << 10, maxDepth: Int = 32, maxAuthItems: Int = 16, maxClients: Int = 32, maxValues: Int = 100_000) {
+    public init(
+        maxDocumentBytes: Int = 256 << 10, maxDepth: Int = 32, maxAuthItems: Int = 16, maxClients: Int = 32,
+        maxValues: Int = 100_000
+    ) {
         self.maxDocumentBytes = maxDocumentBytes
         self.maxDepth = maxDepth
         self.maxAuthItems = maxAuthItems

@@ -20,7 +20,8 @@ public enum JSONWriter {
         case .null: output += "null"
         case .bool(let flag): output += flag ? "true" : "false"
         case .integer(let number): output += String(number)
-        case .number(let number): output += number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case .number(let number):
+            output += number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
         case .string(let text): writeString(text, into: &output)
         case .data(let bytes): writeString(Base64.encode(bytes), into: &output)
         case .array(let items):
@@ -42,7 +43,9 @@ public enum JSONWriter {
         }
     }
 
-    private static func writeContainer(_ open: String, _ close: String, _ members: [String], into output: inout String, indent: String?) {
+    private static func writeContainer(
+        _ open: String, _ close: String, _ members: [String], into output: inout String, indent: String?
+    ) {
         guard let indent, !members.isEmpty else {
             output += open + members.joined(separator: ",") + close
             return

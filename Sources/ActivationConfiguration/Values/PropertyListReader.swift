@@ -19,9 +19,14 @@ public enum PropertyListReader {
     ///
     /// - Throws: ``ConfigurationError`` (`inputTooLarge`, `invalidPropertyList`, `invalidUTF8`,
     ///   `tooDeep`, `tooManyItems`). Reasons name `source` and, for XML, the line and column.
-    public static func parse(_ bytes: [UInt8], source: String, limits: ConfigurationLimits = .default) throws -> ConfigurationValue {
+    public static func parse(_ bytes: [UInt8], source: String, limits: ConfigurationLimits = .default) throws
+        -> ConfigurationValue
+    {
         if bytes.count > limits.maxDocumentBytes {
-            throw ConfigurationError(.inputTooLarge, source: source, "\(ByteCount(bytes.count)) exceeds the \(ByteCount(limits.maxDocumentBytes)) limit for a configuration document")
+            throw ConfigurationError(
+                .inputTooLarge, source: source,
+                "\(ByteCount(bytes.count)) exceeds the \(ByteCount(limits.maxDocumentBytes)) limit for a configuration document"
+            )
         }
         if bytes.starts(with: Array("bplist".utf8)) {
             return try BinaryPropertyListReader.parse(bytes, source: source, limits: limits)

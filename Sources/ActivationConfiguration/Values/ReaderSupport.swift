@@ -6,7 +6,8 @@ enum InputText {
     /// - Throws: ``ConfigurationError`` (`invalidUTF8`) naming `source` and the first bad byte.
     static func utf8(_ bytes: some Collection<UInt8>, source: String) throws -> String {
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigurationError(.invalidUTF8, source: source, "not valid UTF-8 at byte \(firstInvalidUTF8(Array(bytes)))")
+            throw ConfigurationError(
+                .invalidUTF8, source: source, "not valid UTF-8 at byte \(firstInvalidUTF8(Array(bytes)))")
         }
         return text
     }
@@ -15,15 +16,17 @@ enum InputText {
     static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int {
         var index = 0
         while index < bytes.count {
-            let length: Int = switch bytes[index] {
-            case 0x00...0x7F: 1
-            case 0xC2...0xDF: 2
-            case 0xE0...0xEF: 3
-            case 0xF0...0xF4: 4
-            default: 0
-            }
+            let length: Int =
+                switch bytes[index] {
+                case 0x00...0x7F: 1
+                case 0xC2...0xDF: 2
+                case 0xE0...0xEF: 3
+                case 0xF0...0xF4: 4
+                default: 0
+                }
             guard length > 0, index + length <= bytes.count,
-                  String(validating: bytes[index..<index + length], as: UTF8.self) != nil else { return index }
+                String(validating: bytes[index..<index + length], as: UTF8.self) != nil
+            else { return index }
             index += length
         }
         return index
@@ -45,15 +48,18 @@ enum InputText {
 
     /// A key path with each key shown as ``quoted(_:limit:)`` shows it.
     static func quoted(_ path: ConfigurationPath) -> String {
-        ConfigurationPath(path.components.map { component in
-            if case .key(let key) = component { return .key(quoted(key)) }
-            return component
-        }).description
+        ConfigurationPath(
+            path.components.map { component in
+                if case .key(let key) = component { return .key(quoted(key)) }
+                return component
+            }
+        ).description
     }
 
     /// Line and column (both from 1; columns count characters, not bytes) of `offset` in UTF-8 text.
     static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
-        var line = 1, column = 1
+        var line = 1
+        var column = 1
         for byte in bytes[..<min(offset, bytes.count)] {
             if byte == 0x0A {
                 line += 1
@@ -72,13 +78,17 @@ extension ConfigurationError {
     }
 
     static func tooManyValues(_ source: String, limit: Int) -> ConfigurationError {
-        ConfigurationError(.tooManyItems, source: source, "more than \(limit) values (the limit for a configuration document)")
+        ConfigurationError(
+            .tooManyItems, source: source, "more than \(limit) values (the limit for a configuration document)")
     }
 
     /// A key that an object (dictionary) already holds; `path` is where the object sits.
-    static func duplicateKey(_ source: String, _ key: String, in path: ConfigurationPath, _ detail: String = "") -> ConfigurationError {
+    static func duplicateKey(_ source: String, _ key: String, in path: ConfigurationPath, _ detail: String = "")
+        -> ConfigurationError
+    {
         let place = path.components.isEmpty ? "" : "\(InputText.quoted(path)): "
-        return ConfigurationError(.invalidPropertyList, source: source, "\(place)the key \"\(InputText.quoted(key))\" appears twice\(detail)")
+        return ConfigurationError(
+            .invalidPropertyList, source: source, "\(place)the key \"\(InputText.quoted(key))\" appears twice\(detail)")
     }
 }
 
@@ -109,8 +119,10 @@ enum PropertyListDate {
     /// `text` if it is `YYYY-MM-DDTHH:MM:SSZ` naming a real date and time, else nil.
     static func validated(_ text: String) -> String? {
         let bytes = Array(text.utf8)
-        guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "Z") else { return nil }
+        guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "Z")
+        else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for byte in bytes[range] {
@@ -120,8 +132,9 @@ enum PropertyListDate {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              year >= 1, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 else { return nil }
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            year >= 1, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+        else { return nil }
         // A day that does not exist (February 30) comes back as another date.
         let (y, m, d) = civil(days(year: year, month: month, day: day))
         return (y, m, d) == (year, month, day) ? text : nil

@@ -61,7 +61,9 @@ struct XMLPropertyListReader {
         try prolog()
         guard lookingAt("<"), !lookingAt("</") else { throw unexpected("expected <plist>") }
         let rootTag = try startTag()
-        guard rootTag.element == .plist else { throw error("expected <plist>, found <\(rootTag.element.rawValue)>", at: rootTag.start) }
+        guard rootTag.element == .plist else {
+            throw error("expected <plist>, found <\(rootTag.element.rawValue)>", at: rootTag.start)
+        }
         if rootTag.selfClosing { throw error("<plist> holds no value", at: rootTag.start) }
 
         var stack = [Frame(element: .plist, start: rootTag.start, component: nil)]
@@ -84,7 +86,9 @@ struct XMLPropertyListReader {
                 let value: ConfigurationValue
                 switch top.element {
                 case .dict:
-                    if let key = top.key { throw error("the key \"\(InputText.quoted(key.name))\" has no value", at: key.start) }
+                    if let key = top.key {
+                        throw error("the key \"\(InputText.quoted(key.name))\" has no value", at: key.start)
+                    }
                     value = .object(top.object)
                 case .array:
                     value = .array(top.items)
@@ -100,8 +104,12 @@ struct XMLPropertyListReader {
 
             let tag = try startTag()
             if tag.element != .key {
-                if element == .dict, key == nil { throw error("expected <key> before a value in <dict>", at: tag.start) }
-                if element == .plist, stack[last].root != nil { throw error("<plist> holds more than one value", at: tag.start) }
+                if element == .dict, key == nil {
+                    throw error("expected <key> before a value in <dict>", at: tag.start)
+                }
+                if element == .plist, stack[last].root != nil {
+                    throw error("<plist> holds more than one value", at: tag.start)
+                }
             }
             switch tag.element {
             case .plist:
@@ -112,7 +120,8 @@ struct XMLPropertyListReader {
                 let name = try text(of: tag)
                 if stack[last].object[name] != nil {
                     let (line, column) = InputText.position(of: tag.start, in: bytes)
-                    throw ConfigurationError.duplicateKey(source, name, in: path(stack), " (line \(line), column \(column))")
+                    throw ConfigurationError.duplicateKey(
+                        source, name, in: path(stack), " (line \(line), column \(column))")
                 }
                 stack[last].key = (name, tag.start)
             case .dict, .array:
@@ -121,11 +130,12 @@ struct XMLPropertyListReader {
                 if tag.selfClosing {
                     add(tag.element == .dict ? .object(ConfigurationObject()) : .array([]), to: &stack)
                 } else {
-                    let component: ConfigurationPath.Component? = switch element {
-                    case .array: .index(stack[last].items.count)
-                    case .dict: key.map { .key($0.name) }
-                    default: nil
-                    }
+                    let component: ConfigurationPath.Component? =
+                        switch element {
+                        case .array: .index(stack[last].items.count)
+                        case .dict: key.map { .key($0.name) }
+                        default: nil
+                        }
                     stack.append(Frame(element: tag.element, start: tag.start, component: component))
                 }
             default:
@@ -191,18 +201,23 @@ struct XMLPropertyListReader {
             return .integer(value)
         case .real:
             guard Self.isDecimalReal(trimmed), let value = Double(trimmed), value.isFinite else {
-                throw error("<real> holds \"\(InputText.quoted(trimmed))\", not a finite decimal number", at: contentStart)
+                throw error(
+                    "<real> holds \"\(InputText.quoted(trimmed))\", not a finite decimal number", at: contentStart)
             }
             return .number(value)
         case .date:
             guard let date = PropertyListDate.validated(trimmed) else {
-                throw error("<date> holds \"\(InputText.quoted(trimmed))\", not a date like 2024-01-31T12:00:00Z", at: contentStart)
+                throw error(
+                    "<date> holds \"\(InputText.quoted(trimmed))\", not a date like 2024-01-31T12:00:00Z",
+                    at: contentStart)
             }
             return .string(date)
         default:  // .data
             // Property lists wrap base64 in lines and indent it: the white space goes first.
             let base64 = String(decoding: content.utf8.filter { !Self.isSpace($0) }, as: UTF8.self)
-            guard let data = Base64.decode(base64) else { throw error("<data> does not hold valid base64", at: contentStart) }
+            guard let data = Base64.decode(base64) else {
+                throw error("<data> does not hold valid base64", at: contentStart)
+            }
             return .data(data)
         }
     }
@@ -250,7 +265,9 @@ struct XMLPropertyListReader {
             if byte == UInt8(ascii: "<") {
                 if lookingAt("</") {
                     let (closing, start) = try endTag()
-                    guard closing == name else { throw error("expected </\(name)>, found </\(InputText.quoted(closing))>", at: start) }
+                    guard closing == name else {
+                        throw error("expected </\(name)>, found </\(InputText.quoted(closing))>", at: start)
+                    }
                     return String(decoding: text, as: UTF8.self)
                 } else if lookingAt("<![CDATA[") {
                     let start = offset
@@ -304,11 +321,14 @@ struct XMLPropertyListReader {
         case "apos": return [UInt8(ascii: "'")]
         default: break
         }
-        guard name.hasPrefix("#") else { throw error("unknown entity &\(InputText.quoted(name)); (only &lt; &gt; &amp; &quot; &apos;)", at: start) }
+        guard name.hasPrefix("#") else {
+            throw error("unknown entity &\(InputText.quoted(name)); (only &lt; &gt; &amp; &quot; &apos;)", at: start)
+        }
         let hex = name.hasPrefix("#x")
         let digits = name.dropFirst(hex ? 2 : 1)
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && (hex ? $0.isHexDigit : $0.isNumber) }),
-              let code = UInt32(digits, radix: hex ? 16 : 10), code != 0, let scalar = Unicode.Scalar(code) else {
+            let code = UInt32(digits, radix: hex ? 16 : 10), code != 0, let scalar = Unicode.Scalar(code)
+        else {
             throw error("&\(InputText.quoted(name)); is not a valid character reference", at: start)
         }
         return Array(String(Character(scalar)).utf8)
@@ -322,8 +342,10 @@ struct XMLPropertyListReader {
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: "."): true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            true
         default: false
         }
     }
@@ -340,7 +362,9 @@ struct XMLPropertyListReader {
             guard let first = pattern.first, bytes.count >= pattern.count else { return nil }
             var index = offset
             while index <= bytes.count - pattern.count {
-                if bytes[index] == first, (1..<pattern.count).allSatisfy({ bytes[index + $0] == pattern[$0] }) { return index }
+                if bytes[index] == first, (1..<pattern.count).allSatisfy({ bytes[index + $0] == pattern[$0] }) {
+                    return index
+                }
                 index += 1
             }
             return nil
@@ -366,7 +390,9 @@ struct XMLPropertyListReader {
         let start = offset
         offset += 4
         guard let end = find("--") else { throw error("a comment is not closed", at: start) }
-        guard end + 2 < bytes.count, bytes[end + 2] == UInt8(ascii: ">") else { throw error("'--' inside a comment", at: end) }
+        guard end + 2 < bytes.count, bytes[end + 2] == UInt8(ascii: ">") else {
+            throw error("'--' inside a comment", at: end)
+        }
         offset = end + 3
     }
 
@@ -385,7 +411,9 @@ struct XMLPropertyListReader {
             offset = start
             throw unexpected("expected an element")
         }
-        guard let element = Element(rawValue: name) else { throw error("unknown element <\(InputText.quoted(name))>", at: start) }
+        guard let element = Element(rawValue: name) else {
+            throw error("unknown element <\(InputText.quoted(name))>", at: start)
+        }
         let (attributes, selfClosing) = try attributes(closing: false)
         for attribute in attributes where !(element == .plist && attribute.name == "version") {
             throw error("<\(name)> takes no attribute \(InputText.quoted(attribute.name))", at: attribute.start)
@@ -399,18 +427,25 @@ struct XMLPropertyListReader {
         offset += 2
         let name = name()
         skipSpace()
-        guard offset < bytes.count, bytes[offset] == UInt8(ascii: ">") else { throw unexpected("expected '>' to end </\(InputText.quoted(name))>") }
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: ">") else {
+            throw unexpected("expected '>' to end </\(InputText.quoted(name))>")
+        }
         offset += 1
         return (name, start)
     }
 
     /// The attributes up to `>` or `/>` (or `?>` in the XML declaration).
-    private mutating func attributes(closing declaration: Bool) throws -> (attributes: [(name: String, value: String, start: Int)], selfClosing: Bool) {
+    private mutating func attributes(closing declaration: Bool) throws -> (
+        attributes: [(name: String, value: String, start: Int)], selfClosing: Bool
+    ) {
         var attributes: [(name: String, value: String, start: Int)] = []
         while true {
             let spaced = skipSpace()
             if declaration {
-                if lookingAt("?>") { offset += 2; return (attributes, false) }
+                if lookingAt("?>") {
+                    offset += 2
+                    return (attributes, false)
+                }
             } else if lookingAt("/>") {
                 offset += 2
                 return (attributes, true)
@@ -424,7 +459,9 @@ struct XMLPropertyListReader {
                 offset = start
                 throw unexpected(declaration ? "expected an attribute or '?>'" : "expected an attribute, '>' or '/>'")
             }
-            if attributes.contains(where: { $0.name == name }) { throw error("the attribute \(name) appears twice", at: start) }
+            if attributes.contains(where: { $0.name == name }) {
+                throw error("the attribute \(name) appears twice", at: start)
+            }
             skipSpace()
             guard lookingAt("=") else { throw unexpected("expected '=' after the attribute \(name)") }
             offset += 1
@@ -436,7 +473,9 @@ struct XMLPropertyListReader {
             offset += 1
             var value: [UInt8] = []
             while true {
-                guard offset < bytes.count else { throw error("the value of the attribute \(name) is not closed", at: start) }
+                guard offset < bytes.count else {
+                    throw error("the value of the attribute \(name) is not closed", at: start)
+                }
                 let byte = bytes[offset]
                 if byte == quote { break }
                 if byte == UInt8(ascii: "<") { throw error("'<' in the value of the attribute \(name)") }
@@ -467,10 +506,13 @@ struct XMLPropertyListReader {
                 break
             case "encoding":
                 guard attribute.value.uppercased() == "UTF-8" else {
-                    throw error("the encoding \(InputText.quoted(attribute.value)) is not supported (only UTF-8)", at: attribute.start)
+                    throw error(
+                        "the encoding \(InputText.quoted(attribute.value)) is not supported (only UTF-8)",
+                        at: attribute.start)
                 }
             default:
-                throw error("the XML declaration takes no attribute \(InputText.quoted(attribute.name))", at: attribute.start)
+                throw error(
+                    "the XML declaration takes no attribute \(InputText.quoted(attribute.name))", at: attribute.start)
             }
         }
     }
@@ -502,11 +544,15 @@ struct XMLPropertyListReader {
             literals = 1
         }
         for _ in 0..<literals {
-            guard skipSpace(), offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") || bytes[offset] == UInt8(ascii: "'") else {
+            guard skipSpace(), offset < bytes.count,
+                bytes[offset] == UInt8(ascii: "\"") || bytes[offset] == UInt8(ascii: "'")
+            else {
                 throw unexpected("expected a quoted identifier in the DOCTYPE")
             }
             let quote = bytes[offset]
-            guard let end = bytes[(offset + 1)...].firstIndex(of: quote) else { throw error("an identifier in the DOCTYPE is not closed") }
+            guard let end = bytes[(offset + 1)...].firstIndex(of: quote) else {
+                throw error("an identifier in the DOCTYPE is not closed")
+            }
             offset = end + 1
         }
         skipSpace()
@@ -519,7 +565,8 @@ struct XMLPropertyListReader {
 
     private func error(_ message: String, at position: Int? = nil) -> ConfigurationError {
         let (line, column) = InputText.position(of: position ?? offset, in: bytes)
-        return ConfigurationError(.invalidPropertyList, source: source, "invalid property list at line \(line), column \(column): \(message)")
+        return ConfigurationError(
+            .invalidPropertyList, source: source, "invalid property list at line \(line), column \(column): \(message)")
     }
 
     /// `message`, then what stands at the current offset.

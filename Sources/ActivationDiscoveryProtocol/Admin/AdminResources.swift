@@ -26,7 +26,9 @@ public struct ApplicationSummary: Codable, Sendable, Hashable {
 
     /// A summary.
     public init(appID: String, documents: Int, domains: Int, activeCodes: Int, settings: Bool) {
-        (self.appID, self.documents, self.domains, self.activeCodes, self.settings) = (appID, documents, domains, activeCodes, settings)
+        (self.appID, self.documents, self.domains, self.activeCodes, self.settings) = (
+            appID, documents, domains, activeCodes, settings
+        )
     }
 }
 
@@ -54,8 +56,11 @@ public struct AuditEntry: Codable, Sendable, Hashable {
     public var outcome: String
 
     /// An entry.
-    public init(at: Date, actor: String, action: String, appID: String? = nil, subject: String? = nil, outcome: String) {
-        (self.at, self.actor, self.action, self.appID, self.subject, self.outcome) = (at, actor, action, appID, subject, outcome)
+    public init(at: Date, actor: String, action: String, appID: String? = nil, subject: String? = nil, outcome: String)
+    {
+        (self.at, self.actor, self.action, self.appID, self.subject, self.outcome) = (
+            at, actor, action, appID, subject, outcome
+        )
     }
 }
 
@@ -157,10 +162,15 @@ public struct CodeRecord: Codable, Sendable, Hashable {
     public var revokedAt: Date?
 
     /// A record.
-    public init(id: Int64, document: String, label: String? = nil, status: CodeStatus, usesLeft: Int, createdAt: Date, expiresAt: Date,
-                consumedAt: Date? = nil, revokedAt: Date? = nil) {
+    public init(
+        id: Int64, document: String, label: String? = nil, status: CodeStatus, usesLeft: Int, createdAt: Date,
+        expiresAt: Date,
+        consumedAt: Date? = nil, revokedAt: Date? = nil
+    ) {
         (self.id, self.document, self.label, self.status, self.usesLeft) = (id, document, label, status, usesLeft)
-        (self.createdAt, self.expiresAt, self.consumedAt, self.revokedAt) = (createdAt, expiresAt, consumedAt, revokedAt)
+        (self.createdAt, self.expiresAt, self.consumedAt, self.revokedAt) = (
+            createdAt, expiresAt, consumedAt, revokedAt
+        )
     }
 }
 
@@ -190,8 +200,13 @@ public struct IssuedCode: Codable, Sendable, Hashable {
     public var qrSVG: String?
 
     /// An issued code.
-    public init(id: Int64, code: String, label: String? = nil, document: String, uses: Int, expiresAt: Date, qrSVG: String? = nil) {
-        (self.id, self.code, self.label, self.document, self.uses, self.expiresAt, self.qrSVG) = (id, code, label, document, uses, expiresAt, qrSVG)
+    public init(
+        id: Int64, code: String, label: String? = nil, document: String, uses: Int, expiresAt: Date,
+        qrSVG: String? = nil
+    ) {
+        (self.id, self.code, self.label, self.document, self.uses, self.expiresAt, self.qrSVG) = (
+            id, code, label, document, uses, expiresAt, qrSVG
+        )
     }
 }
 

@@ -36,19 +36,24 @@ public struct CodeOrder: Codable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let any = try decoder.container(keyedBy: AnyKey.self)
         if let unknown = any.allKeys.first(where: { CodingKeys(stringValue: $0.stringValue) == nil }) {
-            throw DecodingError.dataCorrupted(.init(codingPath: [unknown], debugDescription: "unknown key; expected document, expiresIn, uses, label, count"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [unknown],
+                    debugDescription: "unknown key; expected document, expiresIn, uses, label, count"))
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func number(_ key: CodingKeys, _ range: ClosedRange<Int>) throws -> Int? {
             guard container.contains(key) else { return nil }
             guard let value = try? container.decode(Int.self, forKey: key), range.contains(value) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container,
-                                                       debugDescription: "expected a whole number \(range.lowerBound)-\(range.upperBound)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container,
+                    debugDescription: "expected a whole number \(range.lowerBound)-\(range.upperBound)")
             }
             return value
         }
         guard let document = try? container.decode(String.self, forKey: .document) else {
-            throw DecodingError.dataCorruptedError(forKey: .document, in: container, debugDescription: "expected the name of a document")
+            throw DecodingError.dataCorruptedError(
+                forKey: .document, in: container, debugDescription: "expected the name of a document")
         }
         self.document = document
         expiresIn = try number(.expiresIn, Self.lifetimes)
@@ -56,9 +61,12 @@ public struct CodeOrder: Codable, Sendable, Hashable {
         count = try number(.count, Self.counts)
         if container.contains(.label) {
             guard let label = try? container.decode(String.self, forKey: .label), label.count <= Self.maxLabelLength,
-                  !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw DecodingError.dataCorruptedError(forKey: .label, in: container,
-                                                       debugDescription: "a label is text of at most \(Self.maxLabelLength) characters without control characters")
+                !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .label, in: container,
+                    debugDescription:
+                        "a label is text of at most \(Self.maxLabelLength) characters without control characters")
             }
             self.label = label.isEmpty ? nil : label
         }
@@ -81,7 +89,9 @@ public struct AdminBodyError: Error, Sendable, Hashable {
 
     /// Decodes `bytes` as `type` with ``AdminJSON/decoder()``, turning Foundation's errors into a
     /// message and key path.
-    public static func decode<Value: Decodable>(_ type: Value.Type, from bytes: some Collection<UInt8>) throws(AdminBodyError) -> Value {
+    public static func decode<Value: Decodable>(_ type: Value.Type, from bytes: some Collection<UInt8>)
+        throws(AdminBodyError) -> Value
+    {
         guard bytes.count <= AdminJSON.maxRequestBytes else {
             throw AdminBodyError(message: "a body holds at most \(AdminJSON.maxRequestBytes / 1024) KiB")
         }
@@ -111,8 +121,10 @@ public struct AdminBodyError: Error, Sendable, Hashable {
         case .keyNotFound(let key, let context):
             self.init(message: "missing", keyPath: path(context.codingPath + [key]))
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            self.init(message: context.codingPath.isEmpty ? "expected a JSON object" : "expected \(type == String.self ? "text" : "a \(type)")",
-                      keyPath: path(context.codingPath))
+            self.init(
+                message: context.codingPath.isEmpty
+                    ? "expected a JSON object" : "expected \(type == String.self ? "text" : "a \(type)")",
+                keyPath: path(context.codingPath))
         @unknown default:
             self.init(message: "not the expected JSON")
         }

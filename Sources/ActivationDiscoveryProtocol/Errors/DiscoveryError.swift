@@ -127,12 +127,15 @@ public struct DiscoveryErrorBody: Codable, Sendable, Hashable {
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(self), as: UTF8.self)) ?? #"{"error":{"code":"unavailable","message":""}}"#
+        return (try? String(decoding: encoder.encode(self), as: UTF8.self))
+            ?? #"{"error":{"code":"unavailable","message":""}}"#
     }
 
     /// Reads an error answer's body; nil when it is not one (a proxy's page, a newer code).
     public init?(json bytes: some Collection<UInt8>) {
-        guard bytes.count <= 64 << 10, let body = try? JSONDecoder().decode(Self.self, from: Data(bytes)) else { return nil }
+        guard bytes.count <= 64 << 10, let body = try? JSONDecoder().decode(Self.self, from: Data(bytes)) else {
+            return nil
+        }
         self = body
     }
 }

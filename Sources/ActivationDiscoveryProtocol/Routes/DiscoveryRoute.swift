@@ -56,12 +56,14 @@ public enum DiscoveryRoute: Sendable, Hashable {
     /// The operations paths: liveness, readiness, Prometheus metrics.
     public static let healthPath = "/health", readyPath = "/ready", metricsPath = "/metrics"
     /// SAP's `settingsExchange` path as the OpenAPI document writes it.
-    public static let settingsTemplate = settingsPrefix + "{appID}/storage/v1/runtime/application/{appIDAgain}/global/mobileservices/settingsExchange"
+    public static let settingsTemplate =
+        settingsPrefix + "{appID}/storage/v1/runtime/application/{appIDAgain}/global/mobileservices/settingsExchange"
 
     /// The `settingsExchange` path of `appID`'s client policies, the id percent-encoded.
     public static func settingsPath(appID: String) -> String {
         let id = PercentEncoding.encodeSegment(appID)
-        return settingsTemplate.replacingOccurrences(of: "{appID}", with: id).replacingOccurrences(of: "{appIDAgain}", with: id)
+        return settingsTemplate.replacingOccurrences(of: "{appID}", with: id).replacingOccurrences(
+            of: "{appIDAgain}", with: id)
     }
 
     /// Routes a request target as the server receives it (`/path?query`).
@@ -88,9 +90,14 @@ public enum DiscoveryRoute: Sendable, Hashable {
             self = .openAPI
         } else if path.hasPrefix(Self.adminPrefix) {
             let raw = path.dropFirst(Self.adminPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
-            let segments = raw.compactMap { PercentEncoding.decoded($0.utf8).flatMap { String(validatingUTF8Bytes: $0) } }
-            let clean = segments.count == raw.count
-                && !segments.contains { $0.isEmpty || $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }
+            let segments = raw.compactMap {
+                PercentEncoding.decoded($0.utf8).flatMap { String(validatingUTF8Bytes: $0) }
+            }
+            let clean =
+                segments.count == raw.count
+                && !segments.contains {
+                    $0.isEmpty || $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+                }
             self = clean ? .admin(segments) : .unknown
         } else if path == "/admin" || path == "/admin/" {
             self = .console("")
@@ -132,11 +139,14 @@ public enum DiscoveryRoute: Sendable, Hashable {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         guard segments.count == 11 else { return nil }
         let parts = Array(segments)
-        let fixed: [(Int, Substring)] = [(0, "mobileservices"), (1, "application"), (3, "storage"), (4, "v1"), (5, "runtime"),
-                                         (6, "application"), (8, "global"), (9, "mobileservices"), (10, "settingsExchange")]
+        let fixed: [(Int, Substring)] = [
+            (0, "mobileservices"), (1, "application"), (3, "storage"), (4, "v1"), (5, "runtime"),
+            (6, "application"), (8, "global"), (9, "mobileservices"), (10, "settingsExchange"),
+        ]
         guard fixed.allSatisfy({ parts[$0.0] == $0.1 }), parts[2] == parts[7],
-              let decoded = PercentEncoding.decoded(parts[2].utf8), let appID = String(validatingUTF8Bytes: decoded),
-              !appID.isEmpty, !appID.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+            let decoded = PercentEncoding.decoded(parts[2].utf8), let appID = String(validatingUTF8Bytes: decoded),
+            !appID.isEmpty, !appID.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { return nil }
         return appID
     }
 
@@ -159,7 +169,9 @@ public enum DiscoveryRoute: Sendable, Hashable {
         while index < bytes.endIndex {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard let decoded = PercentEncoding.decodedByte(bytes, at: index), decoded != 0 else { throw .malformed }
+                guard let decoded = PercentEncoding.decodedByte(bytes, at: index), decoded != 0 else {
+                    throw .malformed
+                }
                 index += 3
             } else {
                 guard PercentEncoding.isURICharacter(byte) else { throw .malformed }
@@ -193,7 +205,9 @@ public enum DiscoveryRoute: Sendable, Hashable {
             }
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard let decoded = PercentEncoding.decodedByte(bytes, at: index), decoded != 0, decoded != UInt8(ascii: "/") else {
+                guard let decoded = PercentEncoding.decodedByte(bytes, at: index), decoded != 0,
+                    decoded != UInt8(ascii: "/")
+                else {
                     throw .malformed
                 }
                 if PercentEncoding.isUnreserved(decoded) {

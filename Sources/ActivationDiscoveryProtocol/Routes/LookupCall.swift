@@ -29,9 +29,11 @@ public struct LookupCall: Sendable, Hashable {
 extension LookupCall {
     /// The lookup by e-mail address as the OpenAPI document writes it; a client replaces
     /// `{appConfigID}` (`<appID>:<version>`) and `{emailAddress}`, percent-encoded.
-    public static let emailPathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',EmailAddress='{emailAddress}')"
+    public static let emailPathTemplate =
+        "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',EmailAddress='{emailAddress}')"
     /// The lookup by onboarding code as the OpenAPI document writes it (`{appConfigID}`, `{onboardingCode}`).
-    public static let codePathTemplate = "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',OnboardingCode='{onboardingCode}')"
+    public static let codePathTemplate =
+        "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',OnboardingCode='{onboardingCode}')"
 
     static let name = Array("getApplicationConfiguration(".utf8)
 
@@ -40,16 +42,20 @@ extension LookupCall {
     /// doubled inside), each name at most once.
     init?(function encoded: some Collection<UInt8>) {
         guard let function = PercentEncoding.decoded(encoded),
-              function.starts(with: Self.name), function.last == UInt8(ascii: ")"),
-              !function.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
+            function.starts(with: Self.name), function.last == UInt8(ascii: ")"),
+            !function.contains(where: { $0 < 0x20 || $0 == 0x7F })
+        else { return nil }
         var values: [String: String] = [:]
         for argument in Self.split(function[Self.name.count..<(function.count - 1)]) {
             guard let equals = argument.firstIndex(of: UInt8(ascii: "=")),
-                  let name = String(validatingUTF8Bytes: Self.trimmed(argument[..<equals])),
-                  let value = Self.unquoted(Self.trimmed(argument[(equals + 1)...])),
-                  values.updateValue(value, forKey: name) == nil else { return nil }
+                let name = String(validatingUTF8Bytes: Self.trimmed(argument[..<equals])),
+                let value = Self.unquoted(Self.trimmed(argument[(equals + 1)...])),
+                values.updateValue(value, forKey: name) == nil
+            else { return nil }
         }
-        guard let configID = values["AppConfigID"], let colon = configID.utf8.lastIndex(of: UInt8(ascii: ":")) else { return nil }
+        guard let configID = values["AppConfigID"], let colon = configID.utf8.lastIndex(of: UInt8(ascii: ":")) else {
+            return nil
+        }
         appID = String(decoding: configID.utf8[..<colon], as: UTF8.self)
         version = String(decoding: configID.utf8[configID.utf8.index(after: colon)...], as: UTF8.self)
         if let email = values["EmailAddress"], !email.isEmpty {
@@ -80,7 +86,8 @@ extension LookupCall {
 
     static func trimmed(_ text: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else { return [] }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
+        else { return [] }
         return text[first...last]
     }
 

@@ -19,8 +19,10 @@ package struct AdminAPI: Sendable {
     /// Counts the codes issued (set by the server).
     package var metrics: ServiceMetrics?
 
-    package init(tokens: AdminTokens, documents: DocumentStore, codes: CodeStore, audit: AuditLog, recognizer: PayloadRecognizer,
-                 codeStyle: OnboardingCode.Style = .standard, qrSVG: (@Sendable (String) -> String?)? = nil) {
+    package init(
+        tokens: AdminTokens, documents: DocumentStore, codes: CodeStore, audit: AuditLog, recognizer: PayloadRecognizer,
+        codeStyle: OnboardingCode.Style = .standard, qrSVG: (@Sendable (String) -> String?)? = nil
+    ) {
         self.tokens = tokens
         self.documents = documents
         self.codes = codes
@@ -35,8 +37,14 @@ package struct AdminAPI: Sendable {
     /// An application id or document name: 1-200 of `A-Z a-z 0-9 . _ -`, not starting with `.`.
     static func checkName(_ text: String, what: String) throws(AdminRefusal) -> String {
         guard (1...200).contains(text.utf8.count), !text.hasPrefix("."),
-              text.utf8.allSatisfy({ $0 < 0x80 && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber || "._-".utf8.contains($0)) }) else {
-            throw AdminRefusal(.badRequest, "a \(what) is 1-200 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.'")
+            text.utf8.allSatisfy({
+                $0 < 0x80
+                    && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber
+                        || "._-".utf8.contains($0))
+            })
+        else {
+            throw AdminRefusal(
+                .badRequest, "a \(what) is 1-200 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.'")
         }
         return text
     }
@@ -46,9 +54,13 @@ package struct AdminAPI: Sendable {
         let domain = text.lowercased()
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
         guard domain.utf8.count <= 253, labels.count >= 2,
-              labels.allSatisfy({ (1...63).contains($0.utf8.count) && !$0.hasPrefix("-") && !$0.hasSuffix("-")
-                                  && $0.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D } }) else {
-            throw AdminRefusal(.badRequest, "not a domain name such as example.com (use the punycode form of international names)")
+            labels.allSatisfy({
+                (1...63).contains($0.utf8.count) && !$0.hasPrefix("-") && !$0.hasSuffix("-")
+                    && $0.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+            })
+        else {
+            throw AdminRefusal(
+                .badRequest, "not a domain name such as example.com (use the punycode form of international names)")
         }
         return domain
     }
@@ -65,12 +77,14 @@ package struct AdminAPI: Sendable {
         guard let document = try? recognizer.recognize(bytes: json, source: name).document else {
             return DocumentSummary(warnings: ["the stored document no longer passes this server's policy"])
         }
-        var summary = DocumentSummary(host: document.host, baseURL: document.baseURL, auth: document.auth.map(\.method.typeName))
+        var summary = DocumentSummary(
+            host: document.host, baseURL: document.baseURL, auth: document.auth.map(\.method.typeName))
         for item in document.auth {
             switch item.method {
             case .unknown(let type): summary.warnings.append("the auth type \"\(type)\" is unknown and will be ignored")
             case .oauth2(let settings) where settings.clients.contains(where: { $0.passcode != nil }):
-                summary.warnings.append("an OAuth client carries a passcode: everyone who looks this document up receives it")
+                summary.warnings.append(
+                    "an OAuth client carries a passcode: everyone who looks this document up receives it")
             default: break
             }
         }

@@ -24,17 +24,17 @@ enum AdminConsole {
         case "console.css": file = ("text/css; charset=utf-8", PackageResources.console_css)
         default: return DiscoveryServer.error(.notFound, "no such console file")
         }
-        return Response(status: .ok, headers: [
-            .contentType: file.type,
-            .contentSecurityPolicy: contentSecurityPolicy,
-            .xContentTypeOptions: "nosniff",
-            .referrerPolicy: "no-referrer",
-            .xFrameOptions: "DENY",
-            .cacheControl: "no-store",
-        ], body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: file.type,
+                .contentSecurityPolicy: contentSecurityPolicy,
+                .xContentTypeOptions: "nosniff",
+                .referrerPolicy: "no-referrer",
+                .xFrameOptions: "DENY",
+                .cacheControl: "no-store",
+            ], body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
     }
-
-
 
 }
 

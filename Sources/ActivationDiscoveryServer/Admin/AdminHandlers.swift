@@ -8,7 +8,9 @@ extension AdminAPI {
     /// Answers one call of `operation`, which the router matched on the canonical path and method
     /// (the token is already checked). Refusals are thrown as ``AdminRefusal``; what is touched is
     /// noted for the audit in the context's ``AuditNote``.
-    func handle(_ operation: AdminOperation, request: Request, context: DiscoveryServer.Context) async throws -> Response {
+    func handle(_ operation: AdminOperation, request: Request, context: DiscoveryServer.Context) async throws
+        -> Response
+    {
         let now = Date()
         let note = context.auditNote
         var parameters: [String: String] = [:]
@@ -23,26 +25,32 @@ extension AdminAPI {
         case .listApplications:
             return .adminJSON(.ok, ApplicationList(applications: try await documents.applications(now: now)))
         case .listAudit:
-            let since = try query["since"].map { value throws(AdminRefusal) in try Self.parseDate(String(value)) } ?? now.addingTimeInterval(-86_400)
+            let since =
+                try query["since"].map { value throws(AdminRefusal) in try Self.parseDate(String(value)) }
+                ?? now.addingTimeInterval(-86_400)
             return .adminJSON(.ok, AuditList(entries: try await audit.entries(since: since)))
         default:
             let appID = try Self.checkName(parameters["appID"] ?? "", what: "application id")
             note?.appID = appID
-            return try await handle(operation, appID: appID, parameters: parameters, request: request, note: note, now: now)
+            return try await handle(
+                operation, appID: appID, parameters: parameters, request: request, note: note, now: now)
         }
     }
 
     /// Answers a call of an operation on one application's resources.
-    private func handle(_ operation: AdminOperation, appID: String, parameters: [String: String], request: Request, note: AuditNote?,
-                        now: Date) async throws -> Response {
+    private func handle(
+        _ operation: AdminOperation, appID: String, parameters: [String: String], request: Request, note: AuditNote?,
+        now: Date
+    ) async throws -> Response {
         switch operation {
         case .listApplications, .listAudit:
             throw AdminRefusal(.notFound, "no such admin resource")
 
         case .listDocuments:
             let listed = try await documents.documents(appID: appID).map { stored in
-                DocumentListing(name: stored.name, sha256: stored.sha256, updatedAt: stored.updatedAt,
-                                summary: summary(of: Array(stored.json.utf8), name: stored.name))
+                DocumentListing(
+                    name: stored.name, sha256: stored.sha256, updatedAt: stored.updatedAt,
+                    summary: summary(of: Array(stored.json.utf8), name: stored.name))
             }
             return .adminJSON(.ok, DocumentList(documents: listed))
 
@@ -61,10 +69,13 @@ extension AdminAPI {
             }
             let json = document.canonicalJSON(includeSecrets: true)
             try await documents.put(appID: appID, name: name, json: json, now: now)
-            return .adminJSON(.ok, DocumentListing(name: name, updatedAt: now, summary: summary(of: Array(json.utf8), name: name)))
+            return .adminJSON(
+                .ok, DocumentListing(name: name, updatedAt: now, summary: summary(of: Array(json.utf8), name: name)))
 
         case .listDomains:
-            let mapped = try await documents.domains(appID: appID).map { DomainMapping(domain: $0.domain, document: $0.document) }
+            let mapped = try await documents.domains(appID: appID).map {
+                DomainMapping(domain: $0.domain, document: $0.document)
+            }
             return .adminJSON(.ok, DomainList(domains: mapped))
 
         case .putDomain:
@@ -88,7 +99,10 @@ extension AdminAPI {
             guard let stored = try await documents.settings(appID: appID) else {
                 throw AdminRefusal(.notFound, "the application \(appID) has no client policies")
             }
-            return .adminJSON(.ok, try Self.settingsRecord(appID: appID, json: stored.json, sha256: stored.sha256, updatedAt: stored.updatedAt))
+            return .adminJSON(
+                .ok,
+                try Self.settingsRecord(
+                    appID: appID, json: stored.json, sha256: stored.sha256, updatedAt: stored.updatedAt))
 
         case .putSettings:
             let policies: ClientPolicies
@@ -101,7 +115,8 @@ extension AdminAPI {
             try await documents.putSettings(appID: appID, json: json, now: now)
             let stored = try await documents.settings(appID: appID)
             note?.subject = stored.map { "sha256 \($0.sha256.prefix(12))" }
-            return .adminJSON(.ok, try Self.settingsRecord(appID: appID, json: json, sha256: stored?.sha256, updatedAt: now))
+            return .adminJSON(
+                .ok, try Self.settingsRecord(appID: appID, json: json, sha256: stored?.sha256, updatedAt: now))
 
         case .deleteSettings:
             guard try await documents.deleteSettings(appID: appID) else {
@@ -113,7 +128,8 @@ extension AdminAPI {
             var status: CodeStatus?
             if let text = request.uri.queryParameters["status"] {
                 guard let parsed = CodeStatus(rawValue: String(text)) else {
-                    throw AdminRefusal(.badRequest, "status must be \(CodeStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw AdminRefusal(
+                        .badRequest, "status must be \(CodeStatus.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 status = parsed
             }
@@ -123,7 +139,9 @@ extension AdminAPI {
             return try await issue(appID: appID, request: request, note: note, now: now)
 
         case .revokeCode:
-            guard let id = parameters["id"].flatMap({ Int64($0) }), id > 0 else { throw AdminRefusal(.badRequest, "a code id is a positive number") }
+            guard let id = parameters["id"].flatMap({ Int64($0) }), id > 0 else {
+                throw AdminRefusal(.badRequest, "a code id is a positive number")
+            }
             note?.subject = String(id)
             guard try await codes.revoke(id: id, appID: appID, now: now) else {
                 throw AdminRefusal(.notFound, "no active code \(id) in \(appID)")
@@ -142,14 +160,20 @@ extension AdminAPI {
         }
         let expires = now.addingTimeInterval(TimeInterval(order.expiresIn ?? CodeOrder.defaultLifetime))
         let uses = order.uses ?? 1
-        let issued = try await codes.issue(count: order.count ?? 1, style: codeStyle, appID: appID, document: document, label: order.label,
-                                           uses: uses, expires: expires, now: now)
+        let issued = try await codes.issue(
+            count: order.count ?? 1, style: codeStyle, appID: appID, document: document, label: order.label,
+            uses: uses, expires: expires, now: now)
         metrics?.codesIssued(issued.count)
         note?.subject = "\(document): ids \(issued.map { String($0.id) }.joined(separator: ","))"
-        return .adminJSON(.created, IssuedCodeList(codes: issued.map {
-            IssuedCode(id: $0.id, code: $0.code.grouped, label: order.label, document: document, uses: uses, expiresAt: expires,
-                       qrSVG: qrSVG?($0.code.grouped))
-        }))
+        return .adminJSON(
+            .created,
+            IssuedCodeList(
+                codes: issued.map {
+                    IssuedCode(
+                        id: $0.id, code: $0.code.grouped, label: order.label, document: document, uses: uses,
+                        expiresAt: expires,
+                        qrSVG: qrSVG?($0.code.grouped))
+                }))
     }
 
     /// The request body, at most ``AdminJSON/maxRequestBytes``.
@@ -171,7 +195,9 @@ extension AdminAPI {
 
     /// `GET`/`PUT …/settings`: the client policies as stored, with their digest and time.
     static func settingsRecord(appID: String, json: String, sha256: String?, updatedAt: Date) throws -> SettingsRecord {
-        SettingsRecord(appID: appID, updatedAt: updatedAt, sha256: sha256, settings: try AdminJSON.decoder().decode(JSONValue.self, from: Data(json.utf8)))
+        SettingsRecord(
+            appID: appID, updatedAt: updatedAt, sha256: sha256,
+            settings: try AdminJSON.decoder().decode(JSONValue.self, from: Data(json.utf8)))
     }
 }
 

@@ -51,15 +51,20 @@ struct AdminAuthentication: RouterMiddleware {
     let guessing: GuessingLimits?
     let trustedProxies: [IPNetwork]
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard let actor = tokens.actor(authorization: request.headers[.authorization]) else {
             let now = Date()
-            let client = ClientAddress.of(peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor], trusted: trustedProxies)
+            let client = ClientAddress.of(
+                peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor], trusted: trustedProxies)
             if let retryAfter = try? await guessing?.admit(client: client, appID: nil, now: now) {
                 return DiscoveryServer.rateLimited("too many failed attempts", retryAfter: retryAfter)
             }
-            try? await audit.record(AuditEntry(at: now, actor: "unauthenticated", action: "sign-in", outcome: "unauthorized"))
-            return AdminRefusal(.unauthorized, "a valid bearer token is needed (Authorization: Bearer <token>)").response
+            try? await audit.record(
+                AuditEntry(at: now, actor: "unauthenticated", action: "sign-in", outcome: "unauthorized"))
+            return AdminRefusal(.unauthorized, "a valid bearer token is needed (Authorization: Bearer <token>)")
+                .response
         }
         var context = context
         context.actor = actor
@@ -77,12 +82,17 @@ struct AdminAudit: RouterMiddleware {
     /// Reloads what this instance serves.
     let afterChange: (@Sendable () async -> Void)?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let note = AuditNote()
         var context = context
         context.auditNote = note
-        let operation = context.coreContext.endpointPath.value.flatMap { AdminOperation(method: request.method.rawValue, template: $0) }
-        let response: Response, outcome: String
+        let operation = context.coreContext.endpointPath.value.flatMap {
+            AdminOperation(method: request.method.rawValue, template: $0)
+        }
+        let response: Response
+        let outcome: String
         do {
             response = try await next(request, context)
             if operation?.changesState == true { await afterChange?() }
@@ -90,14 +100,19 @@ struct AdminAudit: RouterMiddleware {
         } catch let refusal as AdminRefusal {
             (response, outcome) = (refusal.response, refusal.code.rawValue)
         } catch let error as HTTPError where error.status == .notFound {
-            (response, outcome) = (AdminRefusal(.notFound, "no such admin resource").response, DiscoveryErrorCode.notFound.rawValue)
+            (response, outcome) = (
+                AdminRefusal(.notFound, "no such admin resource").response, DiscoveryErrorCode.notFound.rawValue
+            )
         } catch {
             troubles.report(error, route: context.coreContext.endpointPath.value ?? AdminOperation.prefix)
-            let unavailable = DiscoveryServer.unavailable(.unavailable, "the database could not complete the request; try again shortly")
+            let unavailable = DiscoveryServer.unavailable(
+                .unavailable, "the database could not complete the request; try again shortly")
             (response, outcome) = (unavailable, DiscoveryErrorCode.unavailable.rawValue)
         }
-        try? await audit.record(AuditEntry(at: Date(), actor: context.actor ?? "unauthenticated", action: operation?.auditAction ?? "unknown",
-                                           appID: note.appID, subject: note.subject, outcome: outcome))
+        try? await audit.record(
+            AuditEntry(
+                at: Date(), actor: context.actor ?? "unauthenticated", action: operation?.auditAction ?? "unknown",
+                appID: note.appID, subject: note.subject, outcome: outcome))
         return response
     }
 }

@@ -20,9 +20,12 @@ public struct AdminTokens: Sendable {
     public init(tokens: [String], source: String = "tokens") throws {
         var digests: [SHA256Digest] = []
         for (index, token) in tokens.enumerated() {
-            guard token.count >= Self.minimumLength, token.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
-                throw ConfigurationError(.invalidKey, source: source, keyPath: "line \(index + 1)",
-                                         "a token must be at least \(Self.minimumLength) printable ASCII characters without spaces")
+            guard token.count >= Self.minimumLength,
+                token.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline })
+            else {
+                throw ConfigurationError(
+                    .invalidKey, source: source, keyPath: "line \(index + 1)",
+                    "a token must be at least \(Self.minimumLength) printable ASCII characters without spaces")
             }
             digests.append(SHA256.hash(data: Array(token.utf8)))
         }
@@ -35,7 +38,9 @@ public struct AdminTokens: Sendable {
     /// - Throws: `ConfigurationError` naming the file: unreadable, readable by others, too large,
     ///   or holding no valid token.
     public init(file path: String) throws {
-        let text = String(decoding: try FileIO.readSecret(path, limit: Self.maxFileBytes, what: "the admin token file"), as: UTF8.self)
+        let text = String(
+            decoding: try FileIO.readSecret(path, limit: Self.maxFileBytes, what: "the admin token file"), as: UTF8.self
+        )
         var tokens: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let token = line.trimmingCharacters(in: .whitespaces)
@@ -49,7 +54,8 @@ public struct AdminTokens: Sendable {
     /// `token:` and the first 8 bytes of the token's SHA-256 in hex; nil for a missing or unknown token.
     package func actor(authorization: String?) -> String? {
         guard let authorization, authorization.utf8.count < 1024,
-              authorization.lowercased().hasPrefix("bearer ") else { return nil }
+            authorization.lowercased().hasPrefix("bearer ")
+        else { return nil }
         let presented = SHA256.hash(data: Array(authorization.utf8.dropFirst(7)))
         var match = false
         for digest in digests {

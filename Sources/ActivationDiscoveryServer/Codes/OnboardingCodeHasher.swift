@@ -18,7 +18,9 @@ public struct OnboardingCodeHasher: Sendable {
     /// - Throws: `ConfigurationError` (`invalidKey`) for a shorter secret.
     public init(secret: [UInt8], source: String = "secret") throws {
         guard secret.count >= Self.minimumSecretBytes else {
-            throw ConfigurationError(.invalidKey, source: source, "the secret holds \(secret.count) bytes; at least \(Self.minimumSecretBytes) are needed")
+            throw ConfigurationError(
+                .invalidKey, source: source,
+                "the secret holds \(secret.count) bytes; at least \(Self.minimumSecretBytes) are needed")
         }
         key = SymmetricKey(data: secret)
     }

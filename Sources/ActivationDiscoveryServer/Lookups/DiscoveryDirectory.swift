@@ -71,11 +71,16 @@ public struct DiscoveryDirectory: Sendable {
         var documents: [String: Entry] = [:]
         func document(_ value: ConfigurationValue, at path: String) throws -> Entry {
             guard let name = value.stringValue, !name.isEmpty else { throw fail(path, "expected a document file name") }
-            guard !name.contains("/"), !name.hasPrefix(".") else { throw fail(path, "\"\(name)\" must be a file name in \(folder)") }
+            guard !name.contains("/"), !name.hasPrefix(".") else {
+                throw fail(path, "\"\(name)\" must be a file name in \(folder)")
+            }
             if let cached = documents[name] { return cached }
             let file = "\(folder)/\(name)"
-            let provided = try recognizer.configuration(from: try FileIO.read(file, limit: recognizer.policy.limits.maxDocumentBytes), source: file)
-            let entry = Entry(json: provided.document.canonicalJSON(includeSecrets: true), host: provided.document.host, document: name)
+            let provided = try recognizer.configuration(
+                from: try FileIO.read(file, limit: recognizer.policy.limits.maxDocumentBytes), source: file)
+            let entry = Entry(
+                json: provided.document.canonicalJSON(includeSecrets: true), host: provided.document.host,
+                document: name)
             documents[name] = entry
             return entry
         }
@@ -85,17 +90,24 @@ public struct DiscoveryDirectory: Sendable {
             guard let app = appValue.objectValue else { throw fail("applications.\(appID)", "expected an object") }
             var application = Application()
             if let domains = app["domains"] {
-                guard let object = domains.objectValue else { throw fail("applications.\(appID).domains", "expected an object of domains") }
+                guard let object = domains.objectValue else {
+                    throw fail("applications.\(appID).domains", "expected an object of domains")
+                }
                 for (domain, name) in object {
-                    application.domains[domain.lowercased()] = try document(name, at: "applications.\(appID).domains.\(domain)")
+                    application.domains[domain.lowercased()] = try document(
+                        name, at: "applications.\(appID).domains.\(domain)")
                     count += 1
                 }
             }
             if let codes = app["codes"] {
-                guard let object = codes.objectValue else { throw fail("applications.\(appID).codes", "expected an object of codes") }
+                guard let object = codes.objectValue else {
+                    throw fail("applications.\(appID).codes", "expected an object of codes")
+                }
                 for (code, value) in object {
                     let path = "applications.\(appID).codes.\(code)"
-                    guard let entry = value.objectValue, let name = entry["document"] else { throw fail(path, "expected {\"document\": …, \"expires\": …}") }
+                    guard let entry = value.objectValue, let name = entry["document"] else {
+                        throw fail(path, "expected {\"document\": …, \"expires\": …}")
+                    }
                     var resolved = try document(name, at: "\(path).document")
                     if let expires = entry["expires"] {
                         guard let text = expires.stringValue, let date = try? Date(text, strategy: .iso8601) else {
@@ -105,7 +117,8 @@ public struct DiscoveryDirectory: Sendable {
                     }
                     let key = Self.codeKey(code)
                     guard application.codes[key] == nil else {
-                        throw fail(path, "the same code as another entry (codes are read without case, dashes and spaces)")
+                        throw fail(
+                            path, "the same code as another entry (codes are read without case, dashes and spaces)")
                     }
                     application.codes[key] = resolved
                     count += 1
@@ -117,13 +130,15 @@ public struct DiscoveryDirectory: Sendable {
                     throw fail(path, "expected the file name of a settingsExchange document in \(folder)")
                 }
                 let file = "\(folder)/\(name)"
-                let policies = try ClientPolicies(json: try FileIO.read(file, limit: ClientPolicies.maxDocumentBytes), source: file)
+                let policies = try ClientPolicies(
+                    json: try FileIO.read(file, limit: ClientPolicies.maxDocumentBytes), source: file)
                 application.settings = JSONWriter.compact(policies.document)
             }
             applications[appID] = application
         }
         if count > Self.maxEntries {
-            throw ConfigurationError(.tooManyItems, source: indexPath, "\(count) lookups exceed the limit of \(Self.maxEntries)")
+            throw ConfigurationError(
+                .tooManyItems, source: indexPath, "\(count) lookups exceed the limit of \(Self.maxEntries)")
         }
         self.applications = applications
     }
@@ -141,7 +156,8 @@ public struct DiscoveryDirectory: Sendable {
     /// Finds the document for an e-mail address (by domain, then parent domains).
     public func lookup(appID: String, email: String) -> Answer {
         guard let application = applications[appID] else { return .notFound("unknown application \(appID)") }
-        return EmailDomain.match(email, in: application.domains).map(Answer.found) ?? .notFound(EmailDomain.notFoundReason(email))
+        return EmailDomain.match(email, in: application.domains).map(Answer.found)
+            ?? .notFound(EmailDomain.notFoundReason(email))
     }
 
     /// The key a code is filed and looked up under: its canonical form when it reads as an

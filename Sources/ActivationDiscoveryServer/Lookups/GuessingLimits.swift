@@ -31,7 +31,9 @@ public struct RateLimit: Sendable, Hashable {
         }
         burst = max(1, (perMinute * 2).rounded(.down))
         for part in parts {
-            guard part.hasPrefix("burst="), let value = Double(part.dropFirst(6)), value >= 1, value.isFinite else { return nil }
+            guard part.hasPrefix("burst="), let value = Double(part.dropFirst(6)), value >= 1, value.isFinite else {
+                return nil
+            }
             burst = value.rounded(.down)
         }
     }
@@ -84,7 +86,8 @@ package final class GuessingLimits: Sendable {
         let application = appID.flatMap { appID in perApplication.map { (key: "app:\(appID)", limit: $0) } }
         guard let perClient else {
             guard let application else { return nil }
-            return try await buckets.holdsToken(application.key, limit: application.limit, now: now) ? nil : application.limit.retryAfter
+            return try await buckets.holdsToken(application.key, limit: application.limit, now: now)
+                ? nil : application.limit.retryAfter
         }
         let verdict = try await buckets.take("client:\(client)", limit: perClient, alsoChecking: application, now: now)
         guard verdict.taken else { return perClient.retryAfter }

@@ -16,7 +16,6 @@ package enum LookupAnswer: Sendable, Equatable {
     }
 }
 
-
 /// Where the server's lookups are answered from: the static folder (``DiscoveryDirectory``) or the
 /// database (``StoredLookups``).
 package protocol LookupService: Sendable {

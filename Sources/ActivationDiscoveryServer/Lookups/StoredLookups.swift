@@ -53,19 +53,23 @@ package final class StoredLookups: LookupService {
         // An application exists once it has a document; it may have no domain yet.
         let (known, domains) = snapshot.withLock { ($0.documents[appID] != nil, $0.domains[appID] ?? [:]) }
         guard known else { return .notFound("unknown application \(appID)") }
-        return EmailDomain.match(email, in: domains).map(LookupAnswer.document) ?? .notFound(EmailDomain.notFoundReason(email))
+        return EmailDomain.match(email, in: domains).map(LookupAnswer.document)
+            ?? .notFound(EmailDomain.notFoundReason(email))
     }
 
     package func find(appID: String, code: String, now: Date) async throws -> LookupAnswer {
         // Text that is no code of ours cannot be stored: answered as unknown, but only after the
         // same work (with a code of a length never issued), so that timing does not tell the two apart.
         let typed = OnboardingCode(typed: code)
-        let outcome = try await codes.consume(typed ?? OnboardingCode.random(.base32(count: OnboardingCode.maxLength)), appID: appID, now: now)
+        let outcome = try await codes.consume(
+            typed ?? OnboardingCode.random(.base32(count: OnboardingCode.maxLength)), appID: appID, now: now)
         switch typed == nil ? .notFound : outcome {
         case .consumed(let name):
             if let json = snapshot.withLock({ $0.documents[appID]?[name] }) { return .document(json) }
             // A document newer than the snapshot.
-            guard let json = try await documents.json(appID: appID, name: name) else { throw CodeStoreError.noRowReturned }
+            guard let json = try await documents.json(appID: appID, name: name) else {
+                throw CodeStoreError.noRowReturned
+            }
             return .document(json)
         case .expired: return .gone(.expired)
         case .used: return .gone(.used)
@@ -85,7 +89,9 @@ package final class StoredLookups: LookupService {
         do {
             return try await DatabaseWait.finishing(within: DatabaseWait.readiness) { () async -> String? in
                 do { _ = try await documents.version() } catch { return "the database cannot be reached" }
-                do { try await documents.database.probeWrites() } catch { return "the database takes no writes (a read-only file or server)" }
+                do { try await documents.database.probeWrites() } catch {
+                    return "the database takes no writes (a read-only file or server)"
+                }
                 return nil
             }
         } catch {

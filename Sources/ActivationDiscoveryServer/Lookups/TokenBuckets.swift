@@ -7,8 +7,10 @@ import Synchronization
 package protocol TokenBuckets: Sendable {
     /// Takes one token from the bucket `key`, unless it holds less than one; and tells, in the same
     /// step, whether the bucket `other` holds a token (it is not changed).
-    func take(_ key: String, limit: RateLimit, alsoChecking other: (key: String, limit: RateLimit)?,
-              now: Date) async throws -> (taken: Bool, otherHoldsToken: Bool)
+    func take(
+        _ key: String, limit: RateLimit, alsoChecking other: (key: String, limit: RateLimit)?,
+        now: Date
+    ) async throws -> (taken: Bool, otherHoldsToken: Bool)
     /// Whether the bucket `key` holds a token now (it is not changed).
     func holdsToken(_ key: String, limit: RateLimit, now: Date) async throws -> Bool
     /// Takes one token even from an empty bucket, which then owes it (down to minus the burst).
@@ -22,20 +24,27 @@ package protocol TokenBuckets: Sendable {
 /// Buckets in memory, for one instance (`--database none`). At most ``maxBuckets`` are kept: when
 /// more are needed, those that have refilled completely, which hold no information, are dropped.
 package final class MemoryTokenBuckets: TokenBuckets {
-    private struct Bucket { var tokens: Double; var at: Int64 }
+    private struct Bucket {
+        var tokens: Double
+        var at: Int64
+    }
     private let buckets = Mutex([String: Bucket]())
     package static let maxBuckets = 100_000
 
     package init() {}
 
-    package func take(_ key: String, limit: RateLimit, alsoChecking other: (key: String, limit: RateLimit)?,
-                      now: Date) -> (taken: Bool, otherHoldsToken: Bool) {
+    package func take(
+        _ key: String, limit: RateLimit, alsoChecking other: (key: String, limit: RateLimit)?,
+        now: Date
+    ) -> (taken: Bool, otherHoldsToken: Bool) {
         let at = Milliseconds.from(now)
         return buckets.withLock { buckets in
-            let otherHoldsToken = other.map { other in Self.tokens(in: buckets, other.key, limit: other.limit, at: at) >= 1 } ?? true
+            let otherHoldsToken =
+                other.map { other in Self.tokens(in: buckets, other.key, limit: other.limit, at: at) >= 1 } ?? true
             if buckets.count >= Self.maxBuckets, buckets[key] == nil {
                 buckets = buckets.filter { Self.refilled($0.value, limit: limit, at: at) < limit.burst }
-                if buckets.count >= Self.maxBuckets { return (false, otherHoldsToken) }  // every bucket busy: refuse rather than forget
+                // Every bucket busy: refuse rather than forget.
+                if buckets.count >= Self.maxBuckets { return (false, otherHoldsToken) }
             }
             let tokens = Self.tokens(in: buckets, key, limit: limit, at: at)
             guard tokens >= 1 else { return (false, otherHoldsToken) }
@@ -104,23 +113,31 @@ package struct DatabaseTokenBuckets: TokenBuckets {
     /// names; clocks of instances may differ a little.
     private func refilled(_ limit: RateLimit, at: Int64, table: String = "rate_buckets") -> SQLQueryString {
         let (least, greatest) = functions
-        return "\(least)(\(bind: limit.burst), \(ident: table).tokens + \(greatest)(0, \(bind: at) - \(ident: table).updated_at) * \(bind: limit.perMillisecond))"
+        return
+            "\(least)(\(bind: limit.burst), \(ident: table).tokens + \(greatest)(0, \(bind: at) - \(ident: table).updated_at) * \(bind: limit.perMillisecond))"
     }
 
-    package func take(_ key: String, limit: RateLimit, alsoChecking other: (key: String, limit: RateLimit)?,
-                      now: Date) async throws -> (taken: Bool, otherHoldsToken: Bool) {
-        let at = Milliseconds.from(now), refilled = refilled(limit, at: at), greatest = functions.greatest
+    package func take(
+        _ key: String, limit: RateLimit, alsoChecking other: (key: String, limit: RateLimit)?,
+        now: Date
+    ) async throws -> (taken: Bool, otherHoldsToken: Bool) {
+        let at = Milliseconds.from(now)
+        let refilled = refilled(limit, at: at)
+        let greatest = functions.greatest
         // The other bucket as it stood before this statement (a missing one is full).
-        let otherTokens: SQLQueryString = other.map { other in
-            "(SELECT \(self.refilled(other.limit, at: at, table: "other")) FROM rate_buckets AS other WHERE other.key = \(bind: other.key))"
-        } ?? "NULL"
+        let otherTokens: SQLQueryString =
+            other.map { other in
+                "(SELECT \(self.refilled(other.limit, at: at, table: "other")) FROM rate_buckets AS other WHERE other.key = \(bind: other.key))"
+            } ?? "NULL"
         let row = try await database.withConnection { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO rate_buckets (key, tokens, updated_at) VALUES (\(bind: key), \(bind: limit.burst - 1), \(bind: at))
                 ON CONFLICT (key) DO UPDATE SET tokens = \(refilled) - 1, updated_at = \(greatest)(rate_buckets.updated_at, \(bind: at))
                 WHERE \(refilled) >= 1
                 RETURNING \(otherTokens) AS other_tokens
-                """).first()
+                """
+            ).first()
         }
         guard let row else { return (false, true) }
         return (true, try row.decode(column: "other_tokens", as: Double?.self).map { $0 >= 1 } ?? true)
@@ -135,13 +152,17 @@ package struct DatabaseTokenBuckets: TokenBuckets {
     }
 
     package func charge(_ key: String, limit: RateLimit, now: Date) async throws {
-        let at = Milliseconds.from(now), refilled = refilled(limit, at: at), greatest = functions.greatest
+        let at = Milliseconds.from(now)
+        let refilled = refilled(limit, at: at)
+        let greatest = functions.greatest
         try await database.withConnection { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO rate_buckets (key, tokens, updated_at) VALUES (\(bind: key), \(bind: limit.burst - 1), \(bind: at))
                 ON CONFLICT (key) DO UPDATE SET tokens = \(greatest)(\(bind: -limit.burst), \(refilled) - 1),
                   updated_at = \(greatest)(rate_buckets.updated_at, \(bind: at))
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -149,15 +170,20 @@ package struct DatabaseTokenBuckets: TokenBuckets {
         let least = functions.least
         let entries = Array(counts)
         for start in stride(from: 0, to: entries.count, by: Self.maxGiveBacksPerStatement) {
-            let rows = entries[start..<min(entries.count, start + Self.maxGiveBacksPerStatement)].enumerated().map { index, entry -> SQLQueryString in
-                index == 0 ? "SELECT \(bind: entry.key) AS key, \(bind: entry.value) AS n" : "SELECT \(bind: entry.key), \(bind: entry.value)"
+            let rows = entries[start..<min(entries.count, start + Self.maxGiveBacksPerStatement)].enumerated().map {
+                index, entry -> SQLQueryString in
+                index == 0
+                    ? "SELECT \(bind: entry.key) AS key, \(bind: entry.value) AS n"
+                    : "SELECT \(bind: entry.key), \(bind: entry.value)"
             }
             let values = rows.dropFirst().reduce(rows[0]) { $0 + " UNION ALL " + $1 }
             try await database.withConnection { sql in
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     UPDATE rate_buckets SET tokens = \(least)(\(bind: limit.burst), rate_buckets.tokens + given.n)
                     FROM (\(values)) AS given WHERE rate_buckets.key = given.key
-                    """).run()
+                    """
+                ).run()
             }
         }
     }

@@ -2,9 +2,9 @@ import Foundation
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An IPv4 or IPv6 network, `192.0.2.0/24` or `2001:db8::/32` (a bare address is a /32 or /128).
@@ -50,7 +50,9 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
         let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return Array(bytes[12...]) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            return Array(bytes[12...])
+        }
         return bytes
     }
 
@@ -58,7 +60,9 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     static func text(of bytes: [UInt8]) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let family = bytes.count == 4 ? AF_INET : AF_INET6
-        let done = bytes.withUnsafeBytes { raw in inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil }
+        let done = bytes.withUnsafeBytes { raw in
+            inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil
+        }
         return done ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
     }
 }

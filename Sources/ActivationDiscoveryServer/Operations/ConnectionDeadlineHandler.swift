@@ -5,10 +5,11 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTPTypes
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Closes a connection that keeps the server waiting: a request head not complete within the header
@@ -162,7 +163,12 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
         case .awaitingHead(started: true):
             // Nothing is being answered, so a response cannot interleave with this one.
             logger.debug("closing a connection: request head not complete in time (408)")
-            context.write(wrapOutboundOut(.head(HTTPResponse(status: .requestTimeout, headerFields: [.connection: "close", .contentLength: "0"]))), promise: nil)
+            context.write(
+                wrapOutboundOut(
+                    .head(
+                        HTTPResponse(
+                            status: .requestTimeout, headerFields: [.connection: "close", .contentLength: "0"]))),
+                promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         case .inRequest:
             logger.debug("closing a connection: request not read and answered in time")

@@ -7,9 +7,9 @@ import NIOCore
 import NIOHTTPTypes
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The number of connections being served, shared by every event loop.
@@ -50,11 +50,16 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     let connections: ConnectionCount
     let logger: Logger
 
-    init(responder: @escaping HTTPChannelHandler.Responder, limits: DiscoveryServer.Limits, connections: ConnectionCount, logger: Logger) {
+    init(
+        responder: @escaping HTTPChannelHandler.Responder, limits: DiscoveryServer.Limits, connections: ConnectionCount,
+        logger: Logger
+    ) {
         // Hummingbird's own idle timeout stays off: ConnectionDeadlineHandler keeps every deadline.
         let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
-            maxHeaderFieldSize: DiscoveryServer.maxHeadBytes, maxHeaderListSize: DiscoveryServer.maxHeadBytes, maxHeaderFieldCount: 100)
-        http = HTTP1Channel(responder: responder, configuration: .init(idleTimeout: nil, httpDecoderConfiguration: decoder))
+            maxHeaderFieldSize: DiscoveryServer.maxHeadBytes, maxHeaderListSize: DiscoveryServer.maxHeadBytes,
+            maxHeaderFieldCount: 100)
+        http = HTTP1Channel(
+            responder: responder, configuration: .init(idleTimeout: nil, httpDecoderConfiguration: decoder))
         self.limits = limits
         self.connections = connections
         self.logger = logger
@@ -70,13 +75,15 @@ struct GuardedHTTP1Channel: ServerChildChannel {
         }
         let connections = self.connections
         channel.closeFuture.whenComplete { _ in connections.release() }
-        let limits = limits, deadlineLogger = self.logger
+        let limits = limits
+        let deadlineLogger = self.logger
         return http.setup(channel: channel, logger: logger).assumeIsolated().flatMapThrowing { asyncChannel in
             // Between the HTTP codec and Hummingbird's handlers, to see whole request and response parts;
             // plus a watcher of raw bytes at the front, to see a request start before its head is complete.
             let pipeline = channel.pipeline.syncOperations
             let deadlines = ConnectionDeadlineHandler(limits: limits, logger: deadlineLogger)
-            try pipeline.addHandler(deadlines, position: .before(try pipeline.handler(type: HTTPConnectionStateHandler.self)))
+            try pipeline.addHandler(
+                deadlines, position: .before(try pipeline.handler(type: HTTPConnectionStateHandler.self)))
             try pipeline.addHandler(ByteArrivalHandler(deadlines: deadlines), position: .first)
             return Value.http(asyncChannel)
         }.nonisolated()
@@ -96,7 +103,8 @@ final class RefusingHandler: ChannelInboundHandler {
     private var refused = false
 
     static let answer = DiscoveryErrorBody(.busy, "too many connections; try again later").json
-    static let response = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
+    static let response =
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
         + "Content-Length: \(answer.utf8.count)\r\nConnection: close\r\nRetry-After: 1\r\n\r\n\(answer)"
 
     func handlerAdded(context: ChannelHandlerContext) {

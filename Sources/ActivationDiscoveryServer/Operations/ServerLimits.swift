@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension DiscoveryServer {
@@ -21,8 +21,10 @@ extension DiscoveryServer {
 
         /// Makes limits; by default a 10-second header timeout, 30-second idle and request timeouts,
         /// and 512 connections.
-        public init(headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(30),
-                    requestTimeout: Duration = .seconds(30), maxConnections: Int = 512) {
+        public init(
+            headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(30),
+            requestTimeout: Duration = .seconds(30), maxConnections: Int = 512
+        ) {
             self.headerTimeout = headerTimeout
             self.idleTimeout = idleTimeout
             self.requestTimeout = requestTimeout
@@ -46,9 +48,9 @@ extension DiscoveryServer {
         static func descriptorLimit() -> Int {
             var limit = rlimit()
             #if os(Linux)
-            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+                let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
             #else
-            let resource = RLIMIT_NOFILE
+                let resource = RLIMIT_NOFILE
             #endif
             guard getrlimit(resource, &limit) == 0 else { return 1024 }
             return Int(clamping: limit.rlim_cur)  // RLIM_INFINITY clamps to Int.max

@@ -20,14 +20,18 @@ extension DiscoveryServer {
                 guard let admin else { return error(.notFound, "the admin API is off (start with --admin-token-file)") }
                 var head = request.head
                 let query = request.uri.query.map { "?" + $0 } ?? ""
-                head.path = AdminOperation.prefix + "/" + segments.map(PercentEncoding.encodeSegment).joined(separator: "/") + query
+                head.path =
+                    AdminOperation.prefix + "/" + segments.map(PercentEncoding.encodeSegment).joined(separator: "/")
+                    + query
                 var response = try await admin.respond(to: Request(head: head, body: request.body), context: context)
                 response.headers[.cacheControl] = "no-store"
                 return response
             }
             // Lookups carry no body: a large or unbounded one is refused, and the connection closed
             // rather than drained.
-            if request.headers[.transferEncoding] != nil || request.headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true {
+            if request.headers[.transferEncoding] != nil
+                || request.headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true
+            {
                 return tooLarge("lookups carry no body")
             }
             switch route {
@@ -35,7 +39,9 @@ extension DiscoveryServer {
             case .refused(.malformed): return error(.badRequest, "the request target is not a well-formed path")
             case .unknown: return error(.notFound, "no such resource")
             case .console(let file):
-                guard admin != nil else { return error(.notFound, "the console is off (start with --admin-token-file)") }
+                guard admin != nil else {
+                    return error(.notFound, "the console is off (start with --admin-token-file)")
+                }
                 guard request.method == .get else { return methodNotAllowed() }
                 return AdminConsole.response(for: file)
             case .health, .ready, .metrics, .openAPI, .settings, .malformedLookup, .lookup, .admin: break
@@ -47,15 +53,21 @@ extension DiscoveryServer {
                 if let why = await service.lookups.unreadiness() { return unavailable(.notReady, why) }
                 return json(.ok, #"{"status":"ready"}"#)
             case .metrics:
-                return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                                body: .init(byteBuffer: ByteBuffer(bytes: service.metrics.exposition())))
+                return Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: service.metrics.exposition())))
             case .lookup(let call):
                 // Whom the guessing limits count against: worked out only for the requests they limit.
-                let client = { ClientAddress.of(peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor], trusted: service.trustedProxies) }
+                let client = {
+                    ClientAddress.of(
+                        peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor],
+                        trusted: service.trustedProxies)
+                }
                 return await lookup(call, client: client, service: service, troubles: troubles, now: Date())
             case .openAPI:
-                return Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-                                body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
+                return Response(
+                    status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
             case .settings(let appID):
                 do {
                     guard let document = try await service.lookups.settings(appID: appID) else {
@@ -67,7 +79,10 @@ extension DiscoveryServer {
                     return unavailable()
                 }
             default:
-                return error(.badRequest, "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'")
+                return error(
+                    .badRequest,
+                    "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'"
+                )
             }
         }
     }
@@ -79,8 +94,10 @@ extension DiscoveryServer {
     }
 
     /// A lookup: by e-mail, read-only; by code, within the guessing limits.
-    static func lookup(_ call: LookupCall, client clientAddress: () -> String, service: Service, troubles: DatabaseTroubleLog,
-                       now: Date) async -> Response {
+    static func lookup(
+        _ call: LookupCall, client clientAddress: () -> String, service: Service, troubles: DatabaseTroubleLog,
+        now: Date
+    ) async -> Response {
         do {
             switch call.lookup {
             case .email(let email):
@@ -89,10 +106,14 @@ extension DiscoveryServer {
                 let client = clientAddress()
                 // Limits, use and settlement all need the database: together they get an answer in
                 // bounded time, or 503.
-                let outcome = try await DatabaseWait.finishing(within: DatabaseWait.answer) { () async throws -> CodeOutcome in
-                    if let retryAfter = try await service.guessing?.admit(client: client, appID: call.appID, now: now) { return .limited(retryAfter: retryAfter) }
+                let outcome = try await DatabaseWait.finishing(within: DatabaseWait.answer) {
+                    () async throws -> CodeOutcome in
+                    if let retryAfter = try await service.guessing?.admit(client: client, appID: call.appID, now: now) {
+                        return .limited(retryAfter: retryAfter)
+                    }
                     let answer = try await service.lookups.find(appID: call.appID, code: code, now: now)
-                    try await service.guessing?.settle(client: client, appID: call.appID, failed: answer.failed, now: now)
+                    try await service.guessing?.settle(
+                        client: client, appID: call.appID, failed: answer.failed, now: now)
                     return .answered(answer)
                 }
                 let answer: LookupAnswer
@@ -102,11 +123,12 @@ extension DiscoveryServer {
                 case .answered(let found):
                     answer = found
                 }
-                let counted = switch answer {
-                case .document: "used"
-                case .notFound: "not-found"
-                case .gone(let reason): reason == .used ? "used-up" : reason.rawValue
-                }
+                let counted =
+                    switch answer {
+                    case .document: "used"
+                    case .notFound: "not-found"
+                    case .gone(let reason): reason == .used ? "used-up" : reason.rawValue
+                    }
                 service.metrics.codeLookup(counted)
                 return response(for: answer)
             }
@@ -117,8 +139,10 @@ extension DiscoveryServer {
     }
 
     /// 503 with `Retry-After`: the database is away; the client tries again shortly.
-    static func unavailable(_ code: DiscoveryErrorCode = .unavailable,
-                            _ message: String = "the discovery service cannot answer right now; try again shortly") -> Response {
+    static func unavailable(
+        _ code: DiscoveryErrorCode = .unavailable,
+        _ message: String = "the discovery service cannot answer right now; try again shortly"
+    ) -> Response {
         var response = error(code, message)
         response.headers[.retryAfter] = String(DatabaseWait.retryAfterSeconds)
         return response
@@ -146,7 +170,9 @@ extension DiscoveryServer {
     }
 
     static func json(_ status: HTTPResponse.Status, _ body: String) -> Response {
-        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// 429 with `Retry-After`: past the guessing limits.

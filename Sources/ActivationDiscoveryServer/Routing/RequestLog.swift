@@ -14,7 +14,9 @@ extension DiscoveryServer {
         let metrics: ServiceMetrics
         let logger: Logger
 
-        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+            async throws -> Response
+        {
             let start = ContinuousClock.now
             let id = RequestID.next()
             var context = context
@@ -32,8 +34,9 @@ extension DiscoveryServer {
             let elapsed = ContinuousClock.now - start
             let route = Self.routeName(context)
             metrics.request(route: route, status: response.status.code, duration: elapsed)
-            logger.info("\(Self.loggedMethod(request.method)) \(route) \(response.status.code) \(String(format: "%.2f", elapsed.inMilliseconds)) ms",
-                        metadata: ["request_id": .string(id)])
+            logger.info(
+                "\(Self.loggedMethod(request.method)) \(route) \(response.status.code) \(String(format: "%.2f", elapsed.inMilliseconds)) ms",
+                metadata: ["request_id": .string(id)])
             return response
         }
 
@@ -41,7 +44,8 @@ extension DiscoveryServer {
         /// its route's label.
         static func routeName(_ context: Context) -> String {
             guard case .admin = context.route else { return context.route.label }
-            guard let template = context.coreContext.endpointPath.value, template.hasPrefix(AdminOperation.prefix) else {
+            guard let template = context.coreContext.endpointPath.value, template.hasPrefix(AdminOperation.prefix)
+            else {
                 return AdminOperation.prefix + "/…"
             }
             return template
@@ -78,6 +82,10 @@ enum RequestID {
     private static let counter = Mutex<UInt64>(0)
 
     static func next() -> String {
-        "\(prefix)-\(counter.withLock { $0 += 1; return $0 })"
+        let number = counter.withLock { count in
+            count += 1
+            return count
+        }
+        return "\(prefix)-\(number)"
     }
 }

@@ -17,11 +17,13 @@ package struct AuditLog: Sendable {
 
     package func record(_ entry: Entry) async throws {
         try await database.withConnection { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO audit (at, actor, action, app_id, subject_id, outcome)
                 VALUES (\(bind: Milliseconds.from(entry.at)), \(bind: entry.actor), \(bind: entry.action), \(bind: entry.appID),
                         \(bind: entry.subject), \(bind: entry.outcome))
-                """).run()
+                """
+            ).run()
         }
     }
 
@@ -31,13 +33,19 @@ package struct AuditLog: Sendable {
     /// The entries at or after `since`, newest first.
     package func entries(since: Date, limit: Int = maxListed) async throws -> [Entry] {
         try await database.withConnection { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT at, actor, action, app_id, subject_id, outcome FROM audit WHERE at >= \(bind: Milliseconds.from(since))
                 ORDER BY id DESC LIMIT \(literal: min(max(1, limit), Self.maxListed))
-                """).all().map { row in
-                Entry(at: Milliseconds.date(try row.decode(column: "at", as: Int64.self)), actor: try row.decode(column: "actor", as: String.self),
-                      action: try row.decode(column: "action", as: String.self), appID: try row.decode(column: "app_id", as: String?.self),
-                      subject: try row.decode(column: "subject_id", as: String?.self), outcome: try row.decode(column: "outcome", as: String.self))
+                """
+            ).all().map { row in
+                Entry(
+                    at: Milliseconds.date(try row.decode(column: "at", as: Int64.self)),
+                    actor: try row.decode(column: "actor", as: String.self),
+                    action: try row.decode(column: "action", as: String.self),
+                    appID: try row.decode(column: "app_id", as: String?.self),
+                    subject: try row.decode(column: "subject_id", as: String?.self),
+                    outcome: try row.decode(column: "outcome", as: String.self))
             }
         }
     }

@@ -17,9 +17,11 @@ package enum DatabaseWait {
 
     /// Runs `use` on the connection `lease` lends, when it lends one within `limit`; otherwise
     /// the wait is cancelled and ``DatabaseUnavailable`` thrown.
-    static func leasing<R: Sendable>(within limit: Duration = lease,
-                                     _ lend: @Sendable (_ use: @Sendable (any SQLDatabase) async throws -> R) async throws -> R,
-                                     _ use: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    static func leasing<R: Sendable>(
+        within limit: Duration = lease,
+        _ lend: @Sendable (_ use: @Sendable (any SQLDatabase) async throws -> R) async throws -> R,
+        _ use: @Sendable (any SQLDatabase) async throws -> R
+    ) async throws -> R {
         let lent = Flag()
         return try await withoutActuallyEscaping(lend) { lend in
             try await withoutActuallyEscaping(use) { use in
@@ -53,7 +55,9 @@ package enum DatabaseWait {
     /// Runs `body`, or throws ``DatabaseUnavailable`` as soon as it has not finished within
     /// `limit`. The body is then cancelled but not waited for: a query stuck on a database that is
     /// going away ends in its own time, while the caller has its answer.
-    package static func finishing<R: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> R) async throws -> R {
+    package static func finishing<R: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> R)
+        async throws -> R
+    {
         let race = Race<R>()
         return try await withCheckedThrowingContinuation { continuation in
             race.arm(continuation)
@@ -61,10 +65,11 @@ package enum DatabaseWait {
                 try await Task.sleep(for: limit)
                 if race.resume(with: .failure(DatabaseUnavailable())) { race.cancelWork() }
             }
-            race.setWork(Task {
-                defer { timer.cancel() }  // not needed once the work has answered
-                do { race.resume(with: .success(try await body())) } catch { race.resume(with: .failure(error)) }
-            })
+            race.setWork(
+                Task {
+                    defer { timer.cancel() }  // not needed once the work has answered
+                    do { race.resume(with: .success(try await body())) } catch { race.resume(with: .failure(error)) }
+                })
         }
     }
 
@@ -78,18 +83,30 @@ package enum DatabaseWait {
         }
         private let state = Mutex(State())
 
-        func arm(_ continuation: CheckedContinuation<R, any Error>) { state.withLock { $0.continuation = continuation } }
+        func arm(_ continuation: CheckedContinuation<R, any Error>) {
+            state.withLock { $0.continuation = continuation }
+        }
 
         /// Resumes the continuation unless it was resumed already; `true` when this call did.
         @discardableResult
         func resume(with result: Result<R, any Error>) -> Bool {
-            guard let continuation = state.withLock({ state in defer { state.continuation = nil }; return state.continuation }) else { return false }
+            guard
+                let continuation = state.withLock({ state in
+                    defer { state.continuation = nil }
+                    return state.continuation
+                })
+            else { return false }
             continuation.resume(with: result)
             return true
         }
 
         func setWork(_ work: Task<Void, Never>) {
-            if state.withLock({ state in state.work = work; return state.cancelled }) { work.cancel() }
+            if state.withLock({ state in
+                state.work = work
+                return state.cancelled
+            }) {
+                work.cancel()
+            }
         }
 
         func cancelWork() {

@@ -21,8 +21,10 @@ package protocol DiscoveryDatabase: Sendable {
 
 /// `BEGIN` (or `begin`) … `COMMIT` on one pinned connection; `ROLLBACK` and the original error
 /// when `body` throws. sql-kit has no transaction call of its own.
-func runInTransaction<R: Sendable>(_ database: any SQLDatabase, begin: SQLQueryString = "BEGIN",
-                                   _ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+func runInTransaction<R: Sendable>(
+    _ database: any SQLDatabase, begin: SQLQueryString = "BEGIN",
+    _ body: @Sendable (any SQLDatabase) async throws -> R
+) async throws -> R {
     try await database.raw(begin).run()
     do {
         let result = try await body(database)
@@ -46,7 +48,9 @@ package enum DiscoveryDatabaseURL {
         let shown: String
         if url.hasPrefix("sqlite:") {
             let path = String(url.dropFirst("sqlite:".count))
-            guard !path.isEmpty else { throw ConfigurationError(.invalidURL, source: "--database", "expected sqlite:PATH") }
+            guard !path.isEmpty else {
+                throw ConfigurationError(.invalidURL, source: "--database", "expected sqlite:PATH")
+            }
             database = try await SQLiteDiscoveryDatabase.open(path: path, logger: logger)
             shown = path
         } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
@@ -54,7 +58,8 @@ package enum DiscoveryDatabaseURL {
             database = postgres
             shown = postgres.shown
         } else {
-            throw ConfigurationError(.invalidURL, source: "--database", "expected sqlite:PATH, postgres://user@host/db or none")
+            throw ConfigurationError(
+                .invalidURL, source: "--database", "expected sqlite:PATH, postgres://user@host/db or none")
         }
         do {
             try await DiscoverySchema.migrate(database, source: shown)
@@ -64,8 +69,9 @@ package enum DiscoveryDatabaseURL {
         } catch {
             // Checking the schema takes a write: a read-only file or server fails here, at start.
             try? await database.close()
-            throw ConfigurationError(database.dialect == "sqlite" ? .fileUnwritable : .serviceUnavailable, source: shown,
-                                     "cannot check the database's schema: \(error)")
+            throw ConfigurationError(
+                database.dialect == "sqlite" ? .fileUnwritable : .serviceUnavailable, source: shown,
+                "cannot check the database's schema: \(error)")
         }
         return database
     }

@@ -21,11 +21,15 @@ package struct DocumentStore: Sendable {
         let at = Milliseconds.from(now)
         let digest = Hex.encode(SHA256.hash(data: Array(json.utf8)))
         try await database.withTransaction { sql in
-            try await sql.raw("INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) ON CONFLICT (app_id) DO NOTHING").run()
-            try await sql.raw("""
+            try await sql.raw(
+                "INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) ON CONFLICT (app_id) DO NOTHING"
+            ).run()
+            try await sql.raw(
+                """
                 INSERT INTO documents (app_id, name, json, sha256, updated_at) VALUES (\(bind: appID), \(bind: name), \(bind: json), \(bind: digest), \(bind: at))
                 ON CONFLICT (app_id, name) DO UPDATE SET json = excluded.json, sha256 = excluded.sha256, updated_at = excluded.updated_at
-                """).run()
+                """
+            ).run()
             try await Self.bumpVersion(sql)
         }
     }
@@ -35,13 +39,19 @@ package struct DocumentStore: Sendable {
     /// - Returns: `false` when the application has no document of that name.
     package func putDomain(appID: String, domain: String, document: String) async throws -> Bool {
         try await database.withTransaction { sql in
-            guard try await sql.raw("SELECT 1 AS found FROM documents WHERE app_id = \(bind: appID) AND name = \(bind: document)").first() != nil else {
+            guard
+                try await sql.raw(
+                    "SELECT 1 AS found FROM documents WHERE app_id = \(bind: appID) AND name = \(bind: document)"
+                ).first() != nil
+            else {
                 return false
             }
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 INSERT INTO domains (app_id, domain, document) VALUES (\(bind: appID), \(bind: domain.lowercased()), \(bind: document))
                 ON CONFLICT (app_id, domain) DO UPDATE SET document = excluded.document
-                """).run()
+                """
+            ).run()
             try await Self.bumpVersion(sql)
             return true
         }
@@ -50,9 +60,12 @@ package struct DocumentStore: Sendable {
     /// Removes the mapping of `domain`; `false` when there was none.
     package func deleteDomain(appID: String, domain: String) async throws -> Bool {
         try await database.withTransaction { sql in
-            let removed = try await sql.raw("""
-                DELETE FROM domains WHERE app_id = \(bind: appID) AND domain = \(bind: domain.lowercased()) RETURNING domain
-                """).first() != nil
+            let removed =
+                try await sql.raw(
+                    """
+                    DELETE FROM domains WHERE app_id = \(bind: appID) AND domain = \(bind: domain.lowercased()) RETURNING domain
+                    """
+                ).first() != nil
             if removed { try await Self.bumpVersion(sql) }
             return removed
         }
@@ -64,11 +77,15 @@ package struct DocumentStore: Sendable {
         let at = Milliseconds.from(now)
         let digest = Hex.encode(SHA256.hash(data: Array(json.utf8)))
         try await database.withTransaction { sql in
-            try await sql.raw("INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) ON CONFLICT (app_id) DO NOTHING").run()
-            try await sql.raw("""
+            try await sql.raw(
+                "INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) ON CONFLICT (app_id) DO NOTHING"
+            ).run()
+            try await sql.raw(
+                """
                 INSERT INTO settings (app_id, json, sha256, updated_at) VALUES (\(bind: appID), \(bind: json), \(bind: digest), \(bind: at))
                 ON CONFLICT (app_id) DO UPDATE SET json = excluded.json, sha256 = excluded.sha256, updated_at = excluded.updated_at
-                """).run()
+                """
+            ).run()
             try await Self.bumpVersion(sql)
         }
     }
@@ -76,9 +93,12 @@ package struct DocumentStore: Sendable {
     /// The client policies of `appID` as stored, if it has any.
     package func settings(appID: String) async throws -> StoredSettings? {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT json, sha256, updated_at FROM settings WHERE app_id = \(bind: appID)").first().map { row in
-                StoredSettings(json: try row.decode(column: "json", as: String.self), sha256: try row.decode(column: "sha256", as: String.self),
-                               updatedAt: Milliseconds.date(try row.decode(column: "updated_at", as: Int64.self)))
+            try await sql.raw("SELECT json, sha256, updated_at FROM settings WHERE app_id = \(bind: appID)").first().map
+            { row in
+                StoredSettings(
+                    json: try row.decode(column: "json", as: String.self),
+                    sha256: try row.decode(column: "sha256", as: String.self),
+                    updatedAt: Milliseconds.date(try row.decode(column: "updated_at", as: Int64.self)))
             }
         }
     }
@@ -86,7 +106,8 @@ package struct DocumentStore: Sendable {
     /// Removes the client policies of `appID`; `false` when it had none.
     package func deleteSettings(appID: String) async throws -> Bool {
         try await database.withTransaction { sql in
-            let removed = try await sql.raw("DELETE FROM settings WHERE app_id = \(bind: appID) RETURNING app_id").first() != nil
+            let removed =
+                try await sql.raw("DELETE FROM settings WHERE app_id = \(bind: appID) RETURNING app_id").first() != nil
             if removed { try await Self.bumpVersion(sql) }
             return removed
         }
@@ -123,7 +144,8 @@ package struct DocumentStore: Sendable {
             var snapshot = Snapshot()
             snapshot.version = try await Self.version(sql)
             for row in try await sql.raw("SELECT app_id, name, json FROM documents").all() {
-                snapshot.documents[try row.decode(column: "app_id", as: String.self), default: [:]][try row.decode(column: "name", as: String.self)] =
+                snapshot.documents[try row.decode(column: "app_id", as: String.self), default: [:]][
+                    try row.decode(column: "name", as: String.self)] =
                     try row.decode(column: "json", as: String.self)
             }
             for row in try await sql.raw("SELECT app_id, domain, document FROM domains").all() {
@@ -132,7 +154,8 @@ package struct DocumentStore: Sendable {
                     snapshot.documents[appID]?[try row.decode(column: "document", as: String.self)]
             }
             for row in try await sql.raw("SELECT app_id, json FROM settings").all() {
-                snapshot.settings[try row.decode(column: "app_id", as: String.self)] = try row.decode(column: "json", as: String.self)
+                snapshot.settings[try row.decode(column: "app_id", as: String.self)] = try row.decode(
+                    column: "json", as: String.self)
             }
             return snapshot
         }
@@ -141,7 +164,8 @@ package struct DocumentStore: Sendable {
     /// The JSON of the document `name` of `appID`, if there is one.
     package func json(appID: String, name: String) async throws -> String? {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT json FROM documents WHERE app_id = \(bind: appID) AND name = \(bind: name)").first()?
+            try await sql.raw("SELECT json FROM documents WHERE app_id = \(bind: appID) AND name = \(bind: name)")
+                .first()?
                 .decode(column: "json", as: String.self)
         }
     }
@@ -150,17 +174,22 @@ package struct DocumentStore: Sendable {
     package func applications(now: Date = Date()) async throws -> [ApplicationSummary] {
         let at = Milliseconds.from(now)
         return try await database.withConnection { sql in
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 SELECT a.app_id,
                   (SELECT COUNT(*) FROM documents d WHERE d.app_id = a.app_id) AS documents,
                   (SELECT COUNT(*) FROM domains m WHERE m.app_id = a.app_id) AS domains,
                   (SELECT COUNT(*) FROM codes c WHERE c.app_id = a.app_id AND \(CodeStore.Status.active.condition(at: at))) AS active_codes,
                   (SELECT COUNT(*) FROM settings s WHERE s.app_id = a.app_id) AS settings
                 FROM applications a ORDER BY a.app_id
-                """).all().map { row in
-                ApplicationSummary(appID: try row.decode(column: "app_id", as: String.self), documents: try row.decode(column: "documents", as: Int.self),
-                                   domains: try row.decode(column: "domains", as: Int.self), activeCodes: try row.decode(column: "active_codes", as: Int.self),
-                                   settings: try row.decode(column: "settings", as: Int.self) > 0)
+                """
+            ).all().map { row in
+                ApplicationSummary(
+                    appID: try row.decode(column: "app_id", as: String.self),
+                    documents: try row.decode(column: "documents", as: Int.self),
+                    domains: try row.decode(column: "domains", as: Int.self),
+                    activeCodes: try row.decode(column: "active_codes", as: Int.self),
+                    settings: try row.decode(column: "settings", as: Int.self) > 0)
             }
         }
     }
@@ -176,10 +205,14 @@ package struct DocumentStore: Sendable {
     /// The documents of `appID`, by name.
     package func documents(appID: String) async throws -> [StoredDocument] {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT name, json, sha256, updated_at FROM documents WHERE app_id = \(bind: appID) ORDER BY name").all().map { row in
-                StoredDocument(name: try row.decode(column: "name", as: String.self), json: try row.decode(column: "json", as: String.self),
-                               sha256: try row.decode(column: "sha256", as: String.self),
-                               updatedAt: Milliseconds.date(try row.decode(column: "updated_at", as: Int64.self)))
+            try await sql.raw(
+                "SELECT name, json, sha256, updated_at FROM documents WHERE app_id = \(bind: appID) ORDER BY name"
+            ).all().map { row in
+                StoredDocument(
+                    name: try row.decode(column: "name", as: String.self),
+                    json: try row.decode(column: "json", as: String.self),
+                    sha256: try row.decode(column: "sha256", as: String.self),
+                    updatedAt: Milliseconds.date(try row.decode(column: "updated_at", as: Int64.self)))
             }
         }
     }
@@ -187,14 +220,19 @@ package struct DocumentStore: Sendable {
     /// The domains of `appID` and the document each serves, by domain.
     package func domains(appID: String) async throws -> [(domain: String, document: String)] {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT domain, document FROM domains WHERE app_id = \(bind: appID) ORDER BY domain").all().map { row in
-                (try row.decode(column: "domain", as: String.self), try row.decode(column: "document", as: String.self))
-            }
+            try await sql.raw("SELECT domain, document FROM domains WHERE app_id = \(bind: appID) ORDER BY domain")
+                .all().map { row in
+                    (
+                        try row.decode(column: "domain", as: String.self),
+                        try row.decode(column: "document", as: String.self)
+                    )
+                }
         }
     }
 
     static func version(_ sql: any SQLDatabase) async throws -> Int64 {
-        try await sql.raw("SELECT version FROM changes WHERE id = 1").first()?.decode(column: "version", as: Int64.self) ?? 0
+        try await sql.raw("SELECT version FROM changes WHERE id = 1").first()?.decode(column: "version", as: Int64.self)
+            ?? 0
     }
 
     static func bumpVersion(_ sql: any SQLDatabase) async throws {

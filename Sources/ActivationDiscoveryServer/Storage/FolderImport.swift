@@ -19,8 +19,10 @@ package enum FolderImport {
     ///
     /// - Throws: `ConfigurationError` (`invalidValue`) naming the code in `source` that is no
     ///   Base32 or digit code: the database keeps only codes it can hash canonically.
-    package static func run(_ directory: DiscoveryDirectory, source: String, documents: DocumentStore, codes: CodeStore,
-                            now: Date = Date()) async throws -> Summary {
+    package static func run(
+        _ directory: DiscoveryDirectory, source: String, documents: DocumentStore, codes: CodeStore,
+        now: Date = Date()
+    ) async throws -> Summary {
         var summary = Summary()
         for (appID, application) in directory.applications.sorted(by: { $0.key < $1.key }) {
             var stored = Set<String>()
@@ -36,13 +38,16 @@ package enum FolderImport {
             }
             for (key, entry) in application.codes.sorted(by: { $0.key < $1.key }) {
                 guard let code = OnboardingCode(typed: key) else {
-                    throw ConfigurationError(.invalidValue, source: source, keyPath: "applications.\(appID).codes",
-                                             "a code to import must be Crockford Base32 or digits (grouped as people type it is fine)")
+                    throw ConfigurationError(
+                        .invalidValue, source: source, keyPath: "applications.\(appID).codes",
+                        "a code to import must be Crockford Base32 or digits (grouped as people type it is fine)")
                 }
                 try await store(entry)
                 let expires = entry.expires ?? now.addingTimeInterval(neverExpires)
-                if try await codes.issueIfNew(code, appID: appID, document: entry.document, label: "imported from discovery.json",
-                                              uses: importedCodeUses, expires: expires, now: now) {
+                if try await codes.issueIfNew(
+                    code, appID: appID, document: entry.document, label: "imported from discovery.json",
+                    uses: importedCodeUses, expires: expires, now: now)
+                {
                     summary.codes += 1
                 }
             }

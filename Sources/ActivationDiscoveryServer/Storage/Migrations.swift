@@ -15,7 +15,9 @@ package struct Migration: Sendable {
 package enum DiscoverySchema {
     package static let migrations: [Migration] = [
         Migration(version: 1, name: "applications, documents, domains, codes, audit") { dialect in
-            let key = dialect == "sqlite" ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+            let key =
+                dialect == "sqlite"
+                ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
             let bytes = dialect == "sqlite" ? "BLOB" : "BYTEA"
             return [
                 "CREATE TABLE applications (app_id TEXT PRIMARY KEY, created_at BIGINT NOT NULL)",
@@ -64,7 +66,7 @@ package enum DiscoverySchema {
                 """
                 CREATE TABLE settings (app_id TEXT PRIMARY KEY REFERENCES applications (app_id), json TEXT NOT NULL,
                   sha256 TEXT NOT NULL, updated_at BIGINT NOT NULL)
-                """,
+                """
             ]
         },
     ]
@@ -76,29 +78,39 @@ package enum DiscoverySchema {
     /// - Throws: `ConfigurationError` (`invalidValue`) when the database has a newer schema than
     ///   this build knows: an older instance must not write into it.
     @discardableResult
-    package static func migrate(_ database: any DiscoveryDatabase, source: String,
-                                migrations: [Migration] = migrations) async throws -> (found: Int, applied: [Int]) {
+    package static func migrate(
+        _ database: any DiscoveryDatabase, source: String,
+        migrations: [Migration] = migrations
+    ) async throws -> (found: Int, applied: [Int]) {
         let dialect = database.dialect
         return try await database.withTransaction { sql in
             if dialect == "postgresql" {
                 try await sql.raw("SELECT pg_advisory_xact_lock(\(literal: 0x6163_7469))").run()
             }
-            try await sql.raw("""
+            try await sql.raw(
+                """
                 CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)
-                """).run()
-            let found = try await sql.raw("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations").first()?
+                """
+            ).run()
+            let found =
+                try await sql.raw("SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations").first()?
                 .decode(column: "version", as: Int.self) ?? 0
             let known = migrations.map(\.version).max() ?? 0
             guard found <= known else {
-                throw ConfigurationError(.invalidValue, source: source, "the database has schema version \(found); this activate knows versions up to \(known), so a newer activate made it")
+                throw ConfigurationError(
+                    .invalidValue, source: source,
+                    "the database has schema version \(found); this activate knows versions up to \(known), so a newer activate made it"
+                )
             }
             var applied: [Int] = []
             for migration in migrations.sorted(by: { $0.version < $1.version }) where migration.version > found {
                 for statement in migration.statements(dialect) { try await sql.raw(statement).run() }
-                try await sql.raw("""
+                try await sql.raw(
+                    """
                     INSERT INTO schema_migrations (version, name, applied_at)
                     VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: Milliseconds.now()))
-                    """).run()
+                    """
+                ).run()
                 applied.append(migration.version)
             }
             return (found, applied)

@@ -35,32 +35,40 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
     ///
     /// - Throws: `ConfigurationError` (`invalidURL` for a malformed URL, `serviceUnavailable` when
     ///   the server cannot be reached or refuses the credentials), naming the URL without its password.
-    package static func open(url: String, password: String? = nil, maximumConnections: Int = 10,
-                             logger: Logger = Logger(label: "activate.postgres")) async throws -> PostgresDiscoveryDatabase {
+    package static func open(
+        url: String, password: String? = nil, maximumConnections: Int = 10,
+        logger: Logger = Logger(label: "activate.postgres")
+    ) async throws -> PostgresDiscoveryDatabase {
         let target = try Target(url: url, password: password)
-        var check = PostgresConnection.Configuration(host: target.host, port: target.port, username: target.user,
-                                                     password: target.password, database: target.database, tls: try target.tls())
+        var check = PostgresConnection.Configuration(
+            host: target.host, port: target.port, username: target.user,
+            password: target.password, database: target.database, tls: try target.tls())
         check.options.connectTimeout = .seconds(10)
         do {
             let connection = try await PostgresConnection.connect(configuration: check, id: 0, logger: logger)
             try await connection.close()
         } catch let error as PSQLError {
             let reason = error.serverInfo?[.message] ?? "\(error.code)"
-            throw ConfigurationError(.serviceUnavailable, source: target.shown, "the database refused the connection: \(reason)")
+            throw ConfigurationError(
+                .serviceUnavailable, source: target.shown, "the database refused the connection: \(reason)")
         } catch {
-            throw ConfigurationError(.serviceUnavailable, source: target.shown, "cannot connect to the database: \(error)")
+            throw ConfigurationError(
+                .serviceUnavailable, source: target.shown, "cannot connect to the database: \(error)")
         }
-        var configuration = PostgresClient.Configuration(host: target.host, port: target.port, username: target.user,
-                                                         password: target.password, database: target.database, tls: try target.clientTLS())
+        var configuration = PostgresClient.Configuration(
+            host: target.host, port: target.port, username: target.user,
+            password: target.password, database: target.database, tls: try target.clientTLS())
         configuration.options.maximumConnections = maximumConnections
         configuration.options.minimumConnections = 1
-        return PostgresDiscoveryDatabase(client: PostgresClient(configuration: configuration, backgroundLogger: logger), shown: target.shown)
+        return PostgresDiscoveryDatabase(
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), shown: target.shown)
     }
 
     /// The pool waits for a connection as long as the server is away: the wait is bounded here.
     package func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         let client = client
-        return try await DatabaseWait.leasing({ use in try await client.withConnection { connection in try await use(connection.sql()) } }, body)
+        return try await DatabaseWait.leasing(
+            { use in try await client.withConnection { connection in try await use(connection.sql()) } }, body)
     }
 
     package func withTransaction<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
@@ -71,7 +79,8 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
     /// Reads the session's `transaction_read_only`, which a standby or `default_transaction_read_only` sets.
     package func probeWrites() async throws {
         let readOnly = try await withConnection { sql in
-            try await sql.raw("SELECT current_setting('transaction_read_only') AS read_only").first()?.decode(column: "read_only", as: String.self)
+            try await sql.raw("SELECT current_setting('transaction_read_only') AS read_only").first()?.decode(
+                column: "read_only", as: String.self)
         }
         guard readOnly == "off" else { throw ReadOnlyDatabase() }
     }
@@ -92,8 +101,10 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
 
         init(url: String, password fallback: String?) throws {
             guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
-                  let user = parts.user, !user.isEmpty, let host = parts.host, !host.isEmpty else {
-                throw ConfigurationError(.invalidURL, source: "--database", "expected postgres://user[:password]@host[:port]/database")
+                let user = parts.user, !user.isEmpty, let host = parts.host, !host.isEmpty
+            else {
+                throw ConfigurationError(
+                    .invalidURL, source: "--database", "expected postgres://user[:password]@host[:port]/database")
             }
             self.host = host
             port = parts.port ?? 5432

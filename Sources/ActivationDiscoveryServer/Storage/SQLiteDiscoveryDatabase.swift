@@ -29,21 +29,29 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
     ///
     /// - Throws: `ConfigurationError` (`fileUnwritable`) naming the file when it cannot be opened
     ///   as a database.
-    package static func open(path: String, connections: Int = 4, busyTimeout: Duration = .milliseconds(1500),
-                             logger: Logger = Logger(label: "activate.sqlite")) async throws -> SQLiteDiscoveryDatabase {
+    package static func open(
+        path: String, connections: Int = 4, busyTimeout: Duration = .milliseconds(1500),
+        logger: Logger = Logger(label: "activate.sqlite")
+    ) async throws -> SQLiteDiscoveryDatabase {
         let threadPool = NIOThreadPool(numberOfThreads: connections * 2)
         threadPool.start()
         var opened: [SQLiteConnection] = []
         do {
             for _ in 0..<max(1, connections) {
-                let connection = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threadPool, logger: logger,
-                                                                 on: MultiThreadedEventLoopGroup.singleton.any())
+                let connection = try await SQLiteConnection.open(
+                    storage: .file(path: path), threadPool: threadPool, logger: logger,
+                    on: MultiThreadedEventLoopGroup.singleton.any())
                 opened.append(connection)
                 let database = connection.sql()
                 try await database.raw("PRAGMA busy_timeout = \(literal: Int(busyTimeout / .milliseconds(1)))").run()
-                let mode = try await database.raw("PRAGMA journal_mode = WAL").first()?.decode(column: "journal_mode", as: String.self)
-                guard mode == "wal" else { throw ConfigurationError(.fileUnwritable, source: path, "the database cannot use write-ahead logging") }
-                try await database.raw("PRAGMA synchronous = NORMAL").run()  // durable at each checkpoint, consistent always, in WAL
+                let mode = try await database.raw("PRAGMA journal_mode = WAL").first()?.decode(
+                    column: "journal_mode", as: String.self)
+                guard mode == "wal" else {
+                    throw ConfigurationError(
+                        .fileUnwritable, source: path, "the database cannot use write-ahead logging")
+                }
+                // Durable at each checkpoint, consistent always, in WAL.
+                try await database.raw("PRAGMA synchronous = NORMAL").run()
                 try await database.raw("PRAGMA foreign_keys = ON").run()
             }
         } catch {

@@ -56,9 +56,12 @@ public enum CodeBatch {
         /// Settings for a batch. By default documents without an app id get none, passcodes are
         /// refused, codes are PNG files from a default ``QRCodeGenerator``, and existing files are
         /// not replaced (their jobs fail).
-        public init(recognizer: PayloadRecognizer, form: @escaping @Sendable () -> ConfigurationCode.Form, applicationID: String? = nil,
-                    allowPasscode: Bool = false, generator: QRCodeGenerator = QRCodeGenerator(), format: QRRenderFormat = .png,
-                    outputDirectory: String, replace: Bool = false) {
+        public init(
+            recognizer: PayloadRecognizer, form: @escaping @Sendable () -> ConfigurationCode.Form,
+            applicationID: String? = nil,
+            allowPasscode: Bool = false, generator: QRCodeGenerator = QRCodeGenerator(), format: QRRenderFormat = .png,
+            outputDirectory: String, replace: Bool = false
+        ) {
             self.recognizer = recognizer
             self.form = form
             self.applicationID = applicationID
@@ -120,7 +123,9 @@ public enum CodeBatch {
         for input in inputs {
             if Files.type(of: input, followLinks: true) == .directory {
                 let names = Files.folderNames(input) ?? []
-                for name in names where !name.hasPrefix(".") && documentExtensions.contains((name as NSString).pathExtension.lowercased()) {
+                for name in names
+                where !name.hasPrefix(".") && documentExtensions.contains((name as NSString).pathExtension.lowercased())
+                {
                     let path = input.hasSuffix("/") ? input + name : "\(input)/\(name)"
                     jobs.append(Job(name: (name as NSString).deletingPathExtension, source: path, content: .file(path)))
                 }
@@ -137,16 +142,25 @@ public enum CodeBatch {
             let job = jobs[index]
             if case .unusable = job.content { continue }
             if !isFileName(job.name) {
-                jobs[index].content = .unusable(ConfigurationError(.invalidValue, source: job.source, "the name \"\(job.name.prefix(60))\" cannot be a file name (letters, digits, . _ - only)"))
+                jobs[index].content = .unusable(
+                    ConfigurationError(
+                        .invalidValue, source: job.source,
+                        "the name \"\(job.name.prefix(60))\" cannot be a file name (letters, digits, . _ - only)"))
             } else if let first = seen[job.name.lowercased()] {
-                jobs[index].content = .unusable(ConfigurationError(.invalidValue, source: job.source, "the name \"\(job.name)\" is taken by \(first)"))
+                jobs[index].content = .unusable(
+                    ConfigurationError(
+                        .invalidValue, source: job.source, "the name \"\(job.name)\" is taken by \(first)"))
             } else {
                 seen[job.name.lowercased()] = job.source
             }
         }
         if jobs.count > maxJobs {
             jobs = Array(jobs.prefix(maxJobs))
-            jobs.append(Job(name: "", source: "batch", content: .unusable(ConfigurationError(.tooManyItems, "batch: more than \(maxJobs) documents; split the batch"))))
+            jobs.append(
+                Job(
+                    name: "", source: "batch",
+                    content: .unusable(
+                        ConfigurationError(.tooManyItems, "batch: more than \(maxJobs) documents; split the batch"))))
         }
         return jobs
     }
@@ -158,7 +172,11 @@ public enum CodeBatch {
         } catch let error as ConfigurationError {
             return [Job(name: "", source: path, content: .unusable(error))]
         } catch {
-            return [Job(name: "", source: path, content: .unusable(ConfigurationError(.fileUnreadable, source: path, "\(error)")))]
+            return [
+                Job(
+                    name: "", source: path,
+                    content: .unusable(ConfigurationError(.fileUnreadable, source: path, "\(error)")))
+            ]
         }
         let base = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
         var jobs: [Job] = []
@@ -170,7 +188,9 @@ public enum CodeBatch {
             do {
                 let value = try JSONReader().parse(Array(line), source: source)
                 guard var object = value.objectValue else {
-                    throw ConfigurationError(.wrongType, source: source, "a line is a JSON object (a configuration document), not \(value.kindDescription)")
+                    throw ConfigurationError(
+                        .wrongType, source: source,
+                        "a line is a JSON object (a configuration document), not \(value.kindDescription)")
                 }
                 let name = object["name"]?.stringValue ?? "\(base)-\(index + 1)"
                 object["name"] = nil
@@ -179,7 +199,10 @@ public enum CodeBatch {
             } catch let error as ConfigurationError {
                 jobs.append(Job(name: "\(base)-\(index + 1)", source: source, content: .unusable(error)))
             } catch {
-                jobs.append(Job(name: "\(base)-\(index + 1)", source: source, content: .unusable(ConfigurationError(.invalidJSON, source: source, "\(error)"))))
+                jobs.append(
+                    Job(
+                        name: "\(base)-\(index + 1)", source: source,
+                        content: .unusable(ConfigurationError(.invalidJSON, source: source, "\(error)"))))
             }
         }
         return jobs
@@ -187,7 +210,9 @@ public enum CodeBatch {
 
     static func isFileName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 100 && name.first != "." && name.first != "-"
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0))
+            }
     }
 
     /// Makes every job's code on up to `concurrency` threads, handing each outcome to `report` in
@@ -195,8 +220,10 @@ public enum CodeBatch {
     ///
     /// - Throws: `ConfigurationError` only when the output folder cannot be made; everything else
     ///   is an outcome.
-    public static func run(_ jobs: [Job], settings: Settings, concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
-                           report: (Outcome) -> Void) throws {
+    public static func run(
+        _ jobs: [Job], settings: Settings, concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        report: (Outcome) -> Void
+    ) throws {
         try FileIO.makeDirectory(settings.outputDirectory)
         let workers = max(1, concurrency)
         OrderedParallel.run(count: jobs.count, concurrency: workers, lookahead: 4 * workers) { index in
@@ -211,12 +238,15 @@ public enum CodeBatch {
     static func make(_ job: Job, settings: Settings) throws -> Made {
         let bytes = try job.bytes(limit: settings.recognizer.policy.limits.maxDocumentBytes)
         let form = settings.form()
-        let code = try ConfigurationCode.makeCode(from: bytes, source: job.source, recognizer: settings.recognizer, form: form,
-                                                  applicationID: settings.applicationID, allowPasscode: settings.allowPasscode)
+        let code = try ConfigurationCode.makeCode(
+            from: bytes, source: job.source, recognizer: settings.recognizer, form: form,
+            applicationID: settings.applicationID, allowPasscode: settings.allowPasscode)
         let generated = try settings.generator.generate(Array(code.text.utf8), as: settings.format)
-        let path = "\(settings.outputDirectory)/\(job.name).\(settings.format == .png ? "png" : settings.format == .svg ? "svg" : "txt")"
+        let path =
+            "\(settings.outputDirectory)/\(job.name).\(settings.format == .png ? "png" : settings.format == .svg ? "svg" : "txt")"
         try FileIO.write(generated.data, to: path, replace: settings.replace, syncFolder: false)
-        var keyID: String?, expires: Date?
+        var keyID: String?
+        var expires: Date?
         switch form {
         case .json: break
         case .jws(let key): keyID = key.keyID

@@ -27,8 +27,10 @@ public enum CodeSheet {
 
         /// A card from its parts; ``init(_:label:)`` makes one from a code a batch made. With `svg`,
         /// the image is that text and `imagePath` is not read.
-        public init(label: String, imagePath: String, host: String, appID: String?, keyID: String?, expires: Date?,
-                    svg: String? = nil, typedCode: String? = nil) {
+        public init(
+            label: String, imagePath: String, host: String, appID: String?, keyID: String?, expires: Date?,
+            svg: String? = nil, typedCode: String? = nil
+        ) {
             self.svg = svg
             self.typedCode = typedCode
             self.label = label
@@ -41,7 +43,9 @@ public enum CodeSheet {
 
         /// The card of a code a batch made.
         public init(_ made: CodeBatch.Made, label: String) {
-            self.init(label: label, imagePath: made.path, host: made.document.host, appID: made.document.appID, keyID: made.keyID, expires: made.expires)
+            self.init(
+                label: label, imagePath: made.path, host: made.document.host, appID: made.document.appID,
+                keyID: made.keyID, expires: made.expires)
         }
     }
 

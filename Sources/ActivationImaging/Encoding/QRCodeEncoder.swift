@@ -1,8 +1,9 @@
 internal import CQREncode
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Builds QR codes from payload bytes with libqrencode.
@@ -51,7 +52,9 @@ public struct QRCodeEncoder: Sendable, Hashable {
             let segments = QRSegments.split(payload, group: group)
             // A split that cannot fit version 9 needs no trial encoding in the first group
             // (libqrencode's mask search is most of an encoding's cost).
-            if group == 0 && QRSegments.bits(segments, group: 0) > QRSegments.version9DataBits(errorCorrection) { continue }
+            if group == 0 && QRSegments.bits(segments, group: 0) > QRSegments.version9DataBits(errorCorrection) {
+                continue
+            }
             let matrix = try encode(segments, tooLarge: tooLarge)
             result = matrix
             if QRSegments.group(ofVersion: matrix.version) <= group { break }
@@ -70,21 +73,25 @@ public struct QRCodeEncoder: Sendable, Hashable {
                 QRinput_append(input, segment.mode.qrMode, Int32($0.count), $0.baseAddress)
             }
             guard appended == 0 else {
-                throw ImagingError(.libraryFailure, source: "payload", "libqrencode refused the data (\(String(cString: strerror(errno))))")
+                throw ImagingError(
+                    .libraryFailure, source: "payload",
+                    "libqrencode refused the data (\(String(cString: strerror(errno))))")
             }
         }
         errno = 0
         guard let code = QRcode_encodeInput(input) else {
             if errno == ERANGE { throw tooLarge }
-            throw ImagingError(.libraryFailure, source: "payload", "libqrencode failed (\(String(cString: strerror(errno))))")
+            throw ImagingError(
+                .libraryFailure, source: "payload", "libqrencode failed (\(String(cString: strerror(errno))))")
         }
         defer { QRcode_free(code) }
         let size = Int(code.pointee.width)
         // Bit 0 of each byte is the module's colour; the other bits are libqrencode's bookkeeping.
         let modules = (0..<size * size).map { code.pointee.data[$0] & 1 == 1 }
         let modes = Set(segments.map(\.mode))
-        return try QRMatrix(size: size, version: Int(code.pointee.version), errorCorrection: errorCorrection,
-                            mode: modes.count == 1 ? segments[0].mode : .mixed, modules: modules)
+        return try QRMatrix(
+            size: size, version: Int(code.pointee.version), errorCorrection: errorCorrection,
+            mode: modes.count == 1 ? segments[0].mode : .mixed, modules: modules)
     }
 }
 

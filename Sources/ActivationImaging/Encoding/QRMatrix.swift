@@ -62,9 +62,11 @@ public struct QRMatrix: Sendable, Hashable {
     /// Creates a matrix from its modules.
     ///
     /// - Throws: ``ImagingError`` (`invalidOption`) unless `modules.count == size * size`.
-    public init(size: Int, version: Int, errorCorrection: ErrorCorrection, mode: QREncodingMode, modules: [Bool]) throws {
+    public init(size: Int, version: Int, errorCorrection: ErrorCorrection, mode: QREncodingMode, modules: [Bool]) throws
+    {
         guard size > 0, modules.count == size * size else {
-            throw ImagingError(.invalidOption, source: "matrix", "\(modules.count) modules do not make a \(size)×\(size) square")
+            throw ImagingError(
+                .invalidOption, source: "matrix", "\(modules.count) modules do not make a \(size)×\(size) square")
         }
         self.size = size
         self.version = version

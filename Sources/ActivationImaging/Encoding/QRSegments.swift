@@ -27,12 +27,13 @@ enum QRSegments {
     /// Data codewords of version 9, the largest of the first version group, by level (ISO/IEC
     /// 18004 table 7): a split that needs more bits than this cannot stay in that group.
     static func version9DataBits(_ level: ErrorCorrection) -> Int {
-        let codewords = switch level {
-        case .low: 232
-        case .medium: 182
-        case .quartile: 132
-        case .high: 100
-        }
+        let codewords =
+            switch level {
+            case .low: 232
+            case .medium: 182
+            case .quartile: 132
+            case .high: 100
+            }
         return 8 * codewords
     }
 
@@ -40,11 +41,12 @@ enum QRSegments {
     static func bits(_ segments: [Segment], group: Int) -> Int {
         segments.reduce(0) { total, segment in
             let count = segment.bytes.count
-            let data = switch segment.mode {
-            case .numeric: count / 3 * 10 + [0, 4, 7][count % 3]
-            case .alphanumeric: count / 2 * 11 + count % 2 * 6
-            case .byte, .mixed: count * 8
-            }
+            let data =
+                switch segment.mode {
+                case .numeric: count / 3 * 10 + [0, 4, 7][count % 3]
+                case .alphanumeric: count / 2 * 11 + count % 2 * 6
+                case .byte, .mixed: count * 8
+                }
             return total + 4 + countBits(segment.mode, group: group) + data
         }
     }

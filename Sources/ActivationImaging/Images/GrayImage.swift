@@ -13,7 +13,8 @@ public struct GrayImage: Sendable, Hashable {
     ///   sides are positive.
     public init(width: Int, height: Int, pixels: [UInt8]) throws {
         guard width > 0, height > 0, width.multipliedReportingOverflow(by: height) == (pixels.count, false) else {
-            throw ImagingError(.invalidOption, source: "image", "\(pixels.count) pixels do not make a \(width)×\(height) image")
+            throw ImagingError(
+                .invalidOption, source: "image", "\(pixels.count) pixels do not make a \(width)×\(height) image")
         }
         self.init(unchecked: width, height, pixels)
     }

@@ -32,14 +32,16 @@ public struct ImageDecoder: Sendable, Hashable {
             throw ImagingError(.unsupportedFormat, source: name, "the file is empty")
         }
         if bytes.count > maxBytes {
-            throw ImagingError(.imageTooLarge, source: name, "\(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit")
+            throw ImagingError(
+                .imageTooLarge, source: name, "\(ByteCount(bytes.count)) exceeds the \(ByteCount(maxBytes)) limit")
         }
         switch ImageFormat.sniff(bytes) {
         case .png: return try PNGCodec.decode(bytes, name: name, maxPixels: maxPixels)
         case .jpeg: return try JPEGDecoder.decode(bytes, name: name, maxPixels: maxPixels)
         case .pnm: return try PNMDecoder.decode(bytes, name: name, maxPixels: maxPixels)
         case let format?:
-            throw ImagingError(.unsupportedFormat, source: name, "\(format.rawValue) is not supported; convert it to PNG or JPEG")
+            throw ImagingError(
+                .unsupportedFormat, source: name, "\(format.rawValue) is not supported; convert it to PNG or JPEG")
         case nil:
             throw ImagingError(.unsupportedFormat, source: name, "not an image (PNG, JPEG or PNM expected)")
         }
@@ -57,7 +59,9 @@ public struct ImageDecoder: Sendable, Hashable {
         do {
             return try FileIO.read(path, limit: maxBytes)
         } catch let error as ConfigurationError {
-            throw ImagingError(error.code == .inputTooLarge ? .imageTooLarge : .unreadable, source: error.source, error.keyPath.map { "\($0): \(error.message)" } ?? error.message)
+            throw ImagingError(
+                error.code == .inputTooLarge ? .imageTooLarge : .unreadable, source: error.source,
+                error.keyPath.map { "\($0): \(error.message)" } ?? error.message)
         }
     }
 
@@ -67,7 +71,8 @@ public struct ImageDecoder: Sendable, Hashable {
     /// - Throws: ``ImagingError`` as ``decode(_:name:)`` does for the same bytes.
     func decodeHalfSize(_ bytes: [UInt8], name: String, above pixels: Int) throws -> GrayImage? {
         guard bytes.count <= maxBytes, ImageFormat.sniff(bytes) == .jpeg,
-              let size = JPEGDecoder.size(bytes), size.width * size.height > pixels else { return nil }
+            let size = JPEGDecoder.size(bytes), size.width * size.height > pixels
+        else { return nil }
         return try JPEGDecoder.decode(bytes, name: name, maxPixels: maxPixels, reduction: 2)
     }
 

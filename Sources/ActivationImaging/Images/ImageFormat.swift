@@ -50,7 +50,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         }
         if starts(Array("%PDF".utf8)) { return .pdf }
         if bytes.count >= 3, bytes[0] == UInt8(ascii: "P"), (UInt8(ascii: "1")...UInt8(ascii: "6")).contains(bytes[1]),
-           [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#")].contains(bytes[2]) {
+            [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "#")].contains(bytes[2])
+        {
             return .pnm
         }
         let head = String(decoding: bytes.prefix(512), as: UTF8.self).lowercased()

@@ -14,9 +14,11 @@ extension GrayImage {
                 if factor < 1 {
                     let step = 1 / factor
                     for y in 0..<newHeight {
-                        let y0 = Int(Double(y) * step), y1 = max(y0 + 1, min(height, Int(Double(y + 1) * step)))
+                        let y0 = Int(Double(y) * step)
+                        let y1 = max(y0 + 1, min(height, Int(Double(y + 1) * step)))
                         for x in 0..<newWidth {
-                            let x0 = Int(Double(x) * step), x1 = max(x0 + 1, min(width, Int(Double(x + 1) * step)))
+                            let x0 = Int(Double(x) * step)
+                            let x1 = max(x0 + 1, min(width, Int(Double(x + 1) * step)))
                             var sum = 0
                             for row in y0..<y1 { for column in x0..<x1 { sum += Int(source[row * width + column]) } }
                             target[y * newWidth + x] = UInt8(sum / ((y1 - y0) * (x1 - x0)))
@@ -30,7 +32,9 @@ extension GrayImage {
                     // in the inner loop, which was a tenth of a scan of an image without a code).
                     let one = 1 << 16
                     func axis(_ count: Int, within limit: Int) -> (low: [Int], high: [Int], weight: [Int]) {
-                        var low = [Int](repeating: 0, count: count), high = low, weight = low
+                        var low = [Int](repeating: 0, count: count)
+                        var high = low
+                        var weight = low
                         for index in 0..<count {
                             let position = max(0, (Double(index) + 0.5) / factor - 0.5)
                             low[index] = min(limit - 1, Int(position))
@@ -39,18 +43,25 @@ extension GrayImage {
                         }
                         return (low, high, weight)
                     }
-                    let columns = axis(newWidth, within: width), rows = axis(newHeight, within: height)
+                    let columns = axis(newWidth, within: width)
+                    let rows = axis(newHeight, within: height)
                     columns.low.withUnsafeBufferPointer { low in
                         columns.high.withUnsafeBufferPointer { high in
                             columns.weight.withUnsafeBufferPointer { weight in
                                 for y in 0..<newHeight {
-                                    let top = rows.low[y] * width, bottom = rows.high[y] * width, fy = rows.weight[y]
+                                    let top = rows.low[y] * width
+                                    let bottom = rows.high[y] * width
+                                    let fy = rows.weight[y]
                                     let out = y * newWidth
                                     for x in 0..<newWidth {
-                                        let x0 = low[x], x1 = high[x], fx = weight[x]
+                                        let x0 = low[x]
+                                        let x1 = high[x]
+                                        let fx = weight[x]
                                         let upper = Int(source[top + x0]) * (one - fx) + Int(source[top + x1]) * fx
-                                        let lower = Int(source[bottom + x0]) * (one - fx) + Int(source[bottom + x1]) * fx
-                                        target[out + x] = UInt8(truncatingIfNeeded: (upper * (one - fy) + lower * fy + (1 << 31)) >> 32)
+                                        let lower =
+                                            Int(source[bottom + x0]) * (one - fx) + Int(source[bottom + x1]) * fx
+                                        target[out + x] = UInt8(
+                                            truncatingIfNeeded: (upper * (one - fy) + lower * fy + (1 << 31)) >> 32)
                                     }
                                 }
                             }
@@ -66,12 +77,16 @@ extension GrayImage {
     /// quarter or three quarters of the way between two input pixels on each axis (or on the
     /// first one, at the left and top edges), so the 16-bit fixed-point sum
     /// (2¹⁶ weights, + 2³¹, >> 32) is (9a + 3b + 3c + d + 8) >> 4 and its kin, exactly.
-    private static func doubled(_ source: UnsafeBufferPointer<UInt8>, into target: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int) {
+    private static func doubled(
+        _ source: UnsafeBufferPointer<UInt8>, into target: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int
+    ) {
         guard let base = source.baseAddress else { return }
         let newWidth = 2 * width
         // The input rows widened (4 × the value) for the two input rows in use.
-        var upper = [UInt16](repeating: 0, count: newWidth), lower = upper
-        var upperRow = -1, lowerRow = -1
+        var upper = [UInt16](repeating: 0, count: newWidth)
+        var lower = upper
+        var upperRow = -1
+        var lowerRow = -1
         func widen(_ row: Int, into line: inout [UInt16]) {
             line.withUnsafeMutableBufferPointer { line in
                 widenedRow(base + row * width, width: width) { index, value in line[index] = value }
@@ -80,16 +95,30 @@ extension GrayImage {
         for y in 0..<2 * height {
             // Down the rows as widenedRow goes along them: output row 0 on input row 0, 2k + 1 a
             // quarter past input row k, 2k + 2 three quarters.
-            let low = y == 0 ? 0 : (y - 1) / 2, high = min(height - 1, low + 1), quarters = y == 0 ? 0 : y % 2 == 1 ? 1 : 3
+            let low = y == 0 ? 0 : (y - 1) / 2
+            let high = min(height - 1, low + 1)
+            let quarters = y == 0 ? 0 : y % 2 == 1 ? 1 : 3
             if upperRow != low {
-                if lowerRow == low { swap(&upper, &lower); swap(&upperRow, &lowerRow) } else { widen(low, into: &upper); upperRow = low }
+                if lowerRow == low {
+                    swap(&upper, &lower)
+                    swap(&upperRow, &lowerRow)
+                } else {
+                    widen(low, into: &upper)
+                    upperRow = low
+                }
             }
-            if lowerRow != high { widen(high, into: &lower); lowerRow = high }
-            let top = UInt32(4 - quarters), bottom = UInt32(quarters), out = y * newWidth
+            if lowerRow != high {
+                widen(high, into: &lower)
+                lowerRow = high
+            }
+            let top = UInt32(4 - quarters)
+            let bottom = UInt32(quarters)
+            let out = y * newWidth
             upper.withUnsafeBufferPointer { upper in
                 lower.withUnsafeBufferPointer { lower in
                     for x in 0..<newWidth {
-                        target[out + x] = UInt8(truncatingIfNeeded: (UInt32(upper[x]) &* top &+ UInt32(lower[x]) &* bottom &+ 8) >> 4)
+                        target[out + x] = UInt8(
+                            truncatingIfNeeded: (UInt32(upper[x]) &* top &+ UInt32(lower[x]) &* bottom &+ 8) >> 4)
                     }
                 }
             }
@@ -104,7 +133,8 @@ extension GrayImage {
     private static func widenedRow(_ source: UnsafePointer<UInt8>, width: Int, _ store: (Int, UInt16) -> Void) {
         store(0, 4 &* UInt16(source[0]))
         for x in 0..<width {
-            let a = UInt16(source[x]), b = UInt16(source[min(width - 1, x + 1)])
+            let a = UInt16(source[x])
+            let b = UInt16(source[min(width - 1, x + 1)])
             store(2 * x + 1, 3 &* a &+ b)
             if x + 1 < width { store(2 * x + 2, a &+ 3 &* b) }
         }
@@ -117,7 +147,8 @@ extension GrayImage {
         let factor = max(1, factor)
         let newWidth = max(1, Int((Double(width) * factor).rounded()))
         // The source columns and 8-bit weights of each output column, worked out once.
-        var low = [Int](repeating: 0, count: newWidth), weight = low
+        var low = [Int](repeating: 0, count: newWidth)
+        var weight = low
         for x in 0..<newWidth {
             let position = max(0, (Double(x) + 0.5) / factor - 0.5)
             low[x] = min(width - 1, Int(position))
@@ -145,10 +176,13 @@ extension GrayImage {
                     high.withUnsafeBufferPointer { high in
                         weight.withUnsafeBufferPointer { weight in
                             for y in 0..<height {
-                                let row = y * width, out = y * newWidth
+                                let row = y * width
+                                let out = y * newWidth
                                 for x in 0..<newWidth {
                                     let w = weight[x]
-                                    target[out + x] = UInt8(truncatingIfNeeded: (Int(source[row + low[x]]) * (256 - w) + Int(source[row + high[x]]) * w + 128) >> 8)
+                                    target[out + x] = UInt8(
+                                        truncatingIfNeeded: (Int(source[row + low[x]]) * (256 - w) + Int(
+                                            source[row + high[x]]) * w + 128) >> 8)
                                 }
                             }
                         }
@@ -162,7 +196,8 @@ extension GrayImage {
     /// input pixel counts; a partial block at the right or bottom edge is dropped).
     public func downsampled(by factor: Int) -> GrayImage {
         guard factor > 1, width >= factor, height >= factor else { return self }
-        let newWidth = width / factor, newHeight = height / factor
+        let newWidth = width / factor
+        let newHeight = height / factor
         var output = [UInt8](repeating: 255, count: newWidth * newHeight)
         // Column sums over the block's rows first (a straight loop the compiler vectorizes), then
         // the sums of each block's columns: the slow part is touching every pixel once.
@@ -196,10 +231,18 @@ extension GrayImage {
         var histogram = [Int](repeating: 0, count: 256)
         for value in pixels { histogram[Int(value)] += 1 }
         let cut = pixels.count / 100
-        var low = 0, high = 255, seen = 0
-        while low < 255 && seen + histogram[low] <= cut { seen += histogram[low]; low += 1 }
+        var low = 0
+        var high = 255
+        var seen = 0
+        while low < 255 && seen + histogram[low] <= cut {
+            seen += histogram[low]
+            low += 1
+        }
         seen = 0
-        while high > 0 && seen + histogram[high] <= cut { seen += histogram[high]; high -= 1 }
+        while high > 0 && seen + histogram[high] <= cut {
+            seen += histogram[high]
+            high -= 1
+        }
         guard high > low else { return self }
         let table = (0..<256).map { UInt8(max(0, min(255, ($0 - low) * 255 / (high - low)))) }
         return GrayImage(unchecked: width, height, pixels.map { table[Int($0)] })
@@ -212,7 +255,10 @@ extension GrayImage {
         for value in pixels { histogram[Int(value)] += 1 }
         let total = Double(pixels.count)
         let sum = histogram.enumerated().reduce(0.0) { $0 + Double($1.offset * $1.element) }
-        var darkCount = 0.0, darkSum = 0.0, best = 0.0, threshold = 128
+        var darkCount = 0.0
+        var darkSum = 0.0
+        var best = 0.0
+        var threshold = 128
         for value in 0..<255 {
             darkCount += Double(histogram[value])
             darkSum += Double(value * histogram[value])
@@ -220,7 +266,10 @@ extension GrayImage {
             guard darkCount > 0, lightCount > 0 else { continue }
             let difference = darkSum / darkCount - (sum - darkSum) / lightCount
             let between = darkCount * lightCount * difference * difference
-            if between > best { best = between; threshold = value + 1 }
+            if between > best {
+                best = between
+                threshold = value + 1
+            }
         }
         return UInt8(threshold)
     }
@@ -245,8 +294,11 @@ extension GrayImage {
                     // only the columns before and after need their part of it counted.
                     let inner = min(radius, width)..<max(min(radius, width), width - radius)
                     for y in 0..<height {
-                        let entering = y + radius, leaving = y - radius - 1
-                        if entering < height { for x in 0..<width { columnSums[x] += Int(source[entering * width + x]) } }
+                        let entering = y + radius
+                        let leaving = y - radius - 1
+                        if entering < height {
+                            for x in 0..<width { columnSums[x] += Int(source[entering * width + x]) }
+                        }
                         if leaving >= 0 { for x in 0..<width { columnSums[x] -= Int(source[leaving * width + x]) } }
                         let rows = min(height, y + radius + 1) - max(0, y - radius)
                         let line = y * width
@@ -259,7 +311,8 @@ extension GrayImage {
                             target[line + x] = Int(source[line + x]) * area < sum - offset * area ? 0 : 255
                         }
                         for x in 0..<inner.lowerBound { judge(x) }
-                        let area = rows * (2 * radius + 1), bias = offset * area
+                        let area = rows * (2 * radius + 1)
+                        let bias = offset * area
                         for x in inner {
                             sum += columnSums[x + radius]
                             if x > radius { sum -= columnSums[x - radius - 1] }
@@ -276,12 +329,15 @@ extension GrayImage {
     /// for the whole image. Turns a code tilted by that much back to upright.
     public func rotated(degrees: Double) -> GrayImage {
         let radians = degrees * .pi / 180
-        let cosine = cos(radians), sine = sin(radians)
+        let cosine = cos(radians)
+        let sine = sin(radians)
         let newWidth = Int((Double(width) * abs(cosine) + Double(height) * abs(sine)).rounded(.up))
         let newHeight = Int((Double(width) * abs(sine) + Double(height) * abs(cosine)).rounded(.up))
         var output = [UInt8](repeating: 255, count: newWidth * newHeight)
-        let centreX = Double(width) / 2, centreY = Double(height) / 2
-        let newCentreX = Double(newWidth) / 2, newCentreY = Double(newHeight) / 2
+        let centreX = Double(width) / 2
+        let centreY = Double(height) / 2
+        let newCentreX = Double(newWidth) / 2
+        let newCentreY = Double(newHeight) / 2
         pixels.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
                 for y in 0..<newHeight {
@@ -293,9 +349,11 @@ extension GrayImage {
                         let sourceY = sine * dx + cosine * dy + centreY - 0.5
                         // Outside the image unless both are at least 0; then truncation is the floor.
                         guard sourceX >= 0, sourceY >= 0 else { continue }
-                        let x0 = Int(sourceX), y0 = Int(sourceY)
+                        let x0 = Int(sourceX)
+                        let y0 = Int(sourceY)
                         guard x0 + 1 < width, y0 + 1 < height else { continue }
-                        let fx = sourceX - Double(x0), fy = sourceY - Double(y0)
+                        let fx = sourceX - Double(x0)
+                        let fy = sourceY - Double(y0)
                         let base = y0 * width + x0
                         let top = Double(source[base]) * (1 - fx) + Double(source[base + 1]) * fx
                         let bottom = Double(source[base + width]) * (1 - fx) + Double(source[base + width + 1]) * fx
@@ -310,8 +368,10 @@ extension GrayImage {
 
     /// The pixels of a rectangle (clamped to the image; an empty rectangle gives an empty image).
     func cropped(x: Int, y: Int, width cropWidth: Int, height cropHeight: Int) -> GrayImage {
-        let left = max(0, min(x, width)), top = max(0, min(y, height))
-        let right = max(left, min(x + cropWidth, width)), bottom = max(top, min(y + cropHeight, height))
+        let left = max(0, min(x, width))
+        let top = max(0, min(y, height))
+        let right = max(left, min(x + cropWidth, width))
+        let bottom = max(top, min(y + cropHeight, height))
         var output: [UInt8] = []
         output.reserveCapacity((right - left) * (bottom - top))
         for row in top..<bottom { output += pixels[row * width + left..<row * width + right] }
@@ -333,8 +393,13 @@ extension GrayImage {
             output.withUnsafeMutableBufferPointer { target in
                 columns.withUnsafeMutableBufferPointer { columns in
                     for y in 1..<height - 1 {
-                        let above = (y - 1) * width, row = y * width, below = (y + 1) * width
-                        for x in 0..<width { columns[x] = UInt16(source[above + x]) &+ UInt16(source[row + x]) &+ UInt16(source[below + x]) }
+                        let above = (y - 1) * width
+                        let row = y * width
+                        let below = (y + 1) * width
+                        for x in 0..<width {
+                            columns[x] =
+                                UInt16(source[above + x]) &+ UInt16(source[row + x]) &+ UInt16(source[below + x])
+                        }
                         for x in 1..<width - 1 {
                             let sum = UInt32(columns[x - 1]) &+ UInt32(columns[x]) &+ UInt32(columns[x + 1])
                             target[row + x] = UInt8(truncatingIfNeeded: sum / 9)
@@ -364,8 +429,9 @@ extension GrayImage {
                 guard let source = source.baseAddress, let target = target.baseAddress else { return }
                 for y in stride(from: 0, to: height, by: 2) {
                     let next = min(y + 1, height - 1)
-                    Self.boxBlurRows(source + y * width, source + next * width, into: target + y * width, target + next * width,
-                                     width: width, radius: radius, reciprocal: reciprocal)
+                    Self.boxBlurRows(
+                        source + y * width, source + next * width, into: target + y * width, target + next * width,
+                        width: width, radius: radius, reciprocal: reciprocal)
                 }
             }
         }
@@ -379,7 +445,8 @@ extension GrayImage {
                     }
                     for y in 0..<height {
                         let row = y * width
-                        let entering = min(height - 1, y + radius + 1) * width, leaving = max(0, y - radius) * width
+                        let entering = min(height - 1, y + radius + 1) * width
+                        let leaving = max(0, y - radius) * width
                         for x in 0..<width {
                             target[row + x] = UInt8(truncatingIfNeeded: (sums[x] &* reciprocal) >> 24)
                             sums[x] = sums[x] &+ UInt32(source[entering + x]) &- UInt32(source[leaving + x])
@@ -397,17 +464,21 @@ extension GrayImage {
     /// addition; one row goes as both (`first` and `second` the same, and their targets too).
     /// `reciprocal` is ⌈2²⁴ / span⌉, so that x / span is (x · reciprocal) >> 24.
     @inline(__always)
-    private static func boxBlurRows(_ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>, into firstTarget: UnsafeMutablePointer<UInt8>,
-                                    _ secondTarget: UnsafeMutablePointer<UInt8>, width: Int, radius: Int, reciprocal: UInt32) {
+    private static func boxBlurRows(
+        _ first: UnsafePointer<UInt8>, _ second: UnsafePointer<UInt8>, into firstTarget: UnsafeMutablePointer<UInt8>,
+        _ secondTarget: UnsafeMutablePointer<UInt8>, width: Int, radius: Int, reciprocal: UInt32
+    ) {
         let inner = min(radius, width)..<max(min(radius, width), width - radius - 1)
-        var sum1: UInt32 = 0, sum2: UInt32 = 0
+        var sum1: UInt32 = 0
+        var sum2: UInt32 = 0
         for offset in -radius...radius {
             let at = max(0, min(width - 1, offset))
             sum1 += UInt32(first[at])
             sum2 += UInt32(second[at])
         }
         func slide(_ x: Int) {
-            let entering = min(width - 1, x + radius + 1), leaving = max(0, x - radius)
+            let entering = min(width - 1, x + radius + 1)
+            let leaving = max(0, x - radius)
             firstTarget[x] = UInt8(truncatingIfNeeded: (sum1 &* reciprocal) >> 24)
             secondTarget[x] = UInt8(truncatingIfNeeded: (sum2 &* reciprocal) >> 24)
             sum1 = sum1 &+ UInt32(first[entering]) &- UInt32(first[leaving])
@@ -439,7 +510,9 @@ extension GrayImage {
             pixels.withUnsafeBufferPointer { source in
                 output.withUnsafeMutableBufferPointer { target in
                     scratch.withUnsafeMutableBufferPointer { scratch in
-                        guard let source = source.baseAddress, let target = target.baseAddress, let scratch = scratch.baseAddress else { return }
+                        guard let source = source.baseAddress, let target = target.baseAddress,
+                            let scratch = scratch.baseAddress
+                        else { return }
                         let (a1, b1, a2, b2) = (scratch, scratch + width, scratch + 2 * width, scratch + 3 * width)
                         func sharpen(_ y: Int, blurred: UnsafePointer<UInt8>) {
                             let row = source + y * width
@@ -452,8 +525,10 @@ extension GrayImage {
                             // An odd last row goes as both rows of the pair, into the first scratch rows.
                             let pair = y + 1 < height
                             let (a2, b2) = pair ? (a2, b2) : (a1, b1)
-                            let row1 = source + y * width, row2 = pair ? row1 + width : row1
-                            Self.boxBlurRows(row1, row2, into: a1, a2, width: width, radius: radius, reciprocal: reciprocal)
+                            let row1 = source + y * width
+                            let row2 = pair ? row1 + width : row1
+                            Self.boxBlurRows(
+                                row1, row2, into: a1, a2, width: width, radius: radius, reciprocal: reciprocal)
                             Self.boxBlurRows(a1, a2, into: b1, b2, width: width, radius: radius, reciprocal: reciprocal)
                             Self.boxBlurRows(b1, b2, into: a1, a2, width: width, radius: radius, reciprocal: reciprocal)
                             sharpen(y, blurred: a1)

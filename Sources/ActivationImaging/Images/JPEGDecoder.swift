@@ -19,16 +19,26 @@ enum JPEGDecoder {
         // off as "no code found": walk the markers first and demand an end-of-image marker.
         let structure = markers(bytes)
         guard structure.isComplete else {
-            throw ImagingError(.corruptImage, source: name, "JPEG is damaged or truncated (the file ends before the image does)")
+            throw ImagingError(
+                .corruptImage, source: name, "JPEG is damaged or truncated (the file ends before the image does)")
         }
         // Each progressive scan is a pass over the whole image: thousands of tiny scans make a
         // small file decode for minutes. Real encoders write about 10.
         guard structure.scans <= maxScans else {
-            throw ImagingError(.imageTooLarge, source: name, "JPEG has \(structure.scans) scans, more than the \(maxScans) a real image needs (a decoding-time attack?)")
+            throw ImagingError(
+                .imageTooLarge, source: name,
+                "JPEG has \(structure.scans) scans, more than the \(maxScans) a real image needs (a decoding-time attack?)"
+            )
         }
         return try bytes.withUnsafeBufferPointer { input in
-            var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
-            guard tjDecompressHeader3(handle, input.baseAddress, UInt(input.count), &width, &height, &subsampling, &colorspace) == 0 else {
+            var width: Int32 = 0
+            var height: Int32 = 0
+            var subsampling: Int32 = 0
+            var colorspace: Int32 = 0
+            guard
+                tjDecompressHeader3(
+                    handle, input.baseAddress, UInt(input.count), &width, &height, &subsampling, &colorspace) == 0
+            else {
                 throw failure(handle, name)
             }
             try ImageDecoder.checkPixels(width: Int(width), height: Int(height), limit: maxPixels, name: name)
@@ -39,8 +49,9 @@ enum JPEGDecoder {
             height = (height + divisor - 1) / divisor
             var gray = [UInt8](repeating: 255, count: Int(width) * Int(height))
             let status = gray.withUnsafeMutableBufferPointer {
-                tjDecompress2(handle, input.baseAddress, UInt(input.count), $0.baseAddress, width, 0, height,
-                              Int32(TJPF_GRAY.rawValue), TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS)
+                tjDecompress2(
+                    handle, input.baseAddress, UInt(input.count), $0.baseAddress, width, 0, height,
+                    Int32(TJPF_GRAY.rawValue), TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS)
             }
             // Warnings (TJERR_WARNING, e.g. extraneous bytes) leave a usable image.
             if status != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
@@ -54,7 +65,10 @@ enum JPEGDecoder {
     static func size(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard let handle = tjInitDecompress() else { return nil }
         defer { tjDestroy(handle) }
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsampling: Int32 = 0
+        var colorspace: Int32 = 0
         let status = bytes.withUnsafeBufferPointer {
             tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
         }
@@ -102,7 +116,9 @@ enum JPEGDecoder {
                     scans += 1
                     // Skip entropy-coded data up to the next real marker.
                     while index + 1 < bytes.count {
-                        if bytes[index] == 0xFF, bytes[index + 1] != 0x00, !(0xD0...0xD7).contains(bytes[index + 1]) { break }
+                        if bytes[index] == 0xFF, bytes[index + 1] != 0x00, !(0xD0...0xD7).contains(bytes[index + 1]) {
+                            break
+                        }
                         index += 1
                     }
                 }

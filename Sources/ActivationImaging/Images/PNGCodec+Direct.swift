@@ -49,8 +49,9 @@ extension PNGCodec {
         let result = (joined ?? bytes).withUnsafeBufferPointer { input in
             raw.withUnsafeMutableBytes { output in
                 // No size out: libdeflate then insists that the stream fills `output` exactly.
-                libdeflate_zlib_decompress(decompressor, input.baseAddress.map { $0 + range.lowerBound }, range.count,
-                                           output.baseAddress, output.count, nil)
+                libdeflate_zlib_decompress(
+                    decompressor, input.baseAddress.map { $0 + range.lowerBound }, range.count,
+                    output.baseAddress, output.count, nil)
             }
         }
         return result == LIBDEFLATE_SUCCESS
@@ -58,8 +59,10 @@ extension PNGCodec {
 
     /// Unfilters each row of `raw` in place and writes its gray pixels; `false` on an unknown
     /// filter type.
-    private static func convertRows(_ raw: UnsafeMutableBufferPointer<UInt8>, stride: Int,
-                                    into gray: UnsafeMutableBufferPointer<UInt8>, _ layout: DirectLayout) -> Bool {
+    private static func convertRows(
+        _ raw: UnsafeMutableBufferPointer<UInt8>, stride: Int,
+        into gray: UnsafeMutableBufferPointer<UInt8>, _ layout: DirectLayout
+    ) -> Bool {
         guard let raw = raw.baseAddress, let gray = gray.baseAddress else { return true }
         let width = layout.width
         let bytesPerPixel = max(1, layout.channels * layout.bitDepth / 8)
@@ -74,11 +77,15 @@ extension PNGCodec {
                     let above = y == 0 ? zeros : UnsafePointer(row - (stride &+ 1))
                     if y != pairedRow {
                         let next = row + (stride &+ 1)
-                        if row[-1] == 4, y + 1 < layout.height, next[-1] == 4, bytesPerPixel == 3 || bytesPerPixel == 4 {
+                        if row[-1] == 4, y + 1 < layout.height, next[-1] == 4, bytesPerPixel == 3 || bytesPerPixel == 4
+                        {
                             unfilterPaethPair(row, next, above: above, count: stride, bytesPerPixel: bytesPerPixel)
                             pairedRow = y + 1
                         } else {
-                            guard unfilter(row, above: above, count: stride, bytesPerPixel: bytesPerPixel, filter: row[-1]) else { return false }
+                            guard
+                                unfilter(
+                                    row, above: above, count: stride, bytesPerPixel: bytesPerPixel, filter: row[-1])
+                            else { return false }
                         }
                     }
                     let out = gray + (y &* width)
@@ -94,7 +101,9 @@ extension PNGCodec {
                         for x in 0..<width { out[x] = levels[Int(row[x])] }
                     default:
                         // Gray or palette packed 1, 2 or 4 bits a pixel, the first in the high bits.
-                        let depth = layout.bitDepth, perByte = 8 / depth, mask = (1 << depth) - 1
+                        let depth = layout.bitDepth
+                        let perByte = 8 / depth
+                        let mask = (1 << depth) - 1
                         for x in 0..<width {
                             let shift = 8 &- depth &* (x % perByte &+ 1)
                             out[x] = levels[Int(row[x / perByte] >> shift) & mask]
@@ -108,8 +117,10 @@ extension PNGCodec {
 
     /// Reverses one row's filter (PNG specification, section 9) in place; `above` is the
     /// unfiltered row before it (zeros for the first).
-    private static func unfilter(_ row: UnsafeMutablePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
-                                 bytesPerPixel: Int, filter: UInt8) -> Bool {
+    private static func unfilter(
+        _ row: UnsafeMutablePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
+        bytesPerPixel: Int, filter: UInt8
+    ) -> Bool {
         switch filter {
         case 0:
             return true
@@ -129,18 +140,28 @@ extension PNGCodec {
             // RGB and RGBA (most photos) run their three or four chains side by side.
             if bytesPerPixel == 3 || bytesPerPixel == 4 {
                 let alpha = bytesPerPixel == 4
-                var left0 = Int(row[0]), left1 = Int(row[1]), left2 = Int(row[2]), left3 = alpha ? Int(row[3]) : 0
-                var corner0 = Int(above[0]), corner1 = Int(above[1]), corner2 = Int(above[2]), corner3 = alpha ? Int(above[3]) : 0
+                var left0 = Int(row[0])
+                var left1 = Int(row[1])
+                var left2 = Int(row[2])
+                var left3 = alpha ? Int(row[3]) : 0
+                var corner0 = Int(above[0])
+                var corner1 = Int(above[1])
+                var corner2 = Int(above[2])
+                var corner3 = alpha ? Int(above[3]) : 0
                 var i = bytesPerPixel
                 while i < count {
-                    let up0 = Int(above[i]), up1 = Int(above[i &+ 1]), up2 = Int(above[i &+ 2])
+                    let up0 = Int(above[i])
+                    let up1 = Int(above[i &+ 1])
+                    let up2 = Int(above[i &+ 2])
                     left0 = (Int(row[i]) &+ paeth(left0, up0, corner0)) & 0xFF
                     left1 = (Int(row[i &+ 1]) &+ paeth(left1, up1, corner1)) & 0xFF
                     left2 = (Int(row[i &+ 2]) &+ paeth(left2, up2, corner2)) & 0xFF
                     row[i] = UInt8(truncatingIfNeeded: left0)
                     row[i &+ 1] = UInt8(truncatingIfNeeded: left1)
                     row[i &+ 2] = UInt8(truncatingIfNeeded: left2)
-                    corner0 = up0; corner1 = up1; corner2 = up2
+                    corner0 = up0
+                    corner1 = up1
+                    corner2 = up2
                     if alpha {
                         let up3 = Int(above[i &+ 3])
                         left3 = (Int(row[i &+ 3]) &+ paeth(left3, up3, corner3)) & 0xFF
@@ -151,7 +172,8 @@ extension PNGCodec {
                 }
             } else {
                 for channel in 0..<min(bytesPerPixel, count) {
-                    var left = Int(row[channel]), corner = Int(above[channel])
+                    var left = Int(row[channel])
+                    var corner = Int(above[channel])
                     var i = channel &+ bytesPerPixel
                     while i < count {
                         let up = Int(above[i])
@@ -173,8 +195,10 @@ extension PNGCodec {
     /// dependent steps; the second row's pixel x needs only the first row's pixels up to x, so
     /// the two rows advance together, two chains side by side, each pixel's channels in the
     /// lanes of one vector.
-    private static func unfilterPaethPair(_ first: UnsafeMutablePointer<UInt8>, _ second: UnsafeMutablePointer<UInt8>,
-                                          above: UnsafePointer<UInt8>, count: Int, bytesPerPixel: Int) {
+    private static func unfilterPaethPair(
+        _ first: UnsafeMutablePointer<UInt8>, _ second: UnsafeMutablePointer<UInt8>,
+        above: UnsafePointer<UInt8>, count: Int, bytesPerPixel: Int
+    ) {
         let alpha = bytesPerPixel == 4
         @inline(__always) func pixel(_ bytes: UnsafePointer<UInt8>, _ at: Int) -> SIMD4<Int16> {
             SIMD4(Int16(bytes[at]), Int16(bytes[at &+ 1]), Int16(bytes[at &+ 2]), alpha ? Int16(bytes[at &+ 3]) : 0)
@@ -185,10 +209,16 @@ extension PNGCodec {
             bytes[at &+ 2] = UInt8(truncatingIfNeeded: value[2])
             if alpha { bytes[at &+ 3] = UInt8(truncatingIfNeeded: value[3]) }
         }
-        @inline(__always) func predict(_ left: SIMD4<Int16>, _ up: SIMD4<Int16>, _ corner: SIMD4<Int16>) -> SIMD4<Int16> {
-            let p = up &- corner, q = left &- corner, r = p &+ q
-            let toLeft = pointwiseMax(p, 0 &- p), toUp = pointwiseMax(q, 0 &- q), toCorner = pointwiseMax(r, 0 &- r)
-            return corner.replacing(with: up, where: toUp .<= toCorner).replacing(with: left, where: (toLeft .<= toUp) .& (toLeft .<= toCorner))
+        @inline(__always) func predict(_ left: SIMD4<Int16>, _ up: SIMD4<Int16>, _ corner: SIMD4<Int16>) -> SIMD4<Int16>
+        {
+            let p = up &- corner
+            let q = left &- corner
+            let r = p &+ q
+            let toLeft = pointwiseMax(p, 0 &- p)
+            let toUp = pointwiseMax(q, 0 &- q)
+            let toCorner = pointwiseMax(r, 0 &- r)
+            return corner.replacing(with: up, where: toUp .<= toCorner).replacing(
+                with: left, where: (toLeft .<= toUp) .& (toLeft .<= toCorner))
         }
         // The first pixel of each row has no left or corner: its prediction is the pixel above.
         var firstLeft = (pixel(first, 0) &+ pixel(above, 0)) & 0xFF
@@ -216,8 +246,12 @@ extension PNGCodec {
     /// (ties in that order). Written as selects, not branches: on noise the choice is a coin toss.
     @inline(__always)
     private static func paeth(_ left: Int, _ up: Int, _ corner: Int) -> Int {
-        let p = up &- corner, q = left &- corner, r = p &+ q
-        let toLeft = p < 0 ? 0 &- p : p, toUp = q < 0 ? 0 &- q : q, toCorner = r < 0 ? 0 &- r : r
+        let p = up &- corner
+        let q = left &- corner
+        let r = p &+ q
+        let toLeft = p < 0 ? 0 &- p : p
+        let toUp = q < 0 ? 0 &- q : q
+        let toCorner = r < 0 ? 0 &- r : r
         let upOrCorner = toUp <= toCorner ? up : corner
         return toLeft <= toUp && toLeft <= toCorner ? left : upOrCorner
     }
@@ -243,8 +277,10 @@ extension PNGCodec {
         UInt8(truncatingIfNeeded: (value &* alpha &+ 255 &* (255 &- alpha) &+ 127) / 255)
     }
 
-    private static func writeRGB(_ row: UnsafeMutablePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ width: Int,
-                                 transparent: (UInt8, UInt8, UInt8)?) {
+    private static func writeRGB(
+        _ row: UnsafeMutablePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ width: Int,
+        transparent: (UInt8, UInt8, UInt8)?
+    ) {
         for x in 0..<width {
             let base = 3 &* x
             out[x] = UInt8(truncatingIfNeeded: luma(UInt32(row[base]), UInt32(row[base &+ 1]), UInt32(row[base &+ 2])))
@@ -256,10 +292,12 @@ extension PNGCodec {
         }
     }
 
-    private static func writeRGBA(_ row: UnsafeMutablePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ width: Int) {
+    private static func writeRGBA(_ row: UnsafeMutablePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ width: Int)
+    {
         for x in 0..<width {
             let base = 4 &* x
-            out[x] = composite(luma(UInt32(row[base]), UInt32(row[base &+ 1]), UInt32(row[base &+ 2])), alpha: UInt32(row[base &+ 3]))
+            out[x] = composite(
+                luma(UInt32(row[base]), UInt32(row[base &+ 1]), UInt32(row[base &+ 2])), alpha: UInt32(row[base &+ 3]))
         }
     }
 }
@@ -287,9 +325,13 @@ struct DirectLayout {
     init?(_ bytes: [UInt8]) {
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         guard bytes.count >= 8, bytes[0..<8].elementsEqual(signature) else { return nil }
-        func integer(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
-        var offset = 8, ended = false
-        var seen: Set<String> = [], previous = ""
+        func integer(_ at: Int) -> Int {
+            Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+        }
+        var offset = 8
+        var ended = false
+        var seen: Set<String> = []
+        var previous = ""
         while !ended {
             guard offset + 12 <= bytes.count else { return nil }
             let length = integer(offset)
@@ -298,7 +340,9 @@ struct DirectLayout {
             guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else { return nil }
             let type = String(decoding: typeBytes, as: UTF8.self)
             let data = offset + 8..<offset + 8 + length
-            let crc = bytes.withUnsafeBufferPointer { libdeflate_crc32(0, $0.baseAddress.map { $0 + offset + 4 }, length + 4) }
+            let crc = bytes.withUnsafeBufferPointer {
+                libdeflate_crc32(0, $0.baseAddress.map { $0 + offset + 4 }, length + 4)
+            }
             guard crc == UInt32(integer(data.upperBound)) else { return nil }
             // IHDR first; PLTE, tRNS and gAMA once each, before the image data, which comes in
             // one run of IDAT chunks.
@@ -317,7 +361,8 @@ struct DirectLayout {
                 // Compression 0, filter method 0, no interlace: anything else is libpng's to judge.
                 // libpng's own limits on either side (PNG_USER_WIDTH_MAX, PNG_USER_HEIGHT_MAX).
                 guard (1...1_000_000).contains(width), (1...1_000_000).contains(height),
-                      bytes[data.lowerBound + 10] == 0, bytes[data.lowerBound + 11] == 0, bytes[data.lowerBound + 12] == 0 else { return nil }
+                    bytes[data.lowerBound + 10] == 0, bytes[data.lowerBound + 11] == 0, bytes[data.lowerBound + 12] == 0
+                else { return nil }
                 switch colorType {
                 case 0, 3: guard [1, 2, 4, 8].contains(bitDepth) else { return nil }
                 case 2, 4, 6: guard bitDepth == 8 else { return nil }
@@ -325,15 +370,19 @@ struct DirectLayout {
                 }
             case "PLTE":
                 guard !seen.contains("tRNS"), length % 3 == 0, length > 0, colorType != 0, colorType != 4,
-                      length / 3 <= (colorType == 3 ? 1 << bitDepth : 256) else { return nil }
-                palette = Swift.stride(from: data.lowerBound, to: data.upperBound, by: 3).map { (bytes[$0], bytes[$0 + 1], bytes[$0 + 2]) }
+                    length / 3 <= (colorType == 3 ? 1 << bitDepth : 256)
+                else { return nil }
+                palette = Swift.stride(from: data.lowerBound, to: data.upperBound, by: 3).map {
+                    (bytes[$0], bytes[$0 + 1], bytes[$0 + 2])
+                }
             case "tRNS":
                 switch colorType {
                 case 0:
                     guard length == 2 else { return nil }
                     // Masked to the bit depth as libpng does (png_do_expand): an out-of-range
                     // level names the level of its low bits.
-                    transparentGray = (Int(bytes[data.lowerBound]) << 8 | Int(bytes[data.lowerBound + 1])) & ((1 << bitDepth) - 1)
+                    transparentGray =
+                        (Int(bytes[data.lowerBound]) << 8 | Int(bytes[data.lowerBound + 1])) & ((1 << bitDepth) - 1)
                 case 2:
                     guard length == 6 else { return nil }
                     // The low byte of each 16-bit sample, as libpng compares them.
@@ -373,7 +422,8 @@ struct DirectLayout {
                 guard value < palette.count else { continue }
                 let (red, green, blue) = palette[value]
                 let gray = PNGCodec.luma(UInt32(red), UInt32(green), UInt32(blue))
-                levels[value] = PNGCodec.composite(gray, alpha: value < paletteAlpha.count ? UInt32(paletteAlpha[value]) : 255)
+                levels[value] = PNGCodec.composite(
+                    gray, alpha: value < paletteAlpha.count ? UInt32(paletteAlpha[value]) : 255)
             } else if value <= maximum {
                 levels[value] = value == transparentGray ? 255 : UInt8(value * 255 / maximum)
             }

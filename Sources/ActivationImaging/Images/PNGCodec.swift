@@ -25,21 +25,25 @@ enum PNGCodec {
             guard png_image_begin_read_from_memory(&image, raw.baseAddress, raw.count) != 0 else {
                 throw failure(&image, name)
             }
-            let width = Int(image.width), height = Int(image.height)
+            let width = Int(image.width)
+            let height = Int(image.height)
             try ImageDecoder.checkPixels(width: width, height: height, limit: maxPixels, name: name)
             let isColor = image.format & png_uint_32(PNG_FORMAT_FLAG_COLOR) != 0
             if !isColor && image.format & png_uint_32(PNG_FORMAT_FLAG_ALPHA) == 0 {
                 // Plain gray (every generated code): libpng delivers the pixels as they are.
                 image.format = png_uint_32(PNG_FORMAT_GRAY)
                 var gray = [UInt8](repeating: 0, count: width * height)
-                let finished = gray.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+                let finished = gray.withUnsafeMutableBytes {
+                    png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)
+                }
                 guard finished != 0 else { throw failure(&image, name) }
                 return GrayImage(unchecked: width, height, gray)
             }
             // Color with or without alpha, or gray with alpha: alpha is asked for only where the
             // file has it (most photos are plain RGB: nothing to blend).
             let hasAlpha = image.format & png_uint_32(PNG_FORMAT_FLAG_ALPHA) != 0
-            image.format = (isColor ? png_uint_32(PNG_FORMAT_FLAG_COLOR) : 0) | (hasAlpha ? png_uint_32(PNG_FORMAT_FLAG_ALPHA) : 0)
+            image.format =
+                (isColor ? png_uint_32(PNG_FORMAT_FLAG_COLOR) : 0) | (hasAlpha ? png_uint_32(PNG_FORMAT_FLAG_ALPHA) : 0)
             let channels = (isColor ? 3 : 1) + (hasAlpha ? 1 : 0)
             var samples = [UInt8](repeating: 0, count: width * height * channels)
             let finished = samples.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
@@ -50,8 +54,14 @@ enum PNGCodec {
                 samples.withUnsafeBufferPointer { source in
                     for index in 0..<out.count {
                         let base = index * channels
-                        let value = isColor ? luma(UInt32(source[base]), UInt32(source[base + 1]), UInt32(source[base + 2])) : UInt32(source[base])
-                        out[index] = hasAlpha ? composite(value, alpha: UInt32(source[base + channels - 1])) : UInt8(truncatingIfNeeded: value)
+                        let value =
+                            isColor
+                            ? luma(UInt32(source[base]), UInt32(source[base + 1]), UInt32(source[base + 2]))
+                            : UInt32(source[base])
+                        out[index] =
+                            hasAlpha
+                            ? composite(value, alpha: UInt32(source[base + channels - 1]))
+                            : UInt8(truncatingIfNeeded: value)
                     }
                 }
             }
@@ -75,7 +85,9 @@ enum PNGCodec {
         guard measured != 0, size > 0 else { throw failure(&image, "png") }
         var output = [UInt8](repeating: 0, count: Int(size))
         let written = gray.pixels.withUnsafeBytes { pixels in
-            output.withUnsafeMutableBytes { png_image_write_to_memory(&image, $0.baseAddress, &size, 0, pixels.baseAddress, 0, nil) }
+            output.withUnsafeMutableBytes {
+                png_image_write_to_memory(&image, $0.baseAddress, &size, 0, pixels.baseAddress, 0, nil)
+            }
         }
         guard written != 0 else { throw failure(&image, "png") }
         return Array(output.prefix(Int(size)))
@@ -89,19 +101,29 @@ enum PNGCodec {
         let status = compressed.withUnsafeMutableBufferPointer { output in
             // Level 2: a fifth of level 6's time (the long zero runs of repeated rows make zlib's
             // deeper match search slow) for a file about 30 % larger, still under 2 KB for a typical code.
-            rows.withUnsafeBufferPointer { compress2(output.baseAddress, &compressedSize, $0.baseAddress, uLong($0.count), 2) }
+            rows.withUnsafeBufferPointer {
+                compress2(output.baseAddress, &compressedSize, $0.baseAddress, uLong($0.count), 2)
+            }
         }
-        guard status == Z_OK else { throw ImagingError(.libraryFailure, source: "png", "zlib could not compress the image (\(status))") }
-        return file(width: width, height: height, bitDepth: 1, colorType: 0, imageData: Array(compressed.prefix(Int(compressedSize))))
+        guard status == Z_OK else {
+            throw ImagingError(.libraryFailure, source: "png", "zlib could not compress the image (\(status))")
+        }
+        return file(
+            width: width, height: height, bitDepth: 1, colorType: 0,
+            imageData: Array(compressed.prefix(Int(compressedSize))))
     }
 
     /// A PNG file from its parts: the IHDR fields, the chunks between IHDR and the image data
     /// (PLTE, tRNS…), and the zlib-compressed, filtered image data, cut into `imageChunks` IDAT
     /// chunks. ``encodeBilevel(width:height:rows:)`` writes its files with it, the tests and the
     /// fuzz targets their PNGs of every layout.
-    static func file(width: Int, height: Int, bitDepth: UInt8, colorType: UInt8, interlace: UInt8 = 0,
-                     chunks: [(type: String, data: [UInt8])] = [], imageData: [UInt8], imageChunks: Int = 1) -> [UInt8] {
-        func bigEndian(_ value: Int) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+    static func file(
+        width: Int, height: Int, bitDepth: UInt8, colorType: UInt8, interlace: UInt8 = 0,
+        chunks: [(type: String, data: [UInt8])] = [], imageData: [UInt8], imageChunks: Int = 1
+    ) -> [UInt8] {
+        func bigEndian(_ value: Int) -> [UInt8] {
+            (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+        }
         var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         func chunk(_ type: String, _ data: [UInt8]) {
             let body = Array(type.utf8) + data
@@ -123,25 +145,35 @@ enum PNGCodec {
     /// `factor` (each output pixel the mean of a `factor`×`factor` block, as
     /// ``GrayImage/downsampled(by:)``), without widening the full-size image first: how a generated
     /// code is read back. `nil` when the file is a valid PNG of another kind or size.
-    static func decodeBilevel(_ bytes: [UInt8], width: Int, height: Int, shrinkingBy factor: Int, name: String) throws -> GrayImage? {
+    static func decodeBilevel(_ bytes: [UInt8], width: Int, height: Int, shrinkingBy factor: Int, name: String) throws
+        -> GrayImage?
+    {
         let factor = max(1, factor)
         guard width >= factor, height >= factor, width <= 10_000, height <= 10_000 else { return nil }
         let rowBytes = (width + 7) / 8
         var rows = [UInt8](repeating: 0, count: rowBytes * height)
         let status = bytes.withUnsafeBufferPointer { data in
-            rows.withUnsafeMutableBufferPointer { activate_png_read_bilevel(data.baseAddress, data.count, $0.baseAddress, UInt32(width), UInt32(height)) }
+            rows.withUnsafeMutableBufferPointer {
+                activate_png_read_bilevel(data.baseAddress, data.count, $0.baseAddress, UInt32(width), UInt32(height))
+            }
         }
         guard status >= 0 else { throw ImagingError(.corruptImage, source: name, "PNG is damaged or truncated") }
         guard status == 1 else { return nil }
 
-        let newWidth = width / factor, newHeight = height / factor, area = factor * factor
+        let newWidth = width / factor
+        let newHeight = height / factor
+        let area = factor * factor
         var output = [UInt8](repeating: 0, count: newWidth * newHeight)
         // For a factor that divides 8: the white pixels of each block of each byte value.
         let perByte = 8 % factor == 0 ? 8 / factor : 0
-        let counts: [UInt8] = perByte == 0 ? [] : (0..<256 * perByte).map { index in
-            let byte = UInt8(index / perByte), group = index % perByte
-            return UInt8(((byte << UInt8(group * factor)) >> UInt8(8 - factor)).nonzeroBitCount)
-        }
+        let counts: [UInt8] =
+            perByte == 0
+            ? []
+            : (0..<256 * perByte).map { index in
+                let byte = UInt8(index / perByte)
+                let group = index % perByte
+                return UInt8(((byte << UInt8(group * factor)) >> UInt8(8 - factor)).nonzeroBitCount)
+            }
         // The gray level of a block with n white pixels (no division per pixel).
         let levels = (0...area).map { UInt8($0 * 255 / area) }
         rows.withUnsafeBufferPointer { rows in
@@ -155,22 +187,30 @@ enum PNGCodec {
                                 let line = first + row * rowBytes
                                 if perByte > 0 {
                                     // Blocks that tile bytes (factor 1, 2, 4 or 8): a table lookup per block.
-                                    var byte = 0, group = 0
+                                    var byte = 0
+                                    var group = 0
                                     for x in 0..<newWidth {
                                         whites[x] &+= Int(counts[Int(line[byte]) &* perByte &+ group])
                                         group &+= 1
-                                        if group == perByte { group = 0; byte &+= 1 }
+                                        if group == perByte {
+                                            group = 0
+                                            byte &+= 1
+                                        }
                                     }
                                 } else {
                                     var pixel = 0
                                     for x in 0..<newWidth {
                                         // The block's pixels in this row, a byte's worth at a time.
-                                        var count = 0, next = pixel
+                                        var count = 0
+                                        var next = pixel
                                         let end = pixel &+ factor
                                         while next < end {
-                                            let offset = next & 7, take = min(8 &- offset, end &- next)
+                                            let offset = next & 7
+                                            let take = min(8 &- offset, end &- next)
                                             // Shift out the pixels before `next` (the high bits), keep the next `take`.
-                                            count &+= Int(((line[next >> 3] << UInt8(offset)) >> UInt8(8 &- take)).nonzeroBitCount)
+                                            count &+= Int(
+                                                ((line[next >> 3] << UInt8(offset)) >> UInt8(8 &- take)).nonzeroBitCount
+                                            )
                                             next &+= take
                                         }
                                         whites[x] &+= count
@@ -191,7 +231,8 @@ enum PNGCodec {
         let message = withUnsafeBytes(of: &image.message) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        return ImagingError(.corruptImage, source: name, "PNG is damaged or truncated (\(message.isEmpty ? "libpng error" : message))")
+        return ImagingError(
+            .corruptImage, source: name, "PNG is damaged or truncated (\(message.isEmpty ? "libpng error" : message))")
     }
 }
 

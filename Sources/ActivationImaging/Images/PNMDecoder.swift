@@ -46,7 +46,9 @@ enum PNMDecoder {
             return GrayImage(unchecked: width, height, gray)
         }
         let sampleBytes = maxValue > 255 ? 2 : 1
-        guard reader.offset + count * channels * sampleBytes <= bytes.count else { throw corrupt("the file is truncated") }
+        guard reader.offset + count * channels * sampleBytes <= bytes.count else {
+            throw corrupt("the file is truncated")
+        }
         var position = reader.offset
         for index in 0..<count {
             var sum = 0
@@ -77,7 +79,8 @@ enum PNMDecoder {
 
         mutating func number() -> Int? {
             skipSpaceAndComments()
-            var value = 0, digits = 0
+            var value = 0
+            var digits = 0
             while offset < bytes.count, (0x30...0x39).contains(bytes[offset]), digits < 9 {
                 value = value * 10 + Int(bytes[offset] - 0x30)
                 offset += 1

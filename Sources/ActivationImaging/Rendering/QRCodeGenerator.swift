@@ -70,8 +70,13 @@ public struct QRCodeGenerator: Sendable, Hashable {
             // Check the file itself, read again by libpng, not the bitmap it was made from; read
             // straight to 2 px per module, which zbar reads as surely and several times faster.
             let factor = max(1, scale / 2)
-            guard let read = try PNGCodec.decodeBilevel(data, width: side, height: side, shrinkingBy: factor, name: "rendered PNG") else {
-                throw ImagingError(.verificationFailed, source: "rendered code", "the PNG written is not a \(side)×\(side) 1-bit image")
+            guard
+                let read = try PNGCodec.decodeBilevel(
+                    data, width: side, height: side, shrinkingBy: factor, name: "rendered PNG")
+            else {
+                throw ImagingError(
+                    .verificationFailed, source: "rendered code", "the PNG written is not a \(side)×\(side) 1-bit image"
+                )
             }
             check = read
             moduleSize = scale / factor
@@ -106,7 +111,9 @@ public struct QRCodeGenerator: Sendable, Hashable {
         let found = ZBarEngine(symbologies: [.qr], testInverted: false).scan(checked)
         guard found.count == 1, found[0].bytes == payload else {
             let what = found.isEmpty ? "no code" : found.count > 1 ? "\(found.count) codes" : "different bytes"
-            throw ImagingError(.verificationFailed, source: "rendered code", "reading it back gave \(what); try a larger scale or another error-correction level")
+            throw ImagingError(
+                .verificationFailed, source: "rendered code",
+                "reading it back gave \(what); try a larger scale or another error-correction level")
         }
     }
 }

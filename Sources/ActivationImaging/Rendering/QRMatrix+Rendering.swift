@@ -13,14 +13,18 @@ extension QRMatrix {
         let modulesPerSide = size + 2 * margin
         let side = modulesPerSide * scale
         guard side <= 10_000 else {
-            throw ImagingError(.invalidOption, source: "scale", "\(scale) px per module makes a \(side)×\(side) image; use a smaller scale")
+            throw ImagingError(
+                .invalidOption, source: "scale",
+                "\(scale) px per module makes a \(side)×\(side) image; use a smaller scale")
         }
         var pixels = [UInt8](repeating: 255, count: side * side)
         for y in 0..<size {
             for x in 0..<size where self[x, y] {
-                let left = (x + margin) * scale, top = (y + margin) * scale
+                let left = (x + margin) * scale
+                let top = (y + margin) * scale
                 for row in top..<top + scale {
-                    pixels.replaceSubrange(row * side + left..<row * side + left + scale, with: repeatElement(0, count: scale))
+                    pixels.replaceSubrange(
+                        row * side + left..<row * side + left + scale, with: repeatElement(0, count: scale))
                 }
             }
         }
@@ -33,7 +37,9 @@ extension QRMatrix {
         try Self.check(scale: scale, margin: margin)
         let side = (size + 2 * margin) * scale
         guard side <= 10_000 else {
-            throw ImagingError(.invalidOption, source: "scale", "\(scale) px per module makes a \(side)×\(side) image; use a smaller scale")
+            throw ImagingError(
+                .invalidOption, source: "scale",
+                "\(scale) px per module makes a \(side)×\(side) image; use a smaller scale")
         }
         // Each row: a filter byte, then 1 bit per pixel, 1 = white.
         let rowBytes = 1 + (side + 7) / 8
@@ -68,7 +74,10 @@ extension QRMatrix {
         for y in 0..<size {
             var x = 0
             while x < size {
-                guard self[x, y] else { x += 1; continue }
+                guard self[x, y] else {
+                    x += 1
+                    continue
+                }
                 let start = x
                 while x < size && self[x, y] { x += 1 }
                 path += "M\(start + margin) \(y + margin)h\(x - start)v1h-\(x - start)z"
@@ -129,10 +138,13 @@ extension QRMatrix {
 
     static func check(scale: Int, margin: Int) throws {
         guard scale >= minimumScale else {
-            throw ImagingError(.invalidOption, source: "scale", "\(scale) px per module is too small; scanners need at least \(minimumScale)")
+            throw ImagingError(
+                .invalidOption, source: "scale",
+                "\(scale) px per module is too small; scanners need at least \(minimumScale)")
         }
         guard (0...100).contains(margin) else {
-            throw ImagingError(.invalidOption, source: "margin", "\(margin) modules is out of range (0–100; the standard asks for 4)")
+            throw ImagingError(
+                .invalidOption, source: "margin", "\(margin) modules is out of range (0–100; the standard asks for 4)")
         }
     }
 }

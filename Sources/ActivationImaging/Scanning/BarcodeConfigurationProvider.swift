@@ -16,7 +16,10 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
     public var recognizer: PayloadRecognizer
 
     /// A provider that scans `imagePath`, by default for QR codes only, with the default policy.
-    public init(imagePath: String, scanner: BarcodeScanner = BarcodeScanner(symbologies: [.qr]), recognizer: PayloadRecognizer = PayloadRecognizer()) {
+    public init(
+        imagePath: String, scanner: BarcodeScanner = BarcodeScanner(symbologies: [.qr]),
+        recognizer: PayloadRecognizer = PayloadRecognizer()
+    ) {
         self.imagePath = imagePath
         self.scanner = scanner
         self.recognizer = recognizer
@@ -28,7 +31,8 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
             // Off the cooperative pool; a cancelled task stops between the pipeline's passes.
             symbols = try await scanner.scan(file: imagePath)
         } catch let error as ImagingError {
-            throw ConfigurationError(error.code == .unreadable ? .fileUnreadable : .notConfiguration, source: error.source, error.message)
+            throw ConfigurationError(
+                error.code == .unreadable ? .fileUnreadable : .notConfiguration, source: error.source, error.message)
         }
         if symbols.isEmpty {
             throw ConfigurationError(.noCodeFound, source: imagePath, "no QR code or barcode found")
@@ -37,10 +41,13 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
         for symbol in symbols {
             let payload = try recognizer.recognize(text: symbol.text, source: imagePath)
             if let document = payload.document {
-                return ProvidedConfiguration(document: document, signature: payload.signature, origin: imagePath, signatureProof: payload.signatureProof)
+                return ProvidedConfiguration(
+                    document: document, signature: payload.signature, origin: imagePath,
+                    signatureProof: payload.signatureProof)
             }
             seen.append(payload.summary)
         }
-        throw ConfigurationError(.notConfiguration, source: imagePath, "no activation code found (found: \(seen.joined(separator: "; ")))")
+        throw ConfigurationError(
+            .notConfiguration, source: imagePath, "no activation code found (found: \(seen.joined(separator: "; ")))")
     }
 }

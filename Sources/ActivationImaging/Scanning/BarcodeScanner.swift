@@ -27,7 +27,10 @@ public struct BarcodeScanner: Sendable, Hashable {
 
     /// A scanner; by default it looks for every symbology, with the default image caps, at
     /// `normal` effort.
-    public init(symbologies: Set<Symbology> = Set(Symbology.allCases), decoder: ImageDecoder = ImageDecoder(), effort: ScanEffort = .normal) {
+    public init(
+        symbologies: Set<Symbology> = Set(Symbology.allCases), decoder: ImageDecoder = ImageDecoder(),
+        effort: ScanEffort = .normal
+    ) {
         self.symbologies = symbologies
         self.decoder = decoder
         self.effort = effort
@@ -71,7 +74,8 @@ public struct BarcodeScanner: Sendable, Hashable {
     ///   `CancellationError` once `stop` is set.
     func traceFile(_ path: String, stop: StopFlag) throws -> Trace {
         let bytes = try decoder.readFile(path)
-        guard effort != .fast, let half = try decoder.decodeHalfSize(bytes, name: path, above: Self.reduceAbovePixels) else {
+        guard effort != .fast, let half = try decoder.decodeHalfSize(bytes, name: path, above: Self.reduceAbovePixels)
+        else {
             return try trace(decoder.decode(bytes, name: path), stop: stop)
         }
         return try traceLarge(half: half, full: { try decoder.decode(bytes, name: path) }, stop: stop)
@@ -89,7 +93,9 @@ public struct BarcodeScanner: Sendable, Hashable {
     ///
     /// - Throws: `CancellationError` once `stop` is set.
     func trace(_ image: GrayImage, stop: StopFlag) throws -> Trace {
-        guard effort != .fast, image.width * image.height > Self.reduceAbovePixels else { return try runPasses(image, stop: stop) }
+        guard effort != .fast, image.width * image.height > Self.reduceAbovePixels else {
+            return try runPasses(image, stop: stop)
+        }
         return try traceLarge(half: image.scaled(by: 0.5), full: { image }, stop: stop)
     }
 
@@ -102,7 +108,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         let found = first.prepare(half).flatMap { decode(first, $0) } ?? []
         var timings = [(pass: first.name + "@half", duration: clock.now - start)]
         if !found.isEmpty {
-            return Trace(symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: 2))), pass: timings[0].pass, timings: timings)
+            return Trace(
+                symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: 2))), pass: timings[0].pass,
+                timings: timings)
         }
         if stop.isSet { throw CancellationError() }
         guard let regions = CodeEvidence.candidateRegions(in: half) else {
@@ -116,10 +124,15 @@ public struct BarcodeScanner: Sendable, Hashable {
             let crops = try { () throws -> [(GrayImage, Point)] in
                 let full = try full()  // a decoded file's full image is freed once the crops are cut
                 return regions.map { region in
-                    (full.cropped(x: region.x * 2, y: region.y * 2, width: region.width * 2, height: region.height * 2), Point(x: region.x * 2, y: region.y * 2))
+                    (
+                        full.cropped(
+                            x: region.x * 2, y: region.y * 2, width: region.width * 2, height: region.height * 2),
+                        Point(x: region.x * 2, y: region.y * 2)
+                    )
                 }
             }()
-            var found: [ScannedSymbol] = [], pass: String?
+            var found: [ScannedSymbol] = []
+            var pass: String?
             for (crop, origin) in crops {
                 let cropTrace = try runPasses(crop, stop: stop)
                 timings += cropTrace.timings.map { ($0.pass + "@candidates", $0.duration) }
@@ -153,7 +166,9 @@ public struct BarcodeScanner: Sendable, Hashable {
     /// named `…@half`, and the caller scales the corners).
     ///
     /// - Throws: `CancellationError` once `stop` is set.
-    func runPasses(_ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag, from firstPass: Int = 0, halfSize: Bool = false) throws -> Trace {
+    func runPasses(
+        _ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag, from firstPass: Int = 0, halfSize: Bool = false
+    ) throws -> Trace {
         var timings: [(pass: String, duration: Duration)] = []
         let clock = ContinuousClock()
         // Past the first pass, a large photo is read at half size: codes in such photos are
@@ -172,7 +187,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         var readPlain: Set<String> = []
         // Passes that wait for the QR passes on an image that shows a finder pair.
         var postponed: [(index: Int, pass: ScanPass)] = []
-        var queue = ScanPass.passes(for: effort).enumerated().filter { $0.offset >= firstPass }.map { (index: $0.offset, pass: $0.element) }[...]
+        var queue = ScanPass.passes(for: effort).enumerated().filter { $0.offset >= firstPass }.map {
+            (index: $0.offset, pass: $0.element)
+        }[...]
         while let (index, pass) = queue.popFirst() ?? (postponed.isEmpty ? nil : postponed.removeFirst()) {
             if stop.isSet { throw CancellationError() }
             let start = clock.now
@@ -180,7 +197,9 @@ public struct BarcodeScanner: Sendable, Hashable {
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
             let source = useReduced ? reduced! : image
             let key = pass.preparation + (useReduced ? "@half" : "")
-            if pass.needsFinderPatterns || pass.needsFinderPair || pass.needsLightFinderPatterns || pass.yieldsToFinderPair {
+            if pass.needsFinderPatterns || pass.needsFinderPair || pass.needsLightFinderPatterns
+                || pass.yieldsToFinderPair
+            {
                 let finders = survey ?? FinderSurvey(source)
                 survey = finders
                 if pass.needsFinderPatterns && finders.count == 0 { continue }
@@ -207,13 +226,17 @@ public struct BarcodeScanner: Sendable, Hashable {
             if prepared.width == source.width && prepared.height == source.height && prepared.pixels == source.pixels {
                 guard readPlain.insert(decoder).inserted else { continue }
             }
-            guard var found = decode(pass, prepared, survey: pass.preparation == "plain" ? survey : nil) else { continue }
+            guard var found = decode(pass, prepared, survey: pass.preparation == "plain" ? survey : nil) else {
+                continue
+            }
             timings.append((pass.name + (useReduced || halfSize ? "@half" : ""), clock.now - start))
             if found.isEmpty { continue }
             for symbolIndex in found.indices {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
-            return Trace(symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name, timings: timings)
+            return Trace(
+                symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name,
+                timings: timings)
         }
         return Trace(symbols: [], pass: nil, timings: timings)
     }
@@ -225,7 +248,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         let wanted = pass.symbologies.map { $0.intersection(symbologies) } ?? symbologies
         switch pass.engine {
         case .zbar:
-            let engine = ZBarEngine(symbologies: wanted, testInverted: pass.invertedRetry, density: pass.density, scanColumns: pass.scanColumns)
+            let engine = ZBarEngine(
+                symbologies: wanted, testInverted: pass.invertedRetry, density: pass.density,
+                scanColumns: pass.scanColumns)
             return Self.convertingDeclaredCharsets(engine.scan(prepared), in: prepared)
         case .zxing:
             guard let engine = ZXingEngine.shared else { return nil }
@@ -256,7 +281,9 @@ public struct BarcodeScanner: Sendable, Hashable {
     /// set (ECI). Only for QR codes with non-ASCII bytes, ask zxing-cpp, which does: a code that
     /// declares Windows-1252, Big5, GB18030, EUC-KR, … gets its text in UTF-8, as ZXing gives it.
     static func convertingDeclaredCharsets(_ symbols: [ScannedSymbol], in image: GrayImage) -> [ScannedSymbol] {
-        let candidates = symbols.indices.filter { [.qr, .microqr].contains(symbols[$0].symbology) && symbols[$0].bytes.contains { $0 >= 0x80 } }
+        let candidates = symbols.indices.filter {
+            [.qr, .microqr].contains(symbols[$0].symbology) && symbols[$0].bytes.contains { $0 >= 0x80 }
+        }
         guard !candidates.isEmpty, let engine = ZXingEngine.shared else { return symbols }
         let declared = engine.declaredCharsetTexts(image)
         guard !declared.isEmpty else { return symbols }

@@ -21,7 +21,8 @@ extension BarcodeScanner {
                 // What the entry leads to; a dangling link leads nowhere and is passed over.
                 guard let target = Files.type(of: path, followLinks: true) else { continue }
                 if target == .directory {
-                    if Files.type(of: path, followLinks: false) == .directory { walk(path) }  // links to folders can loop
+                    // Links to folders are not followed: they can loop.
+                    if Files.type(of: path, followLinks: false) == .directory { walk(path) }
                 } else if imageExtensions.contains((name as NSString).pathExtension.lowercased()) {
                     result.append(path)  // a FIFO or device named like an image is refused when scanned, by name
                 }
@@ -53,10 +54,13 @@ extension BarcodeScanner {
     /// Memory stays bounded: at most `concurrency` images are decoded at a time, and workers run at
     /// most `64 × concurrency` files ahead of the oldest unreported one (a finished file's result
     /// is small; the room keeps one slow image from stalling the other workers).
-    public func scanFiles(_ paths: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
-                          report: (FileResult) -> Void) {
+    public func scanFiles(
+        _ paths: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        report: (FileResult) -> Void
+    ) {
         let scanner = self
-        OrderedParallel.run(count: paths.count, concurrency: max(1, concurrency), lookahead: 64 * max(1, concurrency)) { index in
+        OrderedParallel.run(count: paths.count, concurrency: max(1, concurrency), lookahead: 64 * max(1, concurrency)) {
+            index in
             scanner.fileResult(paths[index])
         } emit: { _, result in
             report(result)
@@ -75,14 +79,17 @@ extension BarcodeScanner {
     ///     print(result.path, (try? result.outcome.get().symbols.count) ?? 0)
     /// }
     /// ```
-    public func results(for paths: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount) -> AsyncStream<FileResult> {
+    public func results(for paths: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount)
+        -> AsyncStream<FileResult>
+    {
         let scanner = self
         let workers = max(1, concurrency)
         let (stream, continuation) = AsyncStream.makeStream(of: FileResult.self)
         let stop = StopFlag()
         continuation.onTermination = { _ in stop.set() }
         Thread.detachNewThread {
-            OrderedParallel.run(count: paths.count, concurrency: workers, lookahead: 64 * workers, stop: stop) { index in
+            OrderedParallel.run(count: paths.count, concurrency: workers, lookahead: 64 * workers, stop: stop) {
+                index in
                 scanner.fileResult(paths[index])
             } emit: { _, result in
                 if case .terminated = continuation.yield(result) { stop.set() }
@@ -144,8 +151,10 @@ final class StopFlag: Sendable {
 /// A parallel map whose results are emitted in input order, with a bounded window of work ahead.
 /// Once `stop` is set, no new item is started and emitting ends after the items already started.
 enum OrderedParallel {
-    static func run<T: Sendable>(count: Int, concurrency: Int, lookahead: Int, stop: StopFlag = StopFlag(),
-                                 work: @escaping @Sendable (Int) -> T, emit: (Int, T) -> Void) {
+    static func run<T: Sendable>(
+        count: Int, concurrency: Int, lookahead: Int, stop: StopFlag = StopFlag(),
+        work: @escaping @Sendable (Int) -> T, emit: (Int, T) -> Void
+    ) {
         guard count > 0 else { return }
         let state = OrderedParallelState<T>()
         let workers = min(concurrency, count)
@@ -154,7 +163,8 @@ enum OrderedParallel {
                 while true {
                     state.condition.lock()
                     // Do not run too far ahead of what has been reported.
-                    while state.nextToStart < count && state.nextToStart >= state.nextToEmit + lookahead && !stop.isSet {
+                    while state.nextToStart < count && state.nextToStart >= state.nextToEmit + lookahead && !stop.isSet
+                    {
                         // Timed: a stop set from outside the lock is seen within a tenth of a second.
                         _ = state.condition.wait(until: Date(timeIntervalSinceNow: 0.1))
                     }
@@ -183,7 +193,9 @@ enum OrderedParallel {
                 state.condition.unlock()
                 return
             }
-            while state.results[state.nextToEmit] == nil && !stop.isSet { _ = state.condition.wait(until: Date(timeIntervalSinceNow: 0.1)) }
+            while state.results[state.nextToEmit] == nil && !stop.isSet {
+                _ = state.condition.wait(until: Date(timeIntervalSinceNow: 0.1))
+            }
             if state.results[state.nextToEmit] == nil {
                 state.condition.unlock()
                 return

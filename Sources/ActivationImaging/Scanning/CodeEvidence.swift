@@ -19,7 +19,8 @@ enum CodeEvidence {
     /// an edge every few pixels at full contrast (at least 35 gray levels a pixel in a 12 MP photo
     /// at half size, over 100 for most), while skies, walls and out-of-focus ground stay under 20.
     static func candidateRegions(in image: GrayImage, minimumEdges: Int = 24, block: Int = 16) -> [Region]? {
-        let columns = image.width / block, rows = image.height / block
+        let columns = image.width / block
+        let rows = image.height / block
         guard columns > 0, rows > 0 else { return nil }
         var dense = [Bool](repeating: false, count: columns * rows)
         image.pixels.withUnsafeBufferPointer { pixels in
@@ -32,7 +33,9 @@ enum CodeEvidence {
                         let below = min(y + 1, image.height - 1) * width
                         for x in column * block..<(column + 1) * block {
                             let here = Int(pixels[line + x])
-                            sum += abs(Int(pixels[line + min(x + 1, width - 1)]) - here) + abs(Int(pixels[below + x]) - here)
+                            sum +=
+                                abs(Int(pixels[line + min(x + 1, width - 1)]) - here)
+                                + abs(Int(pixels[below + x]) - here)
                         }
                     }
                     dense[row * columns + column] = sum >= minimumEdges * block * block
@@ -45,14 +48,16 @@ enum CodeEvidence {
         var regions: [Region] = []
         for start in dense.indices where dense[start] {
             guard regions.count < 64 else { return nil }
-            var stack = [start], box = (left: columns, top: rows, right: 0, bottom: 0)
+            var stack = [start]
+            var box = (left: columns, top: rows, right: 0, bottom: 0)
             dense[start] = false
             while let index = stack.popLast() {
                 let (row, column) = index.quotientAndRemainder(dividingBy: columns)
                 box = (min(box.left, column), min(box.top, row), max(box.right, column + 1), max(box.bottom, row + 1))
                 for dy in -1...1 {
                     for dx in -1...1 {
-                        let y = row + dy, x = column + dx
+                        let y = row + dy
+                        let x = column + dx
                         guard y >= 0, y < rows, x >= 0, x < columns, dense[y * columns + x] else { continue }
                         dense[y * columns + x] = false
                         stack.append(y * columns + x)
@@ -60,11 +65,15 @@ enum CodeEvidence {
                 }
             }
             // Half the part's size and two blocks on every side, in pixels.
-            let width = box.right - box.left, height = box.bottom - box.top
-            let marginX = (width / 2 + 2) * block, marginY = (height / 2 + 2) * block
-            regions.append(Region(x: max(0, box.left * block - marginX), y: max(0, box.top * block - marginY),
-                                  width: min(image.width, box.right * block + marginX) - max(0, box.left * block - marginX),
-                                  height: min(image.height, box.bottom * block + marginY) - max(0, box.top * block - marginY)))
+            let width = box.right - box.left
+            let height = box.bottom - box.top
+            let marginX = (width / 2 + 2) * block
+            let marginY = (height / 2 + 2) * block
+            regions.append(
+                Region(
+                    x: max(0, box.left * block - marginX), y: max(0, box.top * block - marginY),
+                    width: min(image.width, box.right * block + marginX) - max(0, box.left * block - marginX),
+                    height: min(image.height, box.bottom * block + marginY) - max(0, box.top * block - marginY)))
         }
         // Merge overlapping rectangles until none overlap.
         var merged = true
@@ -72,10 +81,16 @@ enum CodeEvidence {
             merged = false
             outer: for i in regions.indices {
                 for j in regions.indices where j > i {
-                    let a = regions[i], b = regions[j]
-                    guard a.x < b.x + b.width, b.x < a.x + a.width, a.y < b.y + b.height, b.y < a.y + a.height else { continue }
-                    let left = min(a.x, b.x), top = min(a.y, b.y)
-                    regions[i] = Region(x: left, y: top, width: max(a.x + a.width, b.x + b.width) - left, height: max(a.y + a.height, b.y + b.height) - top)
+                    let a = regions[i]
+                    let b = regions[j]
+                    guard a.x < b.x + b.width, b.x < a.x + a.width, a.y < b.y + b.height, b.y < a.y + a.height else {
+                        continue
+                    }
+                    let left = min(a.x, b.x)
+                    let top = min(a.y, b.y)
+                    regions[i] = Region(
+                        x: left, y: top, width: max(a.x + a.width, b.x + b.width) - left,
+                        height: max(a.y + a.height, b.y + b.height) - top)
                     regions.remove(at: j)
                     merged = true
                     break outer
@@ -106,7 +121,9 @@ enum CodeEvidence {
         var x, y, module: Double
 
         /// The distance between the two centres, in pixels.
-        func distance(to other: Finder) -> Double { ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot() }
+        func distance(to other: Finder) -> Double {
+            ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot()
+        }
     }
 
     /// The distinct finder patterns of ``finderPatterns(in:threshold:)``.
@@ -117,19 +134,27 @@ enum CodeEvidence {
     /// The dark finder patterns on light of `image` and, when `light` is set, the light ones on
     /// dark too (a light code on a dark ground): one scan of the rows finds both, since their
     /// runs are the same with the colours swapped.
-    static func finderScan(_ image: GrayImage, threshold: UInt8 = 128, light: Bool) -> (dark: [Finder], light: [Finder]) {
-        let width = image.width, height = image.height
+    static func finderScan(_ image: GrayImage, threshold: UInt8 = 128, light: Bool) -> (dark: [Finder], light: [Finder])
+    {
+        let width = image.width
+        let height = image.height
         guard width >= 21, height >= 21 else { return ([], []) }
-        var darkCentres: [(x: Double, y: Double, module: Double)] = [], lightCentres = darkCentres
+        var darkCentres: [(x: Double, y: Double, module: Double)] = []
+        var lightCentres = darkCentres
         image.pixels.withUnsafeBufferPointer { pixels in
             for y in 0..<height {
                 let row = y * width
                 // The lengths of the last five runs, the oldest first.
-                var r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0
+                var r0 = 0
+                var r1 = 0
+                var r2 = 0
+                var r3 = 0
+                var r4 = 0
                 var x = 0
                 while x < width {
                     // One run: as far as the pixels stay on the side of the threshold they start on.
-                    let start = x, isDark = pixels[row + x] < threshold
+                    let start = x
+                    let isDark = pixels[row + x] < threshold
                     x += 1
                     if isDark {
                         while x < width && pixels[row + x] < threshold { x += 1 }
@@ -143,11 +168,17 @@ enum CodeEvidence {
                     let centreX = Double(x - r4 - r3) - Double(r2) / 2
                     // Confirmed down the column through the centre, then along the diagonal
                     // through the centre found there (texture blobs pass one check, rarely three).
-                    if let vertical = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: y, dx: 0, dy: 1, threshold: threshold, ink: isDark),
-                       abs(vertical.module - module) <= module / 2 {
+                    if let vertical = Self.crossCheck(
+                        pixels, width: width, height: height, x: Int(centreX), y: y, dx: 0, dy: 1, threshold: threshold,
+                        ink: isDark),
+                        abs(vertical.module - module) <= module / 2
+                    {
                         let centreY = Double(y) + Double(vertical.first + vertical.last + 1) / 2
-                        if let diagonal = Self.crossCheck(pixels, width: width, height: height, x: Int(centreX), y: Int(centreY), dx: 1, dy: 1, threshold: threshold, ink: isDark, tolerance: 0.8),
-                           abs(diagonal.module * 2.squareRoot() - module) <= module * 0.8 {
+                        if let diagonal = Self.crossCheck(
+                            pixels, width: width, height: height, x: Int(centreX), y: Int(centreY), dx: 1, dy: 1,
+                            threshold: threshold, ink: isDark, tolerance: 0.8),
+                            abs(diagonal.module * 2.squareRoot() - module) <= module * 0.8
+                        {
                             if isDark {
                                 darkCentres.append((centreX, centreY, (module + vertical.module) / 2))
                             } else {
@@ -166,7 +197,9 @@ enum CodeEvidence {
     private static func distinct(_ centres: [(x: Double, y: Double, module: Double)]) -> [Finder] {
         var clusters: [(x: Double, y: Double, module: Double, hits: Int)] = []
         for centre in centres {
-            if let index = clusters.firstIndex(where: { abs($0.x - centre.x) <= 2 * $0.module && abs($0.y - centre.y) <= 2 * $0.module }) {
+            if let index = clusters.firstIndex(where: {
+                abs($0.x - centre.x) <= 2 * $0.module && abs($0.y - centre.y) <= 2 * $0.module
+            }) {
                 clusters[index].hits += 1
             } else {
                 clusters.append((centre.x, centre.y, centre.module, 1))
@@ -182,7 +215,8 @@ enum CodeEvidence {
         let finders = Array(finders.prefix(40))
         var pairs = 0
         for (index, first) in finders.enumerated() {
-            for second in finders[(index + 1)...] where abs(first.module - second.module) <= 0.4 * max(first.module, second.module) {
+            for second in finders[(index + 1)...]
+            where abs(first.module - second.module) <= 0.4 * max(first.module, second.module) {
                 let distance = first.distance(to: second) / ((first.module + second.module) / 2)
                 if distance >= 7 && distance <= 180 { pairs += 1 }
             }
@@ -209,16 +243,21 @@ enum CodeEvidence {
         var triangles: [FinderTriangle] = []
         for corner in finders {
             for (index, first) in finders.enumerated() where similar(first.module, corner.module, within: 0.4) {
-                let ax = first.x - corner.x, ay = first.y - corner.y
+                let ax = first.x - corner.x
+                let ay = first.y - corner.y
                 let a = (ax * ax + ay * ay).squareRoot()
                 guard a >= 10 * corner.module else { continue }
                 for second in finders[(index + 1)...] where similar(second.module, corner.module, within: 0.4) {
-                    let bx = second.x - corner.x, by = second.y - corner.y
+                    let bx = second.x - corner.x
+                    let by = second.y - corner.y
                     let b = (bx * bx + by * by).squareRoot()
                     guard b > 0, similar(a, b, within: 0.3), abs(ax * bx + ay * by) / (a * b) < 0.3 else { continue }
                     // With y downwards, top right × bottom left (from the top left) is positive.
                     let clockwise = ax * by - ay * bx > 0
-                    triangles.append(FinderTriangle(topLeft: corner, topRight: clockwise ? first : second, bottomLeft: clockwise ? second : first))
+                    triangles.append(
+                        FinderTriangle(
+                            topLeft: corner, topRight: clockwise ? first : second,
+                            bottomLeft: clockwise ? second : first))
                 }
             }
         }
@@ -231,21 +270,26 @@ enum CodeEvidence {
     static func hasTimingPatterns(_ triangle: FinderTriangle, in image: GrayImage, threshold: UInt8) -> Bool {
         let estimate = (triangle.topLeft.module + triangle.topRight.module + triangle.bottomLeft.module) / 3
         func alternations(from start: Finder, to end: Finder, towards side: Finder, module: Double) -> Bool {
-            let dx = end.x - start.x, dy = end.y - start.y
+            let dx = end.x - start.x
+            let dy = end.y - start.y
             let length = (dx * dx + dy * dy).squareRoot()
-            let sx = side.x - start.x, sy = side.y - start.y
+            let sx = side.x - start.x
+            let sy = side.y - start.y
             let sideLength = (sx * sx + sy * sy).squareRoot()
             guard length > 0, sideLength > 0 else { return false }
             // Row 6 is 3 modules from the finder centres' row (3.5) towards the third finder; it
             // alternates from 4.5 modules past one centre to 4.5 before the other.
-            let offsetX = sx / sideLength * 3 * module, offsetY = sy / sideLength * 3 * module
+            let offsetX = sx / sideLength * 3 * module
+            let offsetY = sy / sideLength * 3 * module
             let modules = length / module - 9
             guard modules >= 3 else { return false }
-            var transitions = 0, previous: Bool?
+            var transitions = 0
+            var previous: Bool?
             let steps = Int(modules * 2)
             for step in 0...steps {
                 let t = (4.5 * module + Double(step) / 2 * module) / length
-                let x = Int(start.x + t * dx + offsetX), y = Int(start.y + t * dy + offsetY)
+                let x = Int(start.x + t * dx + offsetX)
+                let y = Int(start.y + t * dy + offsetY)
                 guard x >= 0, y >= 0, x < image.width, y < image.height else { return false }
                 let dark = image.pixels[y * image.width + x] < threshold
                 if let previous, previous != dark { transitions += 1 }
@@ -266,7 +310,8 @@ enum CodeEvidence {
         }
         return modules.contains { module in
             alternations(from: triangle.topLeft, to: triangle.topRight, towards: triangle.bottomLeft, module: module)
-                && alternations(from: triangle.topLeft, to: triangle.bottomLeft, towards: triangle.topRight, module: module)
+                && alternations(
+                    from: triangle.topLeft, to: triangle.bottomLeft, towards: triangle.topRight, module: module)
         }
     }
 
@@ -285,36 +330,43 @@ enum CodeEvidence {
     /// The module size of five runs `a` to `e` in the ratio 1:1:3:1:1 (each 1 within half a
     /// module, the 3 within one and a half, at the default tolerance), or `nil`.
     @inline(__always)
-    static func finderModule(_ a: Int, _ b: Int, _ c: Int, _ d: Int, _ e: Int, tolerance fraction: Double = 0.5) -> Double? {
+    static func finderModule(_ a: Int, _ b: Int, _ c: Int, _ d: Int, _ e: Int, tolerance fraction: Double = 0.5)
+        -> Double?
+    {
         let total = a + b + c + d + e
         guard total >= 7, a > 0, b > 0, c > 0, d > 0, e > 0 else { return nil }
         let module = Double(total) / 7
         let tolerance = module * fraction
         guard abs(Double(a) - module) < tolerance, abs(Double(b) - module) < tolerance,
-              abs(Double(c) - 3 * module) < 3 * tolerance,
-              abs(Double(d) - module) < tolerance, abs(Double(e) - module) < tolerance
+            abs(Double(c) - 3 * module) < 3 * tolerance,
+            abs(Double(d) - module) < tolerance, abs(Double(e) - module) < tolerance
         else { return nil }
         return module
     }
 
     /// The run pattern through (x, y) along (dx, dy): where its centre run starts and ends (in
     /// steps from (x, y)) and its module (in steps), when it is 1:1:3:1:1.
-    private static func crossCheck(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, x: Int, y: Int,
-                                   dx: Int, dy: Int, threshold: UInt8, ink: Bool = true, tolerance: Double = 0.5) -> (first: Int, last: Int, module: Double)? {
+    private static func crossCheck(
+        _ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, x: Int, y: Int,
+        dx: Int, dy: Int, threshold: UInt8, ink: Bool = true, tolerance: Double = 0.5
+    ) -> (first: Int, last: Int, module: Double)? {
         // "Dark" is the pattern's ink: below the threshold, or for a light pattern (`ink` false) not.
         func dark(_ step: Int) -> Bool? {
-            let px = x + step * dx, py = y + step * dy
+            let px = x + step * dx
+            let py = y + step * dy
             guard px >= 0, py >= 0, px < width, py < height else { return nil }
             return (pixels[py * width + px] < threshold) == ink
         }
         guard dark(0) == true else { return nil }
         // From the centre outwards: the centre run, then light, dark on each side.
-        var first = 0, last = 0
+        var first = 0
+        var last = 0
         while dark(first - 1) == true { first -= 1 }
         while dark(last + 1) == true { last += 1 }
         let centre = last - first + 1
         func run(from start: Int, step: Int, isDark: Bool) -> Int {
-            var position = start, length = 0
+            var position = start
+            var length = 0
             while dark(position) == isDark && length <= 4 * centre {
                 length += 1
                 position += step
@@ -325,7 +377,8 @@ enum CodeEvidence {
         let darkBefore = run(from: first - 1 - lightBefore, step: -1, isDark: true)
         let lightAfter = run(from: last + 1, step: 1, isDark: false)
         let darkAfter = run(from: last + 1 + lightAfter, step: 1, isDark: true)
-        guard let module = finderModule(darkBefore, lightBefore, centre, lightAfter, darkAfter, tolerance: tolerance) else { return nil }
+        guard let module = finderModule(darkBefore, lightBefore, centre, lightAfter, darkAfter, tolerance: tolerance)
+        else { return nil }
         return (first, last, module)
     }
 }

@@ -34,7 +34,8 @@ final class FinderSurvey {
     /// a code that fills the picture has finder centres wider than that, which it hollows out.
     private(set) lazy var global: Binarization = {
         let threshold = image.otsuThreshold()
-        return Binarization(image: image, threshold: threshold, finders: CodeEvidence.finderCentres(in: image, threshold: threshold))
+        return Binarization(
+            image: image, threshold: threshold, finders: CodeEvidence.finderCentres(in: image, threshold: threshold))
     }()
 
     /// Both binarizations, in the order the QR readers of our own try them.

@@ -27,8 +27,10 @@ extension BarcodeScanner {
             guard let (copy, prepareTime) = prepared[pass.preparation], let copy else { continue }
             let start = clock.now
             guard let symbols = decode(pass, copy) else { continue }
-            outcomes.append(PassOutcome(pass: pass.name, preparation: pass.preparation, prepareMilliseconds: prepareTime,
-                                        decodeMilliseconds: (clock.now - start).inMilliseconds, symbols: symbols))
+            outcomes.append(
+                PassOutcome(
+                    pass: pass.name, preparation: pass.preparation, prepareMilliseconds: prepareTime,
+                    decodeMilliseconds: (clock.now - start).inMilliseconds, symbols: symbols))
         }
         return outcomes
     }
@@ -44,7 +46,8 @@ extension ScanPass {
         for engine in [Engine.zbar, .zxing] {
             bases += [
                 plain(engine), thresholded(engine), enlarged(engine), sharpened(engine), contrastStretched(engine),
-                smoothed(engine), inverted(engine), halved(engine), deblurred(engine), stretched(engine), deblurredRows(engine),
+                smoothed(engine), inverted(engine), halved(engine), deblurred(engine), stretched(engine),
+                deblurredRows(engine),
                 rotated(engine, by: 45), rotated(engine, by: 22.5), rotated(engine, by: -22.5),
             ]
         }
@@ -55,23 +58,36 @@ extension ScanPass {
                 switch pass.engine {
                 case .zbar:
                     for inverted in rotation ? [false] : [false, true] {
-                        all.append(pass.with { $0.symbologies = subset; $0.invertedRetry = inverted })
+                        all.append(
+                            pass.with {
+                                $0.symbologies = subset
+                                $0.invertedRetry = inverted
+                            })
                     }
                 case .model1, .resample:
                     break
                 case .zxing:
                     for retries: ZXingEngine.Retries in rotation ? [.all] : [.all, [], .harder, [.harder, .rotate]] {
-                        all.append(pass.with { $0.symbologies = subset; $0.zxingRetries = retries })
+                        all.append(
+                            pass.with {
+                                $0.symbologies = subset
+                                $0.zxingRetries = retries
+                            })
                     }
                 }
             }
             if pass.engine == .zbar && !rotation {
                 all += [pass.density(2), pass.density(3), pass.only(linear).density(3), pass.only(qr).density(3)]
-                all += [pass.density(3), pass.density(2), pass.density(4), pass.density(6), pass.only(linear).density(3),
-                        pass.only(productCodes).density(3), pass.only(productCodes.union([.itf])).density(3)].map { $0.with { $0.scanColumns = false } }
+                all += [
+                    pass.density(3), pass.density(2), pass.density(4), pass.density(6), pass.only(linear).density(3),
+                    pass.only(productCodes).density(3), pass.only(productCodes.union([.itf])).density(3),
+                ].map { $0.with { $0.scanColumns = false } }
             }
             if pass.engine == .zxing && !rotation {
-                all += [pass.only(productCodes).retries(.harder), pass.only(linear.subtracting(productCodes)).retries(.harder)]
+                all += [
+                    pass.only(productCodes).retries(.harder),
+                    pass.only(linear.subtracting(productCodes)).retries(.harder),
+                ]
             }
         }
         return all
@@ -94,8 +110,10 @@ extension BarcodeScanner {
     }
 
     private func measure(_ name: String, _ value: Int, since start: ContinuousClock.Instant) -> PassOutcome {
-        PassOutcome(pass: name, preparation: "", prepareMilliseconds: 0, decodeMilliseconds: (ContinuousClock.now - start).inMilliseconds,
-                    symbols: [ScannedSymbol(symbology: .qr, bytes: Array("\(value)".utf8), text: "\(value)", corners: [])])
+        PassOutcome(
+            pass: name, preparation: "", prepareMilliseconds: 0,
+            decodeMilliseconds: (ContinuousClock.now - start).inMilliseconds,
+            symbols: [ScannedSymbol(symbology: .qr, bytes: Array("\(value)".utf8), text: "\(value)", corners: [])])
     }
 }
 

@@ -61,7 +61,8 @@ public enum PayloadText {
             return .shiftJIS
         }
         if evidence.canBeLatin1 && evidence.canBeShiftJIS {
-            let looksJapanese = (evidence.maxKatakanaRun == 2 && evidence.katakanaCount == 2)
+            let looksJapanese =
+                (evidence.maxKatakanaRun == 2 && evidence.katakanaCount == 2)
                 || evidence.latin1Symbols * 10 >= bytes.count
             return looksJapanese ? .shiftJIS : .isoLatin1
         }

@@ -74,20 +74,30 @@ package struct ScanPass: Sendable {
         if density > 1 { name += "/d\(density)" }
         if !scanColumns { name += "/rows" }
         if let symbologies {
-            name += symbologies == Self.qr ? "/qr" : symbologies == Self.linear ? "/linear" : symbologies == Self.productCodes ? "/products" : "/" + symbologies.map(\.rawValue).sorted().joined(separator: "+")
+            name +=
+                symbologies == Self.qr
+                ? "/qr"
+                : symbologies == Self.linear
+                    ? "/linear"
+                    : symbologies == Self.productCodes
+                        ? "/products" : "/" + symbologies.map(\.rawValue).sorted().joined(separator: "+")
         }
         if engine == .zbar && invertedRetry { name += "/inv" }
         if engine == .zxing && zxingRetries != .all { name += zxingRetries.isEmpty ? "/once" : "/" + zxingRetries.name }
         return name
     }
 
-    static func pass(_ engine: Engine, _ preparation: String, _ prepare: @escaping @Sendable (GrayImage) -> GrayImage?) -> ScanPass {
+    static func pass(_ engine: Engine, _ preparation: String, _ prepare: @escaping @Sendable (GrayImage) -> GrayImage?)
+        -> ScanPass
+    {
         ScanPass(engine: engine, preparation: preparation, prepare: prepare)
     }
 
     // The preparations, each defined once for the pipeline and the study.
     static func plain(_ engine: Engine) -> ScanPass { pass(engine, "plain") { $0 } }
-    static func thresholded(_ engine: Engine) -> ScanPass { pass(engine, "threshold") { $0.adaptiveThreshold(window: thresholdWindow($0)) } }
+    static func thresholded(_ engine: Engine) -> ScanPass {
+        pass(engine, "threshold") { $0.adaptiveThreshold(window: thresholdWindow($0)) }
+    }
     static func sharpened(_ engine: Engine) -> ScanPass { pass(engine, "sharpen") { $0.sharpened() } }
     static func contrastStretched(_ engine: Engine) -> ScanPass { pass(engine, "contrast") { $0.stretchedContrast() } }
     static func smoothed(_ engine: Engine) -> ScanPass { pass(engine, "smooth") { $0.boxBlurred() } }
@@ -97,17 +107,21 @@ package struct ScanPass: Sendable {
     /// in the pass study it read blurred QR photos no other pass did, too rarely for `normal`).
     static func deblurred(_ engine: Engine) -> ScanPass {
         let factor = 1.25
-        return ScanPass(engine: engine, preparation: "deblur",
-                        prepare: { max($0.width, $0.height) < 1600 ? $0.scaled(by: factor).unsharpMasked(radius: 3, amount: 2) : nil },
-                        mapBack: unscaling(horizontally: factor, vertically: factor))
+        return ScanPass(
+            engine: engine, preparation: "deblur",
+            prepare: {
+                max($0.width, $0.height) < 1600 ? $0.scaled(by: factor).unsharpMasked(radius: 3, amount: 2) : nil
+            },
+            mapBack: unscaling(horizontally: factor, vertically: factor))
     }
     /// Both detectors need a few pixels per module; small photos get them by enlarging.
     static func enlarged(_ engine: Engine) -> ScanPass { scaled(engine, by: 2) { max($0.width, $0.height) < 1200 } }
     /// For linear codes (horizontal scanlines): widened only, at half the cost of enlarging.
     static func stretched(_ engine: Engine) -> ScanPass {
-        ScanPass(engine: engine, preparation: "stretch2.0",
-                 prepare: { $0.width < 1200 ? $0.stretched(horizontally: 2) : nil },
-                 mapBack: unscaling(horizontally: 2, vertically: 1))
+        ScanPass(
+            engine: engine, preparation: "stretch2.0",
+            prepare: { $0.width < 1200 ? $0.stretched(horizontally: 2) : nil },
+            mapBack: unscaling(horizontally: 2, vertically: 1))
     }
     /// ``deblurred(_:)`` for linear codes: widened and sharpened along the rows only (half the cost;
     /// the bars run down the image).
@@ -115,34 +129,52 @@ package struct ScanPass: Sendable {
         // Widened by a quarter and σ ≈ 4 read the most blurred EAN/UPC photos of the pass study
         // (σ ≈ 2 or 3, widening by half or 2×, or a stronger mask read fewer).
         let factor = 1.25
-        return ScanPass(engine: engine, preparation: "deblur-rows",
-                        prepare: { $0.width < 1600 ? $0.stretched(horizontally: factor).unsharpMasked(radius: 4, amount: 2, alongRowsOnly: true) : nil },
-                        mapBack: unscaling(horizontally: factor, vertically: 1))
+        return ScanPass(
+            engine: engine, preparation: "deblur-rows",
+            prepare: {
+                $0.width < 1600
+                    ? $0.stretched(horizontally: factor).unsharpMasked(radius: 4, amount: 2, alongRowsOnly: true) : nil
+            },
+            mapBack: unscaling(horizontally: factor, vertically: 1))
     }
     static func halved(_ engine: Engine) -> ScanPass { scaled(engine, by: 0.5) { min($0.width, $0.height) > 900 } }
 
-    static func scaled(_ engine: Engine, by factor: Double, when applies: @escaping @Sendable (GrayImage) -> Bool) -> ScanPass {
-        ScanPass(engine: engine, preparation: "scale\(factor)",
-                 prepare: { applies($0) ? $0.scaled(by: factor) : nil },
-                 mapBack: unscaling(horizontally: factor, vertically: factor))
+    static func scaled(_ engine: Engine, by factor: Double, when applies: @escaping @Sendable (GrayImage) -> Bool)
+        -> ScanPass
+    {
+        ScanPass(
+            engine: engine, preparation: "scale\(factor)",
+            prepare: { applies($0) ? $0.scaled(by: factor) : nil },
+            mapBack: unscaling(horizontally: factor, vertically: factor))
     }
 
     /// The way back from a copy scaled by `horizontal` across and `vertical` down.
-    static func unscaling(horizontally horizontal: Double, vertically vertical: Double) -> @Sendable (Point, GrayImage) -> Point {
-        { point, _ in Point(x: Int((Double(point.x) / horizontal).rounded()), y: Int((Double(point.y) / vertical).rounded())) }
+    static func unscaling(horizontally horizontal: Double, vertically vertical: Double)
+        -> @Sendable (Point, GrayImage) -> Point
+    {
+        { point, _ in
+            Point(x: Int((Double(point.x) / horizontal).rounded()), y: Int((Double(point.y) / vertical).rounded()))
+        }
     }
 
     static func rotated(_ engine: Engine, by degrees: Double) -> ScanPass {
-        ScanPass(engine: engine, preparation: "rotate\(Int(degrees))", prepare: { $0.rotated(degrees: degrees) }, mapBack: { point, original in
-            // The inverse of GrayImage.rotated: from the rotated canvas back to the original frame.
-            let radians = degrees * .pi / 180
-            let cosine = cos(radians), sine = sin(radians)
-            let width = Double(original.width), height = Double(original.height)
-            let canvasWidth = (width * abs(cosine) + height * abs(sine)).rounded(.up)
-            let canvasHeight = (width * abs(sine) + height * abs(cosine)).rounded(.up)
-            let dx = Double(point.x) - canvasWidth / 2, dy = Double(point.y) - canvasHeight / 2
-            return Point(x: Int((cosine * dx - sine * dy + width / 2).rounded()), y: Int((sine * dx + cosine * dy + height / 2).rounded()))
-        })
+        ScanPass(
+            engine: engine, preparation: "rotate\(Int(degrees))", prepare: { $0.rotated(degrees: degrees) },
+            mapBack: { point, original in
+                // The inverse of GrayImage.rotated: from the rotated canvas back to the original frame.
+                let radians = degrees * .pi / 180
+                let cosine = cos(radians)
+                let sine = sin(radians)
+                let width = Double(original.width)
+                let height = Double(original.height)
+                let canvasWidth = (width * abs(cosine) + height * abs(sine)).rounded(.up)
+                let canvasHeight = (width * abs(sine) + height * abs(cosine)).rounded(.up)
+                let dx = Double(point.x) - canvasWidth / 2
+                let dy = Double(point.y) - canvasHeight / 2
+                return Point(
+                    x: Int((cosine * dx - sine * dy + width / 2).rounded()),
+                    y: Int((sine * dx + cosine * dy + height / 2).rounded()))
+            })
     }
 
     /// This pass for these symbologies only.
@@ -187,7 +219,9 @@ package struct ScanPass: Sendable {
     /// enlarged, sharpened, rotated copies) and the QR resampler run only where finder patterns
     /// show, those that need three finders and the last ones only where two of one code do.
     /// Without the zxing helper, zbar's passes of before take its place.
-    package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine) -> [ScanPass] {
+    package static func passes(for effort: ScanEffort, secondEngine: Bool = BarcodeScanner.hasSecondEngine)
+        -> [ScanPass]
+    {
         let plainZBar = plain(.zbar).invertedToo
         guard effort != .fast else { return [plainZBar] }
         guard secondEngine else {
@@ -197,7 +231,9 @@ package struct ScanPass: Sendable {
                 // Faint light-on-dark codes need the stretch and the inversion together.
                 contrastStretched(.zbar).invertedToo, smoothed(.zbar), halved(.zbar),
             ]
-            if effort == .thorough { passes += [.rotated(.zbar, by: 45), .rotated(.zbar, by: 22.5), .rotated(.zbar, by: -22.5)] }
+            if effort == .thorough {
+                passes += [.rotated(.zbar, by: 45), .rotated(.zbar, by: 22.5), .rotated(.zbar, by: -22.5)]
+            }
             return passes
         }
         var passes = [
@@ -239,11 +275,19 @@ package struct ScanPass: Sendable {
             enlarged(.zbar).density(2).gatedOnFinderPair,
         ]
         guard effort == .thorough else { return passes }
-        passes = passes.map { $0.with { $0.needsFinderPatterns = false; $0.needsFinderPair = false; $0.needsLightFinderPatterns = false; $0.yieldsToFinderPair = false } }
+        passes = passes.map {
+            $0.with {
+                $0.needsFinderPatterns = false
+                $0.needsFinderPair = false
+                $0.needsLightFinderPatterns = false
+                $0.yieldsToFinderPair = false
+            }
+        }
         passes += [
             // Redundant in the study (later passes read all they read), kept for thoroughness.
             plain(.zxing).retries(.harder), thresholded(.zxing).only(linear).retries([]),
-            plainZBar, thresholded(.zbar).invertedToo, contrastStretched(.zbar).invertedToo, enlarged(.zbar).invertedToo,
+            plainZBar, thresholded(.zbar).invertedToo, contrastStretched(.zbar).invertedToo,
+            enlarged(.zbar).invertedToo,
             rotated(.zbar, by: 45), rotated(.zbar, by: 22.5), rotated(.zxing, by: 45), rotated(.zxing, by: -22.5),
             halved(.zbar), halved(.zxing), deblurred(.zxing).only(qr), deblurred(.zbar).only(qr),
         ]

@@ -41,7 +41,10 @@ public struct ScanReport: Codable, Sendable, Hashable {
 
     /// The report of one file: its codes, each with its verdict (in the same order), or why it
     /// could not be read.
-    public init(file: String, result: Result<[ScannedSymbol], ImagingError>, verdicts: [Result<ActivationReport, ConfigurationError>]) {
+    public init(
+        file: String, result: Result<[ScannedSymbol], ImagingError>,
+        verdicts: [Result<ActivationReport, ConfigurationError>]
+    ) {
         self.file = file
         switch result {
         case .success(let found):

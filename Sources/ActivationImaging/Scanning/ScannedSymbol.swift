@@ -35,7 +35,8 @@ public struct ScannedSymbol: Sendable, Hashable {
 
     /// The smallest upright rectangle holding ``corners``: (minX, minY, maxX, maxY).
     var bounds: (minX: Int, minY: Int, maxX: Int, maxY: Int) {
-        let xs = corners.map(\.x), ys = corners.map(\.y)
+        let xs = corners.map(\.x)
+        let ys = corners.map(\.y)
         return (xs.min() ?? 0, ys.min() ?? 0, xs.max() ?? 0, ys.max() ?? 0)
     }
 }

@@ -59,22 +59,29 @@ struct ZBarEngine: Sendable {
 
     private func copy(_ symbol: OpaquePointer) -> ScannedSymbol? {
         guard let symbology = Symbology(zbarType: zbar_symbol_get_type(symbol)),
-              let data = zbar_symbol_get_data(symbol)
+            let data = zbar_symbol_get_data(symbol)
         else { return nil }
         let length = Int(zbar_symbol_get_data_length(symbol))
-        var bytes = data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        var bytes = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Array(UnsafeBufferPointer(start: $0, count: length))
+        }
         var points: [Point] = []
         for index in 0..<zbar_symbol_get_loc_size(symbol) {
-            points.append(Point(x: Int(zbar_symbol_get_loc_x(symbol, index)), y: Int(zbar_symbol_get_loc_y(symbol, index))))
+            points.append(
+                Point(x: Int(zbar_symbol_get_loc_x(symbol, index)), y: Int(zbar_symbol_get_loc_y(symbol, index))))
         }
         if symbology == .codabar { bytes = Self.strippingCodabarGuards(bytes) }
-        return ScannedSymbol(symbology: symbology, bytes: bytes, text: Self.text(bytes, symbology), corners: Self.corners(points, symbology))
+        return ScannedSymbol(
+            symbology: symbology, bytes: bytes, text: Self.text(bytes, symbology),
+            corners: Self.corners(points, symbology))
     }
 
     /// zbar reports Codabar with its start/stop characters (A–D); readers and the data they carry don't.
     static func strippingCodabarGuards(_ bytes: [UInt8]) -> [UInt8] {
         let guards = Set("ABCDTN*Eabcdtne".utf8)
-        guard bytes.count >= 2, let first = bytes.first, let last = bytes.last, guards.contains(first), guards.contains(last) else {
+        guard bytes.count >= 2, let first = bytes.first, let last = bytes.last, guards.contains(first),
+            guards.contains(last)
+        else {
             return bytes
         }
         return Array(bytes.dropFirst().dropLast())
@@ -91,7 +98,7 @@ struct ZBarEngine: Sendable {
             return [points[0], points[3], points[2], points[1]]
         }
         guard let minX = points.map(\.x).min(), let maxX = points.map(\.x).max(),
-              let minY = points.map(\.y).min(), let maxY = points.map(\.y).max()
+            let minY = points.map(\.y).min(), let maxY = points.map(\.y).max()
         else { return [] }
         return [Point(x: minX, y: minY), Point(x: maxX, y: minY), Point(x: maxX, y: maxY), Point(x: minX, y: maxY)]
     }

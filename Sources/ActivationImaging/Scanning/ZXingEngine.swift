@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The second decoding engine: zxing-cpp, run in `activate-zxing-helper` processes.
@@ -63,7 +63,9 @@ final class ZXingEngine: Sendable {
         static let all: Retries = [.harder, .rotate, .downscale]
 
         var name: String {
-            [(Retries.harder, "harder"), (.rotate, "rotate"), (.downscale, "downscale")].filter { contains($0.0) }.map(\.1).joined(separator: "+")
+            [(Retries.harder, "harder"), (.rotate, "rotate"), (.downscale, "downscale")].filter { contains($0.0) }.map(
+                \.1
+            ).joined(separator: "+")
         }
     }
 
@@ -120,7 +122,9 @@ final class ZXingEngine: Sendable {
     private func checkOut() -> Helper? {
         let thread = pthread_self()
         let reused = idle.withLock { helpers -> Helper? in
-            guard let index = helpers.lastIndex(where: { $0.lastUser == thread }) ?? helpers.indices.last else { return nil }
+            guard let index = helpers.lastIndex(where: { $0.lastUser == thread }) ?? helpers.indices.last else {
+                return nil
+            }
             return helpers.remove(at: index).helper
         }
         return reused ?? Helper(path: helperPath)
@@ -151,7 +155,9 @@ final class ZXingEngine: Sendable {
         guard let count = reader.u32() else { return [] }
         var symbols: [(symbol: ScannedSymbol, raw: [UInt8], hasECI: Bool)] = []
         for _ in 0..<count {
-            guard let format = reader.u32(), let hasECI = reader.u32(), let bytes = reader.block(), let text = reader.block() else { return symbols }
+            guard let format = reader.u32(), let hasECI = reader.u32(), let bytes = reader.block(),
+                let text = reader.block()
+            else { return symbols }
             var corners: [Point] = []
             for _ in 0..<4 {
                 guard let x = reader.u32(), let y = reader.u32() else { return symbols }
@@ -161,8 +167,14 @@ final class ZXingEngine: Sendable {
             // ECI-declared text is handed over converted to UTF-8 (the zbar pass asks this engine
             // for it too, see BarcodeScanner), so both engines give the same bytes for one code.
             let payload = hasECI == 1 ? text : bytes
-            let decoded = symbology.isLinear ? (PayloadText.decode(payload, as: .isoLatin1) ?? "") : PayloadText.decode(payload).text
-            symbols.append((ScannedSymbol(symbology: symbology, bytes: payload, text: decoded, corners: corners), bytes, hasECI == 1))
+            let decoded =
+                symbology.isLinear
+                ? (PayloadText.decode(payload, as: .isoLatin1) ?? "") : PayloadText.decode(payload).text
+            symbols.append(
+                (
+                    ScannedSymbol(symbology: symbology, bytes: payload, text: decoded, corners: corners), bytes,
+                    hasECI == 1
+                ))
         }
         return symbols
     }
@@ -199,7 +211,9 @@ private final class Helper: @unchecked Sendable {
 
     init?(path: String) {
         var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            return nil
+        }
         memory = memfd_create("activate-zxing-pixels", ACTIVATE_MFD_CLOEXEC)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -210,7 +224,7 @@ private final class Helper: @unchecked Sendable {
         if memory >= 0 { posix_spawn_file_actions_adddup2(&actions, memory, 3) }
         var child: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         let status = posix_spawn(&child, path, &actions, nil, argv, environ)
         close(pair[1])
         guard status == 0 else {
@@ -240,7 +254,7 @@ private final class Helper: @unchecked Sendable {
             var grown = max(1 << 20, capacity)
             while grown < pixels.count { grown *= 2 }
             guard ftruncate(memory, off_t(grown)) == 0,
-                  let mapped = mmap(nil, grown, PROT_READ | PROT_WRITE, MAP_SHARED, memory, 0), mapped != MAP_FAILED
+                let mapped = mmap(nil, grown, PROT_READ | PROT_WRITE, MAP_SHARED, memory, 0), mapped != MAP_FAILED
             else {
                 capacity = 0
                 return false
@@ -260,7 +274,9 @@ private final class Helper: @unchecked Sendable {
         guard socket >= 0 else { return nil }
         var offset = 0
         while offset < request.count {
-            let sent = request.withUnsafeBytes { send(socket, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let sent = request.withUnsafeBytes {
+                send(socket, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if sent < 0 {
                 if errno == EINTR { continue }
                 return nil
@@ -275,7 +291,9 @@ private final class Helper: @unchecked Sendable {
                 let milliseconds = Int32(max(0, (deadline - ContinuousClock.now).inMilliseconds))
                 var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
                 guard milliseconds > 0, poll(&descriptor, 1, milliseconds) > 0 else { return nil }
-                let received = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress! + filled, count - filled, 0) }
+                let received = buffer.withUnsafeMutableBytes {
+                    recv(socket, $0.baseAddress! + filled, count - filled, 0)
+                }
                 if received < 0 && errno == EINTR { continue }
                 guard received > 0 else { return nil }
                 filled += received

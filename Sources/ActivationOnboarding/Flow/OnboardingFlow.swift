@@ -53,7 +53,9 @@ public struct OnboardingFlow: Sendable {
             do {
                 try await step.checkBeforeOnboarding(&context)
             } catch {
-                return OnboardingResult(kind: .onboard, context: context, completed: [], failures: [StepFailure(step: step.name, error: error)])
+                return OnboardingResult(
+                    kind: .onboard, context: context, completed: [],
+                    failures: [StepFailure(step: step.name, error: error)])
             }
         }
         return await run(.onboard, context) { step, context in try await step.onboard(&context) }
@@ -69,7 +71,8 @@ public struct OnboardingFlow: Sendable {
     public func sync(_ context: OnboardingContext) async -> OnboardingResult {
         guard context.store != nil else {
             let error = OnboardingError(.notOnboarded, "nothing is restored to sync: run the restore flow first")
-            return OnboardingResult(kind: .sync, context: context, completed: [], failures: [StepFailure(step: "sync", error: error)])
+            return OnboardingResult(
+                kind: .sync, context: context, completed: [], failures: [StepFailure(step: "sync", error: error)])
         }
         return await run(.sync, context) { step, context in try await step.sync(&context) }
     }
@@ -78,7 +81,8 @@ public struct OnboardingFlow: Sendable {
     /// result lists every step that failed.
     public func reset(_ context: OnboardingContext) async -> OnboardingResult {
         var context = context
-        var completed: [String] = [], failures: [StepFailure] = []
+        var completed: [String] = []
+        var failures: [StepFailure] = []
         for step in order(for: .reset) {
             do {
                 try await step.reset(&context)
@@ -90,8 +94,10 @@ public struct OnboardingFlow: Sendable {
         return OnboardingResult(kind: .reset, context: context, completed: completed, failures: failures)
     }
 
-    private func run(_ kind: Kind, _ context: OnboardingContext,
-                     _ body: (any OnboardingStep, inout OnboardingContext) async throws -> Void) async -> OnboardingResult {
+    private func run(
+        _ kind: Kind, _ context: OnboardingContext,
+        _ body: (any OnboardingStep, inout OnboardingContext) async throws -> Void
+    ) async -> OnboardingResult {
         var context = context
         var completed: [String] = []
         for step in order(for: kind) {
@@ -99,7 +105,9 @@ public struct OnboardingFlow: Sendable {
             do {
                 try await body(step, &context)
             } catch {
-                return OnboardingResult(kind: kind, context: context, completed: completed, failures: [StepFailure(step: step.name, error: error)])
+                return OnboardingResult(
+                    kind: kind, context: context, completed: completed,
+                    failures: [StepFailure(step: step.name, error: error)])
             }
             completed.append(step.name)
         }
@@ -164,12 +172,16 @@ extension OnboardingFlow {
     ///   - settings: where the client policies come from.
     ///   - store: how the store is created and opened.
     ///   - appSteps: the app's own steps, run after the store's.
-    public static func standard(configuration: ConfigurationStep, credentials: CredentialsStep = CredentialsStep(), signIn: (any OnboardingStep)? = nil,
-                                settings: SettingsDownloadStep, store: StoreManagerStep, appSteps: [any OnboardingStep] = []) -> OnboardingFlow {
-        OnboardingFlow(steps: [configuration, credentials] + (signIn.map { [$0] } ?? []) + [
-            settings,
-            PasscodePolicyApplyStep(), BlockWipingPolicyApplyStep(), LogSettingsApplyStep(),
-            store, UsagePolicyApplyStep(), FeatureVectorPolicyApplyStep(),
-        ] + appSteps)
+    public static func standard(
+        configuration: ConfigurationStep, credentials: CredentialsStep = CredentialsStep(),
+        signIn: (any OnboardingStep)? = nil,
+        settings: SettingsDownloadStep, store: StoreManagerStep, appSteps: [any OnboardingStep] = []
+    ) -> OnboardingFlow {
+        OnboardingFlow(
+            steps: [configuration, credentials] + (signIn.map { [$0] } ?? []) + [
+                settings,
+                PasscodePolicyApplyStep(), BlockWipingPolicyApplyStep(), LogSettingsApplyStep(),
+                store, UsagePolicyApplyStep(), FeatureVectorPolicyApplyStep(),
+            ] + appSteps)
     }
 }

@@ -19,8 +19,11 @@ public struct UnattendedPresenter: OnboardingPresenter {
     public var notes: @Sendable (OnboardingNote) -> Void
 
     /// A presenter with these answers.
-    public init(confirms: Bool = true, passcode: Passcode? = nil, credentials: StoredCredentials = StoredCredentials(), consents: Bool = false,
-                providerInput: ProviderInput = [:], notes: @escaping @Sendable (OnboardingNote) -> Void = { _ in }) {
+    public init(
+        confirms: Bool = true, passcode: Passcode? = nil, credentials: StoredCredentials = StoredCredentials(),
+        consents: Bool = false,
+        providerInput: ProviderInput = [:], notes: @escaping @Sendable (OnboardingNote) -> Void = { _ in }
+    ) {
         self.confirms = confirms
         self.passcode = passcode
         self.credentials = credentials
@@ -64,12 +67,16 @@ public struct UnattendedPresenter: OnboardingPresenter {
 
     /// Nobody pastes an address.
     public func redirectedAddress(_ request: PastedAddressRequest) async throws -> String? {
-        throw request.rejection ?? OnboardingError(.unanswered, "a sign-in in the browser needs someone to sign in, and onboarding runs unattended")
+        throw request.rejection
+            ?? OnboardingError(
+                .unanswered, "a sign-in in the browser needs someone to sign in, and onboarding runs unattended")
     }
 
     /// The code and the address go to ``notes``: someone may confirm them elsewhere.
     public func showDeviceCode(_ prompt: DeviceCodePrompt) async {
-        notes(OnboardingNote(.info, step: "sign-in", "To sign in, enter the code \(prompt.userCode) at \(prompt.verificationURI)"))
+        notes(
+            OnboardingNote(
+                .info, step: "sign-in", "To sign in, enter the code \(prompt.userCode) at \(prompt.verificationURI)"))
     }
 
     /// ``consents``.

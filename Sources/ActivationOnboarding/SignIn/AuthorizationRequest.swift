@@ -28,7 +28,9 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
             ("response_type", "code"), ("client_id", endpoints.client.clientID), ("redirect_uri", redirectURI),
         ]
         if let scope { fields.append(("scope", scope)) }
-        fields += [("state", state), ("code_challenge", proofKey.challenge), ("code_challenge_method", ProofKey.method)]
+        fields += [
+            ("state", state), ("code_challenge", proofKey.challenge), ("code_challenge_method", ProofKey.method),
+        ]
         if let nonce { fields.append(("nonce", nonce)) }
         let separator = endpoints.authorization.contains("?") ? "&" : "?"
         url = endpoints.authorization + separator + FormEncoding.encode(fields)
@@ -108,7 +110,10 @@ public struct AuthorizationCallback: Sendable, Hashable, CustomStringConvertible
         // The fragment is cut off: the code comes in the query of the authorization-code flow.
         let withoutFragment = trimmed.prefix { $0 != "#" }
         guard let mark = withoutFragment.firstIndex(of: "?"), withoutFragment[..<mark] == expected else {
-            throw OnboardingError(.signInFailed, "the pasted address does not start with the redirect address \(UntrustedText.escaped(expected, maxCharacters: 200))")
+            throw OnboardingError(
+                .signInFailed,
+                "the pasted address does not start with the redirect address \(UntrustedText.escaped(expected, maxCharacters: 200))"
+            )
         }
         try self.init(query: withoutFragment[withoutFragment.index(after: mark)...])
     }
@@ -123,13 +128,22 @@ public struct AuthorizationCallback: Sendable, Hashable, CustomStringConvertible
         // another local process must not be able to end the sign-in.
         guard let state, RandomToken.equal(state, request.state) else { return .wrongState }
         if let issuer, let expectedIssuer, issuer != expectedIssuer {
-            return .failed(OnboardingError(.signInFailed, "the redirect names the issuer \(UntrustedText.escaped(issuer, maxCharacters: 200)), not \(expectedIssuer): the code came from another server"))
+            return .failed(
+                OnboardingError(
+                    .signInFailed,
+                    "the redirect names the issuer \(UntrustedText.escaped(issuer, maxCharacters: 200)), not \(expectedIssuer): the code came from another server"
+                ))
         }
         if let error {
             let reason = errorDescription.map { ": \(UntrustedText.escaped($0, maxCharacters: 300))" } ?? ""
-            return .failed(OnboardingError(.signInFailed, "the server ended the sign-in with \(UntrustedText.escaped(error, maxCharacters: 80))\(reason)"))
+            return .failed(
+                OnboardingError(
+                    .signInFailed,
+                    "the server ended the sign-in with \(UntrustedText.escaped(error, maxCharacters: 80))\(reason)"))
         }
-        guard let code, !code.isEmpty else { return .failed(OnboardingError(.signInFailed, "the redirect carries an empty code")) }
+        guard let code, !code.isEmpty else {
+            return .failed(OnboardingError(.signInFailed, "the redirect carries an empty code"))
+        }
         return .code(code)
     }
 

@@ -57,16 +57,22 @@ public struct DeviceGrantPolling: Sendable, Hashable {
         case .error("slow_down"):
             interval += 5
         case .error("access_denied"):
-            return .fail(OnboardingError(.signInFailed, "the sign-in was denied at the verification page (access_denied)"))
+            return .fail(
+                OnboardingError(.signInFailed, "the sign-in was denied at the verification page (access_denied)"))
         case .error("expired_token"):
             return .fail(Self.expired)
         case .error(let code):
-            return .fail(OnboardingError(.signInFailed, "the server ended the device sign-in with \(UntrustedText.escaped(code, maxCharacters: 80))"))
+            return .fail(
+                OnboardingError(
+                    .signInFailed,
+                    "the server ended the device sign-in with \(UntrustedText.escaped(code, maxCharacters: 80))"))
         case .unexpected(let shown):
-            return .fail(OnboardingError(.serverUnavailable, "the token endpoint answered the device code with \(shown)"))
+            return .fail(
+                OnboardingError(.serverUnavailable, "the token endpoint answered the device code with \(shown)"))
         }
         return remaining > 0 ? .wait(min(interval, remaining)) : .fail(Self.expired)
     }
 
-    static let expired = OnboardingError(.signInFailed, "the device code expired before the sign-in was confirmed (expired_token)")
+    static let expired = OnboardingError(
+        .signInFailed, "the device code expired before the sign-in was confirmed (expired_token)")
 }

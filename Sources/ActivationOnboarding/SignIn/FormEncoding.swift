@@ -12,7 +12,9 @@ enum FormEncoding {
     static func escape(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
-            if (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || [0x2D, 0x2E, 0x5F, 0x7E].contains(byte) {
+            if (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                || [0x2D, 0x2E, 0x5F, 0x7E].contains(byte)
+            {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
                 out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)

@@ -21,16 +21,21 @@ public struct OAuth2Endpoints: Sendable, Hashable {
     /// - Throws: ``OnboardingError`` `signInFailed` when the settings have no authorization-code client.
     public init(settings: OAuth2Settings, client: OAuth2Client? = nil) throws {
         guard let chosen = client ?? settings.clients.first(where: { $0.grantType == .authorizationCode }) else {
-            throw OnboardingError(.signInFailed, "the configuration names no OAuth client with the authorization_code grant")
+            throw OnboardingError(
+                .signInFailed, "the configuration names no OAuth client with the authorization_code grant")
         }
-        self.init(authorization: settings.authorizationEndpoint, token: settings.tokenEndpoint,
-                  deviceAuthorization: settings.deviceAuthorizationEndpoint, revocation: settings.revocationEndpoint,
-                  issuer: settings.issuer, client: chosen)
+        self.init(
+            authorization: settings.authorizationEndpoint, token: settings.tokenEndpoint,
+            deviceAuthorization: settings.deviceAuthorizationEndpoint, revocation: settings.revocationEndpoint,
+            issuer: settings.issuer, client: chosen)
     }
 
     /// Endpoints as given.
-    public init(authorization: String, token: String, deviceAuthorization: String? = nil, revocation: String? = nil, issuer: String? = nil,
-                client: OAuth2Client) {
+    public init(
+        authorization: String, token: String, deviceAuthorization: String? = nil, revocation: String? = nil,
+        issuer: String? = nil,
+        client: OAuth2Client
+    ) {
         self.authorization = authorization
         self.token = token
         self.deviceAuthorization = deviceAuthorization
@@ -46,10 +51,17 @@ public struct OAuth2Endpoints: Sendable, Hashable {
     /// - Parameters:
     ///   - metadata: the issuer's metadata.
     ///   - policy: judges every endpoint taken from the metadata, as it judged the document's.
-    public func filled(from metadata: AuthorizationServerMetadata, policy: SecurityPolicy) -> (endpoints: OAuth2Endpoints, warnings: [String]) {
+    public func filled(from metadata: AuthorizationServerMetadata, policy: SecurityPolicy) -> (
+        endpoints: OAuth2Endpoints, warnings: [String]
+    ) {
         guard let issuer else { return (self, []) }
         guard metadata.issuer == issuer else {
-            return (self, ["the metadata of \(issuer) names another issuer (\(UntrustedText.escaped(metadata.issuer, maxCharacters: 200))): ignored"])
+            return (
+                self,
+                [
+                    "the metadata of \(issuer) names another issuer (\(UntrustedText.escaped(metadata.issuer, maxCharacters: 200))): ignored"
+                ]
+            )
         }
         var filled = self
         var warnings: [String] = []
@@ -63,7 +75,9 @@ public struct OAuth2Endpoints: Sendable, Hashable {
                 return nil
             }
         }
-        if filled.deviceAuthorization == nil { filled.deviceAuthorization = take(metadata.deviceAuthorizationEndpoint, "device_authorization_endpoint") }
+        if filled.deviceAuthorization == nil {
+            filled.deviceAuthorization = take(metadata.deviceAuthorizationEndpoint, "device_authorization_endpoint")
+        }
         if filled.revocation == nil { filled.revocation = take(metadata.revocationEndpoint, "revocation_endpoint") }
         return (filled, warnings)
     }

@@ -22,7 +22,11 @@ public struct ProofKey: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``OnboardingError`` `signInFailed` for a verifier that is not 43 to 128 unreserved characters.
     public init(verifier: String) throws {
         guard (43...128).contains(verifier.utf8.count),
-              verifier.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || [0x2D, 0x2E, 0x5F, 0x7E].contains($0) }) else {
+            verifier.utf8.allSatisfy({
+                (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0)
+                    || [0x2D, 0x2E, 0x5F, 0x7E].contains($0)
+            })
+        else {
             throw OnboardingError(.signInFailed, "a PKCE verifier is 43 to 128 unreserved characters (RFC 7636 §4.1)")
         }
         self.verifier = verifier
@@ -46,7 +50,8 @@ enum RandomToken {
 
     /// Compares two secrets in time that depends only on their lengths.
     static func equal(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8), right = Array(b.utf8)
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
         guard left.count == right.count else { return false }
         var difference: UInt8 = 0
         for index in left.indices { difference |= left[index] ^ right[index] }

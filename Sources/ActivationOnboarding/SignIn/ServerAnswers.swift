@@ -31,7 +31,8 @@ public struct TokenAnswer: Sendable, Hashable, CustomStringConvertible {
         accessToken = try read.token("access_token", required: true) ?? ""
         let type = try read.string("token_type", required: true) ?? ""
         guard type.lowercased() == "bearer" else {
-            throw read.fail("token_type", "is \(UntrustedText.escaped(type, maxCharacters: 40)); only Bearer tokens are used")
+            throw read.fail(
+                "token_type", "is \(UntrustedText.escaped(type, maxCharacters: 40)); only Bearer tokens are used")
         }
         tokenType = "Bearer"
         expiresIn = try read.seconds("expires_in")
@@ -56,15 +57,18 @@ public struct ErrorAnswer: Sendable, Hashable {
 
     /// The error of a body, or `nil` when the body is no such JSON object.
     public init?(json bytes: [UInt8]) {
-        guard bytes.count <= TokenAnswer.maxBytes, let value = try? JSONReader(maxBytes: TokenAnswer.maxBytes, maxDepth: 8).parse(bytes, source: "answer"),
-              let object = value.objectValue, let error = object["error"]?.stringValue else { return nil }
+        guard bytes.count <= TokenAnswer.maxBytes,
+            let value = try? JSONReader(maxBytes: TokenAnswer.maxBytes, maxDepth: 8).parse(bytes, source: "answer"),
+            let object = value.objectValue, let error = object["error"]?.stringValue
+        else { return nil }
         self.error = error
         self.errorDescription = object["error_description"]?.stringValue
     }
 
     /// `error: description`, escaped for a terminal and shortened.
     public var shown: String {
-        UntrustedText.escaped(error, maxCharacters: 80) + (errorDescription.map { ": " + UntrustedText.escaped($0, maxCharacters: 300) } ?? "")
+        UntrustedText.escaped(error, maxCharacters: 80)
+            + (errorDescription.map { ": " + UntrustedText.escaped($0, maxCharacters: 300) } ?? "")
     }
 }
 
@@ -92,19 +96,27 @@ public struct DeviceAuthorization: Sendable, Hashable, CustomStringConvertible {
         let read = AnswerReader(object: object, source: source)
         deviceCode = try read.token("device_code", required: true) ?? ""
         let user = try read.string("user_code", required: true) ?? ""
-        guard (1...64).contains(user.count), UntrustedText.isPlain(user) else { throw read.fail("user_code", "is not 1 to 64 plain characters") }
+        guard (1...64).contains(user.count), UntrustedText.isPlain(user) else {
+            throw read.fail("user_code", "is not 1 to 64 plain characters")
+        }
         userCode = user
         let uri = try read.string("verification_uri") ?? read.string("verification_url")
         guard let uri else { throw read.fail("verification_uri", "is missing") }
         verificationURI = try read.url(uri, "verification_uri", policy: policy)
-        verificationURIComplete = try read.string("verification_uri_complete").map { try read.url($0, "verification_uri_complete", policy: policy) }
-        guard let expires = try read.seconds("expires_in"), expires > 0 else { throw read.fail("expires_in", "is missing or not positive") }
+        verificationURIComplete = try read.string("verification_uri_complete").map {
+            try read.url($0, "verification_uri_complete", policy: policy)
+        }
+        guard let expires = try read.seconds("expires_in"), expires > 0 else {
+            throw read.fail("expires_in", "is missing or not positive")
+        }
         expiresIn = expires
         interval = max(1, try read.seconds("interval") ?? 5)
     }
 
     /// Never the device code.
-    public var description: String { "DeviceAuthorization(user code \(userCode) at \(verificationURI), expires_in: \(expiresIn), interval: \(interval))" }
+    public var description: String {
+        "DeviceAuthorization(user code \(userCode) at \(verificationURI), expires_in: \(expiresIn), interval: \(interval))"
+    }
 }
 
 /// An authorization server's metadata (RFC 8414, OpenID Connect Discovery): the endpoints a
@@ -159,7 +171,10 @@ public struct AuthorizationServerMetadata: Sendable, Hashable {
         guard let url = try? CanonicalURL(parsing: issuer) else { return [] }
         let path = url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path
         let origin = "\(url.scheme)://\(url.host)\(url.port.map { ":\($0)" } ?? "")"
-        return [origin + path + "/.well-known/openid-configuration", origin + "/.well-known/oauth-authorization-server" + path]
+        return [
+            origin + path + "/.well-known/openid-configuration",
+            origin + "/.well-known/oauth-authorization-server" + path,
+        ]
     }
 }
 
@@ -175,9 +190,12 @@ struct IDTokenClaims: Sendable, Hashable {
     init?(_ token: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let payload = Base64.decodeURL(parts[1]),
-              let value = try? JSONReader(maxBytes: TokenAnswer.maxTokenBytes, maxDepth: 8).parse(payload, source: "id_token"),
-              let object = value.objectValue else { return nil }
-        let shown = [object["preferred_username"], object["email"], object["sub"]].lazy.compactMap { $0?.stringValue }.first
+            let value = try? JSONReader(maxBytes: TokenAnswer.maxTokenBytes, maxDepth: 8).parse(
+                payload, source: "id_token"),
+            let object = value.objectValue
+        else { return nil }
+        let shown = [object["preferred_username"], object["email"], object["sub"]].lazy.compactMap { $0?.stringValue }
+            .first
         subject = shown.map { UntrustedText.escaped($0, maxCharacters: 200) }
         nonce = object["nonce"]?.stringValue
     }
@@ -196,7 +214,8 @@ struct AnswerReader {
             throw OnboardingError(.serverUnavailable, "\(source): the answer is not JSON (\(error.message))")
         }
         guard let object = value.objectValue else {
-            throw OnboardingError(.serverUnavailable, "\(source): the answer is \(value.kindDescription), not a JSON object")
+            throw OnboardingError(
+                .serverUnavailable, "\(source): the answer is \(value.kindDescription), not a JSON object")
         }
         return object
     }
@@ -218,7 +237,9 @@ struct AnswerReader {
     /// A token: 1 to ``TokenAnswer/maxTokenBytes`` visible ASCII characters.
     func token(_ key: String, required: Bool = false) throws -> String? {
         guard let text = try string(key, required: required) else { return nil }
-        guard (1...TokenAnswer.maxTokenBytes).contains(text.utf8.count), text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+        guard (1...TokenAnswer.maxTokenBytes).contains(text.utf8.count),
+            text.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
             throw fail(key, "is not 1 to \(TokenAnswer.maxTokenBytes) visible ASCII characters")
         }
         return text
@@ -230,7 +251,9 @@ struct AnswerReader {
         switch object[key] {
         case nil, .null?: return nil
         case .integer(let value)?: number = value
-        case .string(let text)? where !text.isEmpty && text.count <= 12 && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber): number = Int(text)
+        case .string(let text)?
+        where !text.isEmpty && text.count <= 12 && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber):
+            number = Int(text)
         case .number(let value)? where value.isFinite && value >= 0 && value < 1e10: number = Int(value)
         default: number = nil
         }

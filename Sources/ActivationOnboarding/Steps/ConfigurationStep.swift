@@ -24,7 +24,10 @@ public struct ConfigurationStep: OnboardingStep {
     public var confirms: Bool
 
     /// The step over `providers`, checking with `policy`.
-    public init(providers: [any ConfigurationProvider], policy: SecurityPolicy, applicationID: String? = nil, confirms: Bool = true) {
+    public init(
+        providers: [any ConfigurationProvider], policy: SecurityPolicy, applicationID: String? = nil,
+        confirms: Bool = true
+    ) {
         self.providers = providers
         self.policy = policy
         self.applicationID = applicationID
@@ -38,19 +41,24 @@ public struct ConfigurationStep: OnboardingStep {
     ///   declines it.
     public func onboard(_ context: inout OnboardingContext) async throws {
         let presenter = context.presenter
-        let loaded = try await ConfigurationLoader(providers: providers).load { keys in await presenter.providerInput(for: keys) }
+        let loaded = try await ConfigurationLoader(providers: providers).load { keys in
+            await presenter.providerInput(for: keys)
+        }
         var (providerID, found) = try loaded.get()
         // The app id that onboarding used is kept, so that a restore needs nothing but the store.
         if found.document.appID == nil { found.document.appID = applicationID }
-        let report = try ActivationReport(document: found.document, signature: found.signature,
-                                          transformer: DiscoveryServiceTransformer(applicationID: applicationID), source: found.origin)
-        let summary = ConfigurationSummary(host: found.document.host, origin: found.origin,
-                                           lines: report.lines(headline: "Configuration found in \(found.origin)."))
+        let report = try ActivationReport(
+            document: found.document, signature: found.signature,
+            transformer: DiscoveryServiceTransformer(applicationID: applicationID), source: found.origin)
+        let summary = ConfigurationSummary(
+            host: found.document.host, origin: found.origin,
+            lines: report.lines(headline: "Configuration found in \(found.origin)."))
         if !(await presenter.present(summary, confirming: confirms)), confirms {
             throw OnboardingError(.declined, "the configuration for \(found.document.host) was declined")
         }
-        let record = StoredConfiguration(document: found.document, providerID: providerID, origin: found.origin, storedAt: context.now(),
-                                         signature: found.signature, signatureProof: found.signatureProof)
+        let record = StoredConfiguration(
+            document: found.document, providerID: providerID, origin: found.origin, storedAt: context.now(),
+            signature: found.signature, signatureProof: found.signatureProof)
         try context.updateContents { $0.configuration = record }
         Self.add(report, to: &context)
     }
@@ -66,8 +74,9 @@ public struct ConfigurationStep: OnboardingStep {
             throw OnboardingError(.notOnboarded, "the store at \(source) holds no configuration")
         }
         try stored.check(against: policy, source: source)
-        let report = try ActivationReport(document: stored.document, signature: stored.signature,
-                                          transformer: DiscoveryServiceTransformer(applicationID: stored.document.appID), source: source)
+        let report = try ActivationReport(
+            document: stored.document, signature: stored.signature,
+            transformer: DiscoveryServiceTransformer(applicationID: stored.document.appID), source: source)
         Self.add(report, to: &context)
     }
 

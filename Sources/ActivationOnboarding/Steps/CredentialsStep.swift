@@ -28,7 +28,8 @@ public struct CredentialsStep: OnboardingStep {
     ///   `serverUnavailable` when it could not be asked; whatever the presenter throws.
     public func onboard(_ context: inout OnboardingContext) async throws {
         guard let document = context.contents.configuration?.document else {
-            throw OnboardingError(.missingValue, "no configuration to ask credentials for: the configuration step runs first")
+            throw OnboardingError(
+                .missingValue, "no configuration to ask credentials for: the configuration step runs first")
         }
         guard let kind = StoredCredentials.kind(for: document) else { return }
         try await signIn(kind: kind, document: document, &context)
@@ -40,18 +41,27 @@ public struct CredentialsStep: OnboardingStep {
     /// - Returns: whether credentials were kept; `false` when none were given.
     /// - Throws: as ``onboard(_:)``.
     @discardableResult
-    public func signIn(kind: StoredCredentials.Kind, document: ConfigurationDocument, _ context: inout OnboardingContext) async throws -> Bool {
+    public func signIn(
+        kind: StoredCredentials.Kind, document: ConfigurationDocument, _ context: inout OnboardingContext
+    ) async throws -> Bool {
         var rejection: OnboardingError?
         for attempt in 1...max(1, attempts) {
-            let given = try await context.presenter.credentials(CredentialsRequest(kind: kind, host: document.host, attempt: attempt, rejection: rejection))
+            let given = try await context.presenter.credentials(
+                CredentialsRequest(kind: kind, host: document.host, attempt: attempt, rejection: rejection))
             if given.isEmpty {
                 let what = kind == .apiKey ? "an API key" : "a user name and password"
-                context.presenter.show(OnboardingNote(.warning, step: name, "no credentials stored: the configuration signs in with \(what)", topic: .noCredentials))
+                context.presenter.show(
+                    OnboardingNote(
+                        .warning, step: name, "no credentials stored: the configuration signs in with \(what)",
+                        topic: .noCredentials))
                 return false
             }
             guard let checker else {
-                context.presenter.show(OnboardingNote(.warning, step: name, "the credentials are stored unchecked: no server was asked whether it accepts them",
-                                                      topic: .credentialsUnchecked))
+                context.presenter.show(
+                    OnboardingNote(
+                        .warning, step: name,
+                        "the credentials are stored unchecked: no server was asked whether it accepts them",
+                        topic: .credentialsUnchecked))
                 try context.updateContents {
                     $0.credentials = given
                     $0.credentialsCheckedAt = nil

@@ -59,7 +59,10 @@ public struct FeatureVectorPolicyApplyStep: PolicyApplyStep {
 
     func tell(_ policy: FeatureVectorPolicy, _ context: inout OnboardingContext) {
         if !policy.restricted.isEmpty {
-            context.presenter.show(OnboardingNote(.info, step: name, "Turned off by your administrator: \(policy.restricted.joined(separator: ", "))"))
+            context.presenter.show(
+                OnboardingNote(
+                    .info, step: name, "Turned off by your administrator: \(policy.restricted.joined(separator: ", "))")
+            )
         }
     }
 }

@@ -17,24 +17,36 @@ public struct PasscodePolicyApplyStep: PolicyApplyStep {
     /// Tells what the policy asks of the store (nothing yet while onboarding: the store's step
     /// applies the policy when it makes the passcode).
     public func apply(_ context: inout OnboardingContext) {
-        for text in Self.notices(for: context.contents, unlockedWith: context.store?.unlockedWith, now: context.now(), warningDays: warningDays) {
-            context.presenter.show(OnboardingNote(.warning, step: name, text, topic: text.hasPrefix("The passcode policy now") ? .passcodeRequired : .passcodeExpiring))
+        for text in Self.notices(
+            for: context.contents, unlockedWith: context.store?.unlockedWith, now: context.now(),
+            warningDays: warningDays)
+        {
+            context.presenter.show(
+                OnboardingNote(
+                    .warning, step: name, text,
+                    topic: text.hasPrefix("The passcode policy now") ? .passcodeRequired : .passcodeExpiring))
         }
     }
 
     /// What the policy asks of a store with `contents`: a pure function of its inputs.
-    public static func notices(for contents: SecureStoreContents, unlockedWith: SecureStore.Unlock?, now: Date, warningDays: Int) -> [String] {
+    public static func notices(
+        for contents: SecureStoreContents, unlockedWith: SecureStore.Unlock?, now: Date, warningDays: Int
+    ) -> [String] {
         let policy = contents.clientPolicies.passcode
         var notices: [String] = []
         if contents.protection == .deviceSecret {
-            if !policy.allowsNoPasscode { notices.append("The passcode policy now requires a passcode, and the store has none") }
+            if !policy.allowsNoPasscode {
+                notices.append("The passcode policy now requires a passcode, and the store has none")
+            }
             return notices
         }
         if policy.expiresInDays > 0, let changed = contents.passcodeChangedAt {
             let left = Double(policy.expiresInDays) - now.timeIntervalSince(changed) / 86_400
             if left > 0 && left <= Double(warningDays) {
                 let days = Int(left.rounded(.up))
-                notices.append("The passcode expires in \(days) day\(days == 1 ? "" : "s") (the policy asks for a new one every \(policy.expiresInDays) days)")
+                notices.append(
+                    "The passcode expires in \(days) day\(days == 1 ? "" : "s") (the policy asks for a new one every \(policy.expiresInDays) days)"
+                )
             }
         }
         return notices
@@ -69,7 +81,8 @@ public struct BlockWipingPolicyApplyStep: PolicyApplyStep {
         for (limit, what) in [(policy.blockAfterDays, "blocked"), (policy.wipeAfterDays, "deleted")] where limit > 0 {
             let left = Double(limit) - days
             if left <= 0 {
-                return "No contact with the server for \(Int(days)) days: the store is \(what) until the server is reached"
+                return
+                    "No contact with the server for \(Int(days)) days: the store is \(what) until the server is reached"
             }
             if left <= Double(warningDays) {
                 let shown = Int(left.rounded(.up))

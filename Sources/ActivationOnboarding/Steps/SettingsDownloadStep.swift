@@ -71,11 +71,18 @@ public struct SettingsDownloadStep: OnboardingStep {
             try context.updateContents { $0.clientPolicies = policies }
         case .servers(let discovery):
             guard let document = context.pendingContents.configuration?.document else {
-                throw OnboardingError(.missingValue, "no configuration to ask a server for client policies: the configuration step runs first")
+                throw OnboardingError(
+                    .missingValue,
+                    "no configuration to ask a server for client policies: the configuration step runs first")
             }
             let servers = Self.servers(discovery: discovery, document: document)
-            guard let (policies, server) = try await fetch(from: servers, document: document, credentials: context.contents.credentials, context: context) else {
-                context.presenter.show(OnboardingNote(.warning, step: name, "SAP's default client policies apply.", topic: .defaultClientPolicies))
+            guard
+                let (policies, server) = try await fetch(
+                    from: servers, document: document, credentials: context.contents.credentials, context: context)
+            else {
+                context.presenter.show(
+                    OnboardingNote(
+                        .warning, step: name, "SAP's default client policies apply.", topic: .defaultClientPolicies))
                 try context.updateContents { $0.clientPolicies = .default }
                 return
             }
@@ -102,14 +109,21 @@ public struct SettingsDownloadStep: OnboardingStep {
         guard let store = context.store else { throw OnboardingError(.notOnboarded, "nothing is restored to sync") }
         let path = store.location.path
         guard let recorded = store.contents.clientPoliciesSource else {
-            throw OnboardingError(.forbidden,
-                                  "\(path): the client policies did not come from a server (onboarding used given policies or SAP's defaults), so there is none to ask again")
+            throw OnboardingError(
+                .forbidden,
+                "\(path): the client policies did not come from a server (onboarding used given policies or SAP's defaults), so there is none to ask again"
+            )
         }
         let document = store.contents.configuration?.document
         let server = Self.server(recorded: recorded, document: document)
-        guard let (policies, _) = try await fetch(from: [server], document: document, credentials: store.contents.credentials, context: context) else {
+        guard
+            let (policies, _) = try await fetch(
+                from: [server], document: document, credentials: store.contents.credentials, context: context)
+        else {
             if store.isBlocked(now: context.now()) {
-                throw ConfigurationError(.storeBlocked, source: path, "the server could not be asked, so the store stays blocked; try again when it can be reached")
+                throw ConfigurationError(
+                    .storeBlocked, source: path,
+                    "the server could not be asked, so the store stays blocked; try again when it can be reached")
             }
             context.presenter.show(OnboardingNote(.info, step: name, "The stored client policies stay in force."))
             return
@@ -120,21 +134,33 @@ public struct SettingsDownloadStep: OnboardingStep {
             $0.clientPolicies = policies
             $0.lastServerContact = now
         }
-        context.presenter.show(OnboardingNote(.info, step: name, changed ? "The new client policies are stored; contact recorded." : "The client policies are unchanged; contact recorded."))
+        context.presenter.show(
+            OnboardingNote(
+                .info, step: name,
+                changed
+                    ? "The new client policies are stored; contact recorded."
+                    : "The client policies are unchanged; contact recorded."))
     }
 
     /// Asks each server in turn; the first policies found and the base URL they came from, or
     /// `nil` when no server gave any, each reason told.
-    func fetch(from servers: [Server], document: ConfigurationDocument?, credentials: StoredCredentials,
-               context: OnboardingContext) async throws -> (ClientPolicies, String)? {
+    func fetch(
+        from servers: [Server], document: ConfigurationDocument?, credentials: StoredCredentials,
+        context: OnboardingContext
+    ) async throws -> (ClientPolicies, String)? {
         guard let appID = document?.appID else {
-            context.presenter.show(OnboardingNote(.warning, step: name, "No server was asked for client policies: the configuration names no application id",
-                                                  topic: .noApplicationID))
+            context.presenter.show(
+                OnboardingNote(
+                    .warning, step: name,
+                    "No server was asked for client policies: the configuration names no application id",
+                    topic: .noApplicationID))
             return nil
         }
         for server in servers {
-            let request = ClientPoliciesRequest(serverURL: server.baseURL, applicationID: appID, credentials: server.sendsCredentials ? credentials : nil,
-                                                accessToken: server.sendsCredentials ? context.contents.signIn?.accessToken : nil)
+            let request = ClientPoliciesRequest(
+                serverURL: server.baseURL, applicationID: appID,
+                credentials: server.sendsCredentials ? credentials : nil,
+                accessToken: server.sendsCredentials ? context.contents.signIn?.accessToken : nil)
             do {
                 let (policies, url) = try await fetcher.fetch(request)
                 context.presenter.show(OnboardingNote(.info, step: name, "Client policies from \(url)."))
@@ -151,7 +177,9 @@ public struct SettingsDownloadStep: OnboardingStep {
 
     /// What a server not answering with policies comes to: it could not be asked, had none, or
     /// refused the credentials. Other errors (policies that cannot be read) stop the step.
-    public static let unanswered: Set<ConfigurationError.Code> = [.serviceUnavailable, .notFound, .invalidKey, .insecureURL, .invalidURL]
+    public static let unanswered: Set<ConfigurationError.Code> = [
+        .serviceUnavailable, .notFound, .invalidKey, .insecureURL, .invalidURL,
+    ]
 }
 
 /// One request for an application's client policies.

@@ -33,8 +33,10 @@ public struct StoreManagerStep: OnboardingStep {
     public var allowsBlocked: Bool
 
     /// The store's step.
-    public init(protection: Protection = .passcode, workFactor: Int = SecureStore.defaultWorkFactor, replacing: Bool = false,
-                attempts: Int = 3, usesKeyring: Bool = true, allowsBlocked: Bool = false) {
+    public init(
+        protection: Protection = .passcode, workFactor: Int = SecureStore.defaultWorkFactor, replacing: Bool = false,
+        attempts: Int = 3, usesKeyring: Bool = true, allowsBlocked: Bool = false
+    ) {
         self.protection = protection
         self.workFactor = workFactor
         self.replacing = replacing
@@ -55,12 +57,18 @@ public struct StoreManagerStep: OnboardingStep {
     public func checkBeforeOnboarding(_ context: inout OnboardingContext) async throws {
         let location = context.location
         guard FileIO.exists(location.path) || location.plaintextStore() != nil else { return }
-        if FileIO.exists(location.path) && !location.holdsSecureStore && location.plaintextStore()?.path != location.path {
-            throw ConfigurationError(.fileUnwritable, source: location.path,
-                                     "is neither a secure store nor a plaintext configuration of an earlier version; onboarding does not replace it")
+        if FileIO.exists(location.path) && !location.holdsSecureStore
+            && location.plaintextStore()?.path != location.path
+        {
+            throw ConfigurationError(
+                .fileUnwritable, source: location.path,
+                "is neither a secure store nor a plaintext configuration of an earlier version; onboarding does not replace it"
+            )
         }
         if replacing { return }
-        if location.holdsSecureStore { throw OnboardingError(.alreadyOnboarded, "already onboarded (\(location.path))") }
+        if location.holdsSecureStore {
+            throw OnboardingError(.alreadyOnboarded, "already onboarded (\(location.path))")
+        }
         guard let moved = try await migratePlaintextStore(&context) else { return }
         let host = moved.contents.configuration?.document.host ?? "a server"
         throw OnboardingError(.alreadyOnboarded, "already onboarded to \(host) (moved into \(location.path))")
@@ -80,10 +88,13 @@ public struct StoreManagerStep: OnboardingStep {
         let plaintext = location.plaintextStore()
         // The existence check before was early feedback; the one in create is atomic with the
         // write, so of two onboardings at once, the second is refused instead of replacing.
-        context.store = try SecureStore.create(at: location, contents: context.pendingContents, passcode: passcode, workFactor: workFactor,
-                                               replacing: replacing, now: context.now())
+        context.store = try SecureStore.create(
+            at: location, contents: context.pendingContents, passcode: passcode, workFactor: workFactor,
+            replacing: replacing, now: context.now())
         if let plaintext, plaintext.path != location.path, try plaintext.remove() {
-            context.presenter.show(OnboardingNote(.info, step: name, "removed the plaintext configuration of an earlier version (\(plaintext.path))"))
+            context.presenter.show(
+                OnboardingNote(
+                    .info, step: name, "removed the plaintext configuration of an earlier version (\(plaintext.path))"))
         }
     }
 
@@ -94,18 +105,27 @@ public struct StoreManagerStep: OnboardingStep {
         let location = context.location
         guard let plaintext = location.plaintextStore(), try plaintext.load() != nil else { return nil }
         if location.holdsSecureStore {
-            context.presenter.show(OnboardingNote(.info, step: name,
-                                                  "A plaintext configuration of an earlier version is still at \(plaintext.path), beside the secure store; a reset removes both",
-                                                  topic: .plaintextBesideStore))
+            context.presenter.show(
+                OnboardingNote(
+                    .info, step: name,
+                    "A plaintext configuration of an earlier version is still at \(plaintext.path), beside the secure store; a reset removes both",
+                    topic: .plaintextBesideStore))
             return nil
         }
-        context.presenter.show(OnboardingNote(.info, step: name,
-                                              "A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path)."))
+        context.presenter.show(
+            OnboardingNote(
+                .info, step: name,
+                "A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path)."
+            ))
         let policies = context.pendingContents.clientPolicies
         let passcode = try await newPasscode(policies.passcode, context: context)
-        let store = try SecureStore.migrate(plaintext, into: location, clientPolicies: policies, passcode: passcode, workFactor: workFactor)
-        context.presenter.show(OnboardingNote(.info, step: name,
-                                              "moved: the configuration is now encrypted in \(location.path)\(plaintext.path == location.path ? "" : "; the plaintext file is removed")"))
+        let store = try SecureStore.migrate(
+            plaintext, into: location, clientPolicies: policies, passcode: passcode, workFactor: workFactor)
+        context.presenter.show(
+            OnboardingNote(
+                .info, step: name,
+                "moved: the configuration is now encrypted in \(location.path)\(plaintext.path == location.path ? "" : "; the plaintext file is removed")"
+            ))
         context.store = store
         return store
     }
@@ -116,15 +136,19 @@ public struct StoreManagerStep: OnboardingStep {
         case .deviceSecret:
             guard policy.allowsNoPasscode else {
                 // A store without a passcode breaks the policy: refused, as a passcode that breaks it is.
-                throw ConfigurationError(.passcodeRejected, source: context.location.path,
-                                         "the passcode policy requires a passcode (passwordPolicyDefaultPasswordAllowed is not \"true\")")
+                throw ConfigurationError(
+                    .passcodeRejected, source: context.location.path,
+                    "the passcode policy requires a passcode (passwordPolicyDefaultPasswordAllowed is not \"true\")")
             }
             return nil
         case .passcode where !policy.isEnabled:
-            context.presenter.show(OnboardingNote(.info, step: name, "The passcode policy asks for no passcode: a device secret protects the store."))
+            context.presenter.show(
+                OnboardingNote(
+                    .info, step: name, "The passcode policy asks for no passcode: a device secret protects the store."))
             return nil
         case .passcode:
-            return try await NewPasscodeQuestion(policy: policy, purpose: .newStore, attempts: attempts).ask(context.presenter)
+            return try await NewPasscodeQuestion(policy: policy, purpose: .newStore, attempts: attempts).ask(
+                context.presenter)
         }
     }
 
@@ -143,7 +167,9 @@ public struct StoreManagerStep: OnboardingStep {
 
     /// Opens the store with `options`: without a passcode when it can, else with the current
     /// passcode, asked up to ``attempts`` times.
-    func open(_ location: SecureStoreLocation, options: SecureStore.OpenOptions, presenter: any OnboardingPresenter) async throws -> SecureStore {
+    func open(_ location: SecureStoreLocation, options: SecureStore.OpenOptions, presenter: any OnboardingPresenter)
+        async throws -> SecureStore
+    {
         var opened: SecureStore?
         do {
             opened = try SecureStore.open(at: location, passcode: nil, options: options)
@@ -160,7 +186,9 @@ public struct StoreManagerStep: OnboardingStep {
                 }
             }
         }
-        guard let opened else { throw OnboardingError(.notOnboarded, "nothing is onboarded (no store at \(location.path))") }
+        guard let opened else {
+            throw OnboardingError(.notOnboarded, "nothing is onboarded (no store at \(location.path))")
+        }
         return opened
     }
 
@@ -175,7 +203,8 @@ public struct StoreManagerStep: OnboardingStep {
         let options = SecureStore.OpenOptions(useKeyring: false, allowExpiredPasscode: true, now: context.now())
         var store = try await open(context.location, options: options, presenter: context.presenter)
         let policy = store.contents.clientPolicies.passcode
-        let passcode = try await NewPasscodeQuestion(policy: policy, purpose: .change, attempts: attempts).ask(context.presenter)
+        let passcode = try await NewPasscodeQuestion(policy: policy, purpose: .change, attempts: attempts).ask(
+            context.presenter)
         try store.changePasscode(to: passcode, workFactor: workFactor, now: context.now())
         context.store = store
     }
@@ -202,7 +231,10 @@ public struct StoreManagerStep: OnboardingStep {
         removed = try SecureStore.delete(at: location) || removed
         if let plaintext, plaintext.path != location.path { removed = try plaintext.remove() || removed }
         context.store = nil
-        context.presenter.show(OnboardingNote(.info, step: name, removed ? "removed the store \(location.path) and its state" : "nothing to remove (\(location.path))"))
+        context.presenter.show(
+            OnboardingNote(
+                .info, step: name,
+                removed ? "removed the store \(location.path) and its state" : "nothing to remove (\(location.path))"))
     }
 }
 
@@ -219,7 +251,10 @@ struct NewPasscodeQuestion {
     func ask(_ presenter: any OnboardingPresenter) async throws -> Passcode {
         var rejection: (any Error)?
         for attempt in 1...max(1, attempts) {
-            guard let passcode = try await presenter.newPasscode(NewPasscodeRequest(policy: policy, purpose: purpose, attempt: attempt, rejection: rejection)) else {
+            guard
+                let passcode = try await presenter.newPasscode(
+                    NewPasscodeRequest(policy: policy, purpose: purpose, attempt: attempt, rejection: rejection))
+            else {
                 throw OnboardingError(.unanswered, "no passcode was given")
             }
             do {

@@ -68,7 +68,11 @@ public struct UsagePolicyApplyStep: PolicyApplyStep {
         if let kept, kept.answers(policy) { return }
         let granted = await context.presenter.consent(ConsentRequest(policy: policy, previous: kept))
         try context.keep(UsageConsent(granted: granted, answeredAt: context.now(), policy: policy), forKey: Self.key)
-        context.presenter.show(OnboardingNote(.info, step: name, granted ? "Usage data may be collected (you consented)." : "No usage data is collected (you declined)."))
+        context.presenter.show(
+            OnboardingNote(
+                .info, step: name,
+                granted ? "Usage data may be collected (you consented)." : "No usage data is collected (you declined).")
+        )
     }
 
     /// Whether usage data may be collected under the store's contents: the policy allows it and
@@ -86,9 +90,12 @@ extension OnboardingContext {
     /// (secrets hidden unless `showingSecrets`) and last server contact, the usage-data answer
     /// and the restricted features; `nil` before the store holds a configuration.
     public func restoreReport(showingSecrets: Bool = false) -> RestoreReport? {
-        guard let activation = self[.activationReport], var report = contents.report(activation, showingSecrets: showingSecrets) else { return nil }
+        guard let activation = self[.activationReport],
+            var report = contents.report(activation, showingSecrets: showingSecrets)
+        else { return nil }
         let consent = UsagePolicyApplyStep.consent(in: contents)
-        report.usageDataCollection = contents.clientPolicies.usage.dataCollectionEnabled ? (consent.allowed ? "consented" : "declined") : "off"
+        report.usageDataCollection =
+            contents.clientPolicies.usage.dataCollectionEnabled ? (consent.allowed ? "consented" : "declined") : "off"
         report.restrictedFeatures = contents.clientPolicies.featureVector.restricted
         return report
     }

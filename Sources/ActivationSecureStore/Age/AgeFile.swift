@@ -63,7 +63,8 @@ package enum AgeFormat {
     package static func header(of file: [UInt8], source: String) throws -> AgeHeader {
         var lines = HeaderLines(bytes: file, source: source)
         if file.starts(with: Array(armorLine.utf8)) {
-            throw damaged(source, "it is an ASCII-armored age file; keep the binary form (age -d, then age -p without -a)")
+            throw damaged(
+                source, "it is an ASCII-armored age file; keep the binary form (age -d, then age -p without -a)")
         }
         guard try lines.next() == versionLine else {
             throw damaged(source, "it is not an age file (the first line is not \"\(versionLine)\")")
@@ -77,18 +78,24 @@ package enum AgeFormat {
         guard type == "scrypt" else {
             throw damaged(source, "the file is encrypted to an age \(type.prefix(32)) recipient, not with a passphrase")
         }
-        guard arguments.count == 3 else { throw damaged(source, "the scrypt stanza has \(arguments.count - 1) arguments, not 2") }
+        guard arguments.count == 3 else {
+            throw damaged(source, "the scrypt stanza has \(arguments.count - 1) arguments, not 2")
+        }
         guard let salt = Base64.decodeUnpaddedCanonical(arguments[1]), salt.count == saltLength else {
             throw damaged(source, "the scrypt salt is not 16 bytes of canonical base64")
         }
         let factorText = arguments[2]
-        guard factorText.utf8.allSatisfy({ (0x30...0x39).contains($0) }), factorText.count <= 2, !(factorText.hasPrefix("0")),
-              let workFactor = Int(factorText), workFactor > 0 else {
+        guard factorText.utf8.allSatisfy({ (0x30...0x39).contains($0) }), factorText.count <= 2,
+            !(factorText.hasPrefix("0")),
+            let workFactor = Int(factorText), workFactor > 0
+        else {
             throw damaged(source, "the scrypt work factor is not a whole number from 1 to \(maxWorkFactor)")
         }
         guard workFactor <= maxWorkFactor else {
-            throw ConfigurationError(.storeDamaged, source: source,
-                                     "the scrypt work factor 2^\(workFactor) is above the limit 2^\(maxWorkFactor) (it would need \(workFactor <= 50 ? "\(1 << (workFactor - 10)) MiB" : "more") of memory)")
+            throw ConfigurationError(
+                .storeDamaged, source: source,
+                "the scrypt work factor 2^\(workFactor) is above the limit 2^\(maxWorkFactor) (it would need \(workFactor <= 50 ? "\(1 << (workFactor - 10)) MiB" : "more") of memory)"
+            )
         }
         // The body: lines of 64 characters, ended by a shorter one. 32 bytes are one line of 43.
         var body = ""
@@ -107,11 +114,13 @@ package enum AgeFormat {
         if last.hasPrefix("-> ") {
             throw damaged(source, "the header has more than one recipient; a passphrase stanza must be alone")
         }
-        guard last.hasPrefix("--- "), let mac = Base64.decodeUnpaddedCanonical(last.dropFirst(4)), mac.count == 32 else {
+        guard last.hasPrefix("--- "), let mac = Base64.decodeUnpaddedCanonical(last.dropFirst(4)), mac.count == 32
+        else {
             throw damaged(source, "the header's MAC line is malformed")
         }
-        return AgeHeader(salt: salt, workFactor: workFactor, wrappedFileKey: wrapped, mac: mac,
-                         authenticatedBytes: Array(file[0..<(macStart + 3)]), length: lines.offset)
+        return AgeHeader(
+            salt: salt, workFactor: workFactor, wrappedFileKey: wrapped, mac: mac,
+            authenticatedBytes: Array(file[0..<(macStart + 3)]), length: lines.offset)
     }
 
     /// The file key, unwrapped with `passphrase`; `nil` when the passphrase is not the one it was
@@ -119,21 +128,27 @@ package enum AgeFormat {
     package static func unwrapFileKey(_ header: AgeHeader, passphrase: [UInt8]) throws -> SymmetricKey? {
         let key = try scryptKey(passphrase: passphrase, salt: header.salt, workFactor: header.workFactor)
         let sealed = header.wrappedFileKey
-        guard let box = try? ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: [UInt8](repeating: 0, count: 12)),
-                                                  ciphertext: sealed[0..<fileKeyLength], tag: sealed[fileKeyLength...]),
-              let fileKey = try? ChaChaPoly.open(box, using: key) else { return nil }
+        guard
+            let box = try? ChaChaPoly.SealedBox(
+                nonce: ChaChaPoly.Nonce(data: [UInt8](repeating: 0, count: 12)),
+                ciphertext: sealed[0..<fileKeyLength], tag: sealed[fileKeyLength...]),
+            let fileKey = try? ChaChaPoly.open(box, using: key)
+        else { return nil }
         return SymmetricKey(data: fileKey)
     }
 
     /// Whether `fileKey` is the key the header was written with (its MAC verifies).
     package static func verify(_ header: AgeHeader, fileKey: SymmetricKey) -> Bool {
-        HMAC<SHA256>.isValidAuthenticationCode(header.mac, authenticating: header.authenticatedBytes, using: headerKey(fileKey))
+        HMAC<SHA256>.isValidAuthenticationCode(
+            header.mac, authenticating: header.authenticatedBytes, using: headerKey(fileKey))
     }
 
     /// The payload after `header`, decrypted and authenticated.
     ///
     /// - Throws: `ConfigurationError` `storeDamaged` when any chunk was changed, moved, cut or added.
-    package static func decryptPayload(of file: [UInt8], header: AgeHeader, fileKey: SymmetricKey, source: String) throws -> [UInt8] {
+    package static func decryptPayload(of file: [UInt8], header: AgeHeader, fileKey: SymmetricKey, source: String)
+        throws -> [UInt8]
+    {
         let payload = file[header.length...]
         guard payload.count >= 16 + tagSize else { throw damaged(source, "the payload is cut short") }
         let nonce = payload.prefix(16)
@@ -148,9 +163,12 @@ package enum AgeFormat {
             guard chunk.count >= tagSize, !(isLast && chunk.count == tagSize && counter > 0) else {
                 throw damaged(source, "the payload ends with an empty chunk")
             }
-            guard let box = try? ChaChaPoly.SealedBox(nonce: chunkNonce(counter, last: isLast),
-                                                      ciphertext: chunk.dropLast(tagSize), tag: chunk.suffix(tagSize)),
-                  let opened = try? ChaChaPoly.open(box, using: key) else {
+            guard
+                let box = try? ChaChaPoly.SealedBox(
+                    nonce: chunkNonce(counter, last: isLast),
+                    ciphertext: chunk.dropLast(tagSize), tag: chunk.suffix(tagSize)),
+                let opened = try? ChaChaPoly.open(box, using: key)
+            else {
                 throw damaged(source, "the payload does not authenticate (chunk \(counter) was changed, cut or moved)")
             }
             plaintext += opened
@@ -166,12 +184,17 @@ package enum AgeFormat {
     package static func makeHeader(fileKey: SymmetricKey, passphrase: [UInt8], workFactor: Int) throws -> AgeHeader {
         let salt = randomBytes(saltLength)
         let key = try scryptKey(passphrase: passphrase, salt: salt, workFactor: workFactor)
-        let box = try ChaChaPoly.seal(fileKey.withUnsafeBytes { Array($0) }, using: key, nonce: ChaChaPoly.Nonce(data: [UInt8](repeating: 0, count: 12)))
+        let box = try ChaChaPoly.seal(
+            fileKey.withUnsafeBytes { Array($0) }, using: key,
+            nonce: ChaChaPoly.Nonce(data: [UInt8](repeating: 0, count: 12)))
         let wrapped = Array(box.ciphertext) + Array(box.tag)
-        let text = "\(versionLine)\n-> scrypt \(Base64.encodeUnpadded(salt)) \(workFactor)\n\(Base64.encodeUnpadded(wrapped))\n---"
+        let text =
+            "\(versionLine)\n-> scrypt \(Base64.encodeUnpadded(salt)) \(workFactor)\n\(Base64.encodeUnpadded(wrapped))\n---"
         let authenticated = Array(text.utf8)
         let mac = Array(HMAC<SHA256>.authenticationCode(for: authenticated, using: headerKey(fileKey)))
-        var header = AgeHeader(salt: salt, workFactor: workFactor, wrappedFileKey: wrapped, mac: mac, authenticatedBytes: authenticated, length: 0)
+        var header = AgeHeader(
+            salt: salt, workFactor: workFactor, wrappedFileKey: wrapped, mac: mac, authenticatedBytes: authenticated,
+            length: 0)
         header.length = header.bytes.count
         return header
     }
@@ -203,17 +226,22 @@ package enum AgeFormat {
 
     static func scryptKey(passphrase: [UInt8], salt: [UInt8], workFactor: Int) throws -> SymmetricKey {
         // BoringSSL's scrypt takes the passphrase's address, which an empty array does not have.
-        guard !passphrase.isEmpty else { throw ConfigurationError(.invalidValue, "an empty passcode cannot protect a store") }
-        return try KDF.Scrypt.deriveKey(from: passphrase, salt: scryptLabel + salt, outputByteCount: 32,
-                                        rounds: 1 << workFactor, blockSize: 8, parallelism: 1)
+        guard !passphrase.isEmpty else {
+            throw ConfigurationError(.invalidValue, "an empty passcode cannot protect a store")
+        }
+        return try KDF.Scrypt.deriveKey(
+            from: passphrase, salt: scryptLabel + salt, outputByteCount: 32,
+            rounds: 1 << workFactor, blockSize: 8, parallelism: 1)
     }
 
     static func headerKey(_ fileKey: SymmetricKey) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: fileKey, salt: [UInt8](), info: Array("header".utf8), outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: fileKey, salt: [UInt8](), info: Array("header".utf8), outputByteCount: 32)
     }
 
     static func payloadKey(_ fileKey: SymmetricKey, nonce: ArraySlice<UInt8>) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: fileKey, salt: Array(nonce), info: Array("payload".utf8), outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: fileKey, salt: Array(nonce), info: Array("payload".utf8), outputByteCount: 32)
     }
 
     /// STREAM's nonce: an 11-byte big-endian chunk counter, then 1 for the last chunk, else 0.

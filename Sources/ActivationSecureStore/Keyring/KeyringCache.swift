@@ -35,8 +35,9 @@ struct KeyringCache: Sendable {
         defer { _ = keyctl_unlink(serial, KEY_SPEC_PROCESS_KEYRING) }
         // Possessor: everything; this user without possession: only to see that it exists.
         guard keyctl_setperm(serial, UInt32(KEY_POS_ALL) | UInt32(KEY_USR_VIEW)) == 0,
-              keyctl_set_timeout(serial, UInt32(clamping: timeout)) == 0,
-              keyctl_link(serial, KEY_SPEC_USER_KEYRING) == 0 else {
+            keyctl_set_timeout(serial, UInt32(clamping: timeout)) == 0,
+            keyctl_link(serial, KEY_SPEC_USER_KEYRING) == 0
+        else {
             _ = keyctl_invalidate(serial)
             return false
         }

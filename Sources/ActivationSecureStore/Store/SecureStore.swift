@@ -55,9 +55,13 @@ public struct SecureStore: Sendable {
     /// A device secret is 32 random bytes: no passphrase to guess, so the KDF need not be slow.
     static let deviceSecretWorkFactor = 10
     /// The largest store file read.
-    public static let maxFileBytes = SecureStoreContents.maxPlaintextBytes + (SecureStoreContents.maxPlaintextBytes >> 12) + 4096
+    public static let maxFileBytes =
+        SecureStoreContents.maxPlaintextBytes + (SecureStoreContents.maxPlaintextBytes >> 12) + 4096
 
-    init(location: SecureStoreLocation, contents: SecureStoreContents, unlockedWith: Unlock, fileKey: SymmetricKey, file: [UInt8], usesKeyring: Bool) {
+    init(
+        location: SecureStoreLocation, contents: SecureStoreContents, unlockedWith: Unlock, fileKey: SymmetricKey,
+        file: [UInt8], usesKeyring: Bool
+    ) {
         self.location = location
         self.contents = contents
         self.unlockedWith = unlockedWith
@@ -80,8 +84,10 @@ public struct SecureStore: Sendable {
     ///   - now: the time the passcode counts as set (for its expiry).
     /// - Throws: `ConfigurationError`: `passcodeRequired` (no passcode, and the policy requires one),
     ///   `passcodeRejected` (naming every rule it breaks), `fileExists`, or a file error.
-    public static func create(at location: SecureStoreLocation, contents: SecureStoreContents, passcode: Passcode?,
-                              workFactor: Int = defaultWorkFactor, replacing: Bool = false, now: Date = Date()) throws -> SecureStore {
+    public static func create(
+        at location: SecureStoreLocation, contents: SecureStoreContents, passcode: Passcode?,
+        workFactor: Int = defaultWorkFactor, replacing: Bool = false, now: Date = Date()
+    ) throws -> SecureStore {
         let policy = contents.clientPolicies.passcode
         var contents = contents
         let passphrase: [UInt8]
@@ -95,7 +101,8 @@ public struct SecureStore: Sendable {
             contents.passcodeChangedAt = now
         } else {
             guard policy.allowsNoPasscode else {
-                throw ConfigurationError(.passcodeRejected, source: location.path, "the passcode policy requires a passcode for this store")
+                throw ConfigurationError(
+                    .passcodeRejected, source: location.path, "the passcode policy requires a passcode for this store")
             }
             passphrase = []
             factor = deviceSecretWorkFactor
@@ -122,11 +129,14 @@ public struct SecureStore: Sendable {
             let fileKey = AgeFormat.makeFileKey()
             let header = try AgeFormat.makeHeader(fileKey: fileKey, passphrase: secret, workFactor: factor)
             let file = header.bytes + (try AgeFormat.encryptPayload(try sealable(contents, location), fileKey: fileKey))
-            let state = StoreState(policies: contents.clientPolicies, protection: contents.protection, headers: [header])
+            let state = StoreState(
+                policies: contents.clientPolicies, protection: contents.protection, headers: [header])
             try commit(file, header: header, state: state, alsoAccepting: previous, at: location, replace: replacing)
             if passcode != nil { try FileIO.remove(location.deviceSecretPath) }
             KeyringCache(storePath: location.path).forget()
-            return SecureStore(location: location, contents: contents, unlockedWith: .created, fileKey: fileKey, file: file, usesKeyring: false)
+            return SecureStore(
+                location: location, contents: contents, unlockedWith: .created, fileKey: fileKey, file: file,
+                usesKeyring: false)
         }
     }
 
@@ -136,16 +146,20 @@ public struct SecureStore: Sendable {
     ///
     /// - Throws: `ConfigurationError`: the plaintext store's errors (`storeDamaged`, …), then
     ///   those of ``create(at:contents:passcode:workFactor:replacing:now:)``.
-    public static func migrate(_ plaintext: FileConfigurationStore, into location: SecureStoreLocation, clientPolicies: ClientPolicies,
-                               passcode: Passcode?, workFactor: Int = defaultWorkFactor) throws -> SecureStore {
+    public static func migrate(
+        _ plaintext: FileConfigurationStore, into location: SecureStoreLocation, clientPolicies: ClientPolicies,
+        passcode: Passcode?, workFactor: Int = defaultWorkFactor
+    ) throws -> SecureStore {
         guard let record = try plaintext.load() else {
             throw ConfigurationError(.notFound, source: plaintext.path, "no plaintext configuration to move")
         }
         // The move is not a contact with the server, but the block-and-wipe clock cannot start
         // earlier: the plaintext store kept no record of one.
-        let contents = SecureStoreContents(configuration: record, clientPolicies: clientPolicies, lastServerContact: Date())
+        let contents = SecureStoreContents(
+            configuration: record, clientPolicies: clientPolicies, lastServerContact: Date())
         let samePath = plaintext.path == location.path
-        let store = try create(at: location, contents: contents, passcode: passcode, workFactor: workFactor, replacing: samePath)
+        let store = try create(
+            at: location, contents: contents, passcode: passcode, workFactor: workFactor, replacing: samePath)
         if !samePath { try plaintext.remove() }
         return store
     }
@@ -167,7 +181,9 @@ public struct SecureStore: Sendable {
         public var now = Date()
 
         /// The defaults: the keyring is used, an expired passcode is refused.
-        public init(useKeyring: Bool = true, allowExpiredPasscode: Bool = false, allowBlocked: Bool = false, now: Date = Date()) {
+        public init(
+            useKeyring: Bool = true, allowExpiredPasscode: Bool = false, allowBlocked: Bool = false, now: Date = Date()
+        ) {
             self.useKeyring = useKeyring
             self.allowExpiredPasscode = allowExpiredPasscode
             self.allowBlocked = allowBlocked
@@ -186,7 +202,9 @@ public struct SecureStore: Sendable {
     /// - Throws: `ConfigurationError`: `passcodeRequired`, `wrongPasscode` (the reason says how
     ///   many tries are left), `storeWiped`, `storeBlocked`, `passcodeExpired`, `storeDamaged`, or a
     ///   file error.
-    public static func open(at location: SecureStoreLocation, passcode: Passcode?, options: OpenOptions = OpenOptions()) throws -> SecureStore? {
+    public static func open(at location: SecureStoreLocation, passcode: Passcode?, options: OpenOptions = OpenOptions())
+        throws -> SecureStore?
+    {
         guard FileIO.exists(location.path) else { return nil }
         try checkFolder(location)
         let cache = KeyringCache(storePath: location.path)
@@ -197,7 +215,8 @@ public struct SecureStore: Sendable {
                 header = try AgeFormat.header(of: file, source: location.path)
             } catch let error as ConfigurationError where !AgeFormat.startsLikeScryptFile(file) {
                 // Not a store at all, so not a damaged one either: deleting it is not ours to offer.
-                throw ConfigurationError(.fileUnreadable, source: location.path, "is not a secure store: \(error.message)")
+                throw ConfigurationError(
+                    .fileUnreadable, source: location.path, "is not a secure store: \(error.message)")
             }
             var state = try readState(location) ?? StoreState()
             // A header activate did not write here (the owner re-encrypted the store with
@@ -206,7 +225,9 @@ public struct SecureStore: Sendable {
             let known = state.accepts(header)
             var unlock = Unlock.passcode
             var fileKey: SymmetricKey?
-            if options.useKeyring, let cached = cache.recall(timeout: state.lockTimeout), AgeFormat.verify(header, fileKey: cached) {
+            if options.useKeyring, let cached = cache.recall(timeout: state.lockTimeout),
+                AgeFormat.verify(header, fileKey: cached)
+            {
                 fileKey = cached
                 unlock = .cachedKey
             } else if known, let secret = try deviceSecret(location) {
@@ -215,13 +236,16 @@ public struct SecureStore: Sendable {
                 fileKey = try AgeFormat.unwrapFileKey(header, passphrase: secret)
                 unlock = .deviceSecret
                 if fileKey == nil && state.protection == .deviceSecret {
-                    throw ConfigurationError(.storeDamaged, source: location.path, "the device secret beside it does not open the store")
+                    throw ConfigurationError(
+                        .storeDamaged, source: location.path, "the device secret beside it does not open the store")
                 }
             }
             if fileKey == nil {
                 unlock = .passcode
                 guard let passcode, !passcode.text.isEmpty else {
-                    throw ConfigurationError(.passcodeRequired, source: location.path, "the store is locked; its passcode is needed\(known ? triesLeftNote(state) : "")")
+                    throw ConfigurationError(
+                        .passcodeRequired, source: location.path,
+                        "the store is locked; its passcode is needed\(known ? triesLeftNote(state) : "")")
                 }
                 // Counted before the key is derived, so that killing the process during the
                 // derivation does not give a free try; a right passcode clears the count below.
@@ -232,8 +256,10 @@ public struct SecureStore: Sendable {
                 fileKey = try AgeFormat.unwrapFileKey(header, passphrase: passcode.bytes)
                 if fileKey == nil {
                     guard known else {
-                        throw ConfigurationError(.wrongPasscode, source: location.path,
-                                                 "the passcode does not open the store, and its header is not the one activate wrote: the passcode is wrong, or the file was damaged or replaced (this try is not counted)")
+                        throw ConfigurationError(
+                            .wrongPasscode, source: location.path,
+                            "the passcode does not open the store, and its header is not the one activate wrote: the passcode is wrong, or the file was damaged or replaced (this try is not counted)"
+                        )
                     }
                     try wrongPasscode(state, at: location)
                 }
@@ -244,19 +270,24 @@ public struct SecureStore: Sendable {
                 }
             }
             guard let fileKey, AgeFormat.verify(header, fileKey: fileKey) else {
-                throw ConfigurationError(.storeDamaged, source: location.path, "the store is damaged: its header's MAC does not verify")
+                throw ConfigurationError(
+                    .storeDamaged, source: location.path, "the store is damaged: its header's MAC does not verify")
             }
-            let plaintext = try AgeFormat.decryptPayload(of: file, header: header, fileKey: fileKey, source: location.path)
+            let plaintext = try AgeFormat.decryptPayload(
+                of: file, header: header, fileKey: fileKey, source: location.path)
             let contents = try SecureStoreContents(plaintext: plaintext, source: location.path)
             // What must be known before the next unlock follows the policy inside; a right
             // passcode clears the count, also when a policy below refuses the store.
             let policy = contents.clientPolicies.passcode
-            var synced = StoreState(policies: contents.clientPolicies, protection: contents.protection, headers: [header])
+            var synced = StoreState(
+                policies: contents.clientPolicies, protection: contents.protection, headers: [header])
             synced.failedAttempts = 0
             if synced != state { try writeState(synced, at: location) }
             try applyPolicies(contents, at: location, options: options)
             if options.useKeyring && unlock != .cachedKey { cache.remember(fileKey, timeout: policy.lockTimeout) }
-            return SecureStore(location: location, contents: contents, unlockedWith: unlock, fileKey: fileKey, file: file, usesKeyring: options.useKeyring)
+            return SecureStore(
+                location: location, contents: contents, unlockedWith: unlock, fileKey: fileKey, file: file,
+                usesKeyring: options.useKeyring)
         }
     }
 
@@ -264,8 +295,10 @@ public struct SecureStore: Sendable {
     private static func wrongPasscode(_ state: StoreState, at location: SecureStoreLocation) throws -> Never {
         if let left = state.triesLeft, left == 0 {
             try removeFiles(location)
-            throw ConfigurationError(.storeWiped, source: location.path,
-                                     "wrong passcode \(state.failedAttempts) times in a row: the store and everything in it was deleted, as the passcode policy requires")
+            throw ConfigurationError(
+                .storeWiped, source: location.path,
+                "wrong passcode \(state.failedAttempts) times in a row: the store and everything in it was deleted, as the passcode policy requires"
+            )
         }
         throw ConfigurationError(.wrongPasscode, source: location.path, "wrong passcode\(triesLeftNote(state))")
     }
@@ -277,23 +310,33 @@ public struct SecureStore: Sendable {
     }
 
     /// The expiry of the passcode and the block and wipe periods.
-    private static func applyPolicies(_ contents: SecureStoreContents, at location: SecureStoreLocation, options: OpenOptions) throws {
+    private static func applyPolicies(
+        _ contents: SecureStoreContents, at location: SecureStoreLocation, options: OpenOptions
+    ) throws {
         if let lastContact = contents.lastServerContact {
             switch contents.clientPolicies.blockWiping.verdict(lastContact: lastContact, now: options.now) {
             case .open: break
             case .block where options.allowBlocked: break
             case .block(let days):
-                throw ConfigurationError(.storeBlocked, source: location.path,
-                                         "no contact with the server for \(days) days: the block-and-wipe policy blocks the store after \(contents.clientPolicies.blockWiping.blockAfterDays)")
+                throw ConfigurationError(
+                    .storeBlocked, source: location.path,
+                    "no contact with the server for \(days) days: the block-and-wipe policy blocks the store after \(contents.clientPolicies.blockWiping.blockAfterDays)"
+                )
             case .wipe(let days):
                 try removeFiles(location)
-                throw ConfigurationError(.storeWiped, source: location.path,
-                                         "no contact with the server for \(days) days: the store and everything in it was deleted, as the block-and-wipe policy requires after \(contents.clientPolicies.blockWiping.wipeAfterDays)")
+                throw ConfigurationError(
+                    .storeWiped, source: location.path,
+                    "no contact with the server for \(days) days: the store and everything in it was deleted, as the block-and-wipe policy requires after \(contents.clientPolicies.blockWiping.wipeAfterDays)"
+                )
             }
         }
-        if contents.protection == .passcode, !options.allowExpiredPasscode, let days = contents.passcodeExpiredDays(now: options.now) {
-            throw ConfigurationError(.passcodeExpired, source: location.path,
-                                     "the passcode was set \(days) days ago and the passcode policy asks for a new one every \(contents.clientPolicies.passcode.expiresInDays) days")
+        if contents.protection == .passcode, !options.allowExpiredPasscode,
+            let days = contents.passcodeExpiredDays(now: options.now)
+        {
+            throw ConfigurationError(
+                .passcodeExpired, source: location.path,
+                "the passcode was set \(days) days ago and the passcode policy asks for a new one every \(contents.clientPolicies.passcode.expiresInDays) days"
+            )
         }
     }
 
@@ -308,12 +351,14 @@ public struct SecureStore: Sendable {
     public mutating func save() throws {
         try FileIO.withExclusiveLock(location.lockPath) {
             let header = try unchangedHeader()
-            let file = header.bytes + (try AgeFormat.encryptPayload(try Self.sealable(contents, location), fileKey: fileKey))
+            let file =
+                header.bytes + (try AgeFormat.encryptPayload(try Self.sealable(contents, location), fileKey: fileKey))
             try FileIO.write(file, to: location.path, replace: true, mode: 0o600)
             fileDigest = Array(SHA256.hash(data: file))
             // The retry limit and lock timeout are read before the store opens: new policies must be there too.
             let current = try Self.readState(location)
-            var synced = StoreState(policies: contents.clientPolicies, protection: contents.protection, headers: [header])
+            var synced = StoreState(
+                policies: contents.clientPolicies, protection: contents.protection, headers: [header])
             synced.failedAttempts = current?.failedAttempts ?? 0
             if current != synced { try Self.writeState(synced, at: location) }
         }
@@ -323,7 +368,8 @@ public struct SecureStore: Sendable {
     /// `OpenOptions.allowBlocked`): the server must be contacted first.
     public func isBlocked(now: Date = Date()) -> Bool {
         guard let lastContact = contents.lastServerContact,
-              case .block = contents.clientPolicies.blockWiping.verdict(lastContact: lastContact, now: now) else { return false }
+            case .block = contents.clientPolicies.blockWiping.verdict(lastContact: lastContact, now: now)
+        else { return false }
         return true
     }
 
@@ -335,17 +381,23 @@ public struct SecureStore: Sendable {
     public func reloaded() throws -> SecureStore {
         try FileIO.withExclusiveLock(location.lockPath) {
             guard FileIO.exists(location.path) else {
-                throw ConfigurationError(.storeChanged, source: location.path, "the store was deleted since it was opened")
+                throw ConfigurationError(
+                    .storeChanged, source: location.path, "the store was deleted since it was opened")
             }
             let file = try Self.readStoreFile(location)
             if Array(SHA256.hash(data: file)) == fileDigest { return self }
             let header = try AgeFormat.header(of: file, source: location.path)
             guard AgeFormat.verify(header, fileKey: fileKey) else {
-                throw ConfigurationError(.storeChanged, source: location.path, "the store was sealed under another key since it was opened; open it again")
+                throw ConfigurationError(
+                    .storeChanged, source: location.path,
+                    "the store was sealed under another key since it was opened; open it again")
             }
-            let plaintext = try AgeFormat.decryptPayload(of: file, header: header, fileKey: fileKey, source: location.path)
+            let plaintext = try AgeFormat.decryptPayload(
+                of: file, header: header, fileKey: fileKey, source: location.path)
             let contents = try SecureStoreContents(plaintext: plaintext, source: location.path)
-            return SecureStore(location: location, contents: contents, unlockedWith: unlockedWith, fileKey: fileKey, file: file, usesKeyring: usesKeyring)
+            return SecureStore(
+                location: location, contents: contents, unlockedWith: unlockedWith, fileKey: fileKey, file: file,
+                usesKeyring: usesKeyring)
         }
     }
 
@@ -362,7 +414,9 @@ public struct SecureStore: Sendable {
     ///
     /// - Throws: `ConfigurationError`: `passcodeRejected` when `newPasscode` breaks the policy
     ///   or is the current passcode, `storeChanged`, `inputTooLarge`, or a file error.
-    public mutating func changePasscode(to newPasscode: Passcode, workFactor: Int = defaultWorkFactor, now: Date = Date()) throws {
+    public mutating func changePasscode(
+        to newPasscode: Passcode, workFactor: Int = defaultWorkFactor, now: Date = Date()
+    ) throws {
         try contents.clientPolicies.passcode.check(newPasscode.text, source: location.path)
         try Self.checkWorkFactor(workFactor)
         var changed = contents
@@ -371,13 +425,20 @@ public struct SecureStore: Sendable {
         let newKey = AgeFormat.makeFileKey()
         try FileIO.withExclusiveLock(location.lockPath) {
             let current = try unchangedHeader()
-            if contents.protection == .passcode, try AgeFormat.unwrapFileKey(current, passphrase: newPasscode.bytes) != nil {
-                throw ConfigurationError(.passcodeRejected, source: location.path, "the new passcode is the current one; choose another")
+            if contents.protection == .passcode,
+                try AgeFormat.unwrapFileKey(current, passphrase: newPasscode.bytes) != nil
+            {
+                throw ConfigurationError(
+                    .passcodeRejected, source: location.path, "the new passcode is the current one; choose another")
             }
-            let header = try AgeFormat.makeHeader(fileKey: newKey, passphrase: newPasscode.bytes, workFactor: workFactor)
-            let file = header.bytes + (try AgeFormat.encryptPayload(try Self.sealable(changed, location), fileKey: newKey))
+            let header = try AgeFormat.makeHeader(
+                fileKey: newKey, passphrase: newPasscode.bytes, workFactor: workFactor)
+            let file =
+                header.bytes + (try AgeFormat.encryptPayload(try Self.sealable(changed, location), fileKey: newKey))
             let state = StoreState(policies: changed.clientPolicies, protection: .passcode, headers: [header])
-            try Self.commit(file, header: header, state: state, alsoAccepting: [StoreState.digest(current)], at: location, replace: true)
+            try Self.commit(
+                file, header: header, state: state, alsoAccepting: [StoreState.digest(current)], at: location,
+                replace: true)
             try FileIO.remove(location.deviceSecretPath)
             fileDigest = Array(SHA256.hash(data: file))
         }
@@ -390,7 +451,8 @@ public struct SecureStore: Sendable {
 
     static func checkWorkFactor(_ workFactor: Int) throws {
         guard (1...maxWorkFactor).contains(workFactor) else {
-            throw ConfigurationError(.invalidValue, "the scrypt work factor must be from 1 to \(maxWorkFactor), not \(workFactor)")
+            throw ConfigurationError(
+                .invalidValue, "the scrypt work factor must be from 1 to \(maxWorkFactor), not \(workFactor)")
         }
     }
 
@@ -401,7 +463,9 @@ public struct SecureStore: Sendable {
         }
         let file = try Self.readStoreFile(location)
         guard Array(SHA256.hash(data: file)) == fileDigest else {
-            throw ConfigurationError(.storeChanged, source: location.path, "another process changed the store since it was opened; open it again")
+            throw ConfigurationError(
+                .storeChanged, source: location.path,
+                "another process changed the store since it was opened; open it again")
         }
         return try AgeFormat.header(of: file, source: location.path)
     }
@@ -410,13 +474,17 @@ public struct SecureStore: Sendable {
     static func sealable(_ contents: SecureStoreContents, _ location: SecureStoreLocation) throws -> [UInt8] {
         let plaintext = contents.plaintext
         guard plaintext.count <= SecureStoreContents.maxPlaintextBytes else {
-            throw ConfigurationError(.inputTooLarge, source: location.path,
-                                     "the store's contents would be \(plaintext.count) bytes, more than the \(SecureStoreContents.maxPlaintextBytes) a store may hold; nothing was written")
+            throw ConfigurationError(
+                .inputTooLarge, source: location.path,
+                "the store's contents would be \(plaintext.count) bytes, more than the \(SecureStoreContents.maxPlaintextBytes) a store may hold; nothing was written"
+            )
         }
         do {
             _ = try SecureStoreContents(plaintext: plaintext, source: location.path)
         } catch let error as ConfigurationError {
-            throw ConfigurationError(.inputTooLarge, source: location.path, "the store's contents could not be read back (\(error.message)); nothing was written")
+            throw ConfigurationError(
+                .inputTooLarge, source: location.path,
+                "the store's contents could not be read back (\(error.message)); nothing was written")
         }
         return plaintext
     }
@@ -457,8 +525,10 @@ public struct SecureStore: Sendable {
         // Only a store is deleted, damaged or not, and a store is known by its age header line:
         // a mistyped path removes nothing else, even where an earlier command left a lock beside it.
         if FileIO.exists(location.path) && !location.holdsSecureStore {
-            throw ConfigurationError(.fileUnwritable, source: location.path,
-                                     "is not a secure store (it does not start with an age header and a passphrase recipient); nothing was removed")
+            throw ConfigurationError(
+                .fileUnwritable, source: location.path,
+                "is not a secure store (it does not start with an age header and a passphrase recipient); nothing was removed"
+            )
         }
         return try FileIO.withExclusiveLock(location.lockPath) { try removeFiles(location) }
     }
@@ -491,7 +561,9 @@ public struct SecureStore: Sendable {
         guard FileIO.exists(location.path) else { return nil }
         let state = try readState(location) ?? StoreState()
         let cached = KeyringCache(storePath: location.path).recall(timeout: 0) != nil
-        return Status(protection: state.protection, failedAttempts: state.failedAttempts, triesLeft: state.triesLeft, isUnlocked: cached)
+        return Status(
+            protection: state.protection, failedAttempts: state.failedAttempts, triesLeft: state.triesLeft,
+            isUnlocked: cached)
     }
 
     // MARK: Files
@@ -509,9 +581,11 @@ public struct SecureStore: Sendable {
             guard let status, status.type == .directory else {
                 // A link could be turned to another folder between two commands; the folder it
                 // points to is the place to give.
-                throw FileFailure(.unwritable, location.folder, status?.type == .symbolicLink
-                                  ? "the store's folder is a symbolic link; only a real folder is used (give --store a path in the folder it points to)"
-                                  : "the store's folder is not a folder")
+                throw FileFailure(
+                    .unwritable, location.folder,
+                    status?.type == .symbolicLink
+                        ? "the store's folder is a symbolic link; only a real folder is used (give --store a path in the folder it points to)"
+                        : "the store's folder is not a folder")
             }
             try Files.requirePrivate(location.folder, status, what: "the store's folder")
         }
@@ -519,7 +593,9 @@ public struct SecureStore: Sendable {
 
     static func readStoreFile(_ location: SecureStoreLocation) throws -> [UInt8] {
         try FileIO.converting { () throws(FileFailure) in
-            guard let status = try Files.status(location.path) else { throw FileFailure(.notFound, location.path, "no store") }
+            guard let status = try Files.status(location.path) else {
+                throw FileFailure(.notFound, location.path, "no store")
+            }
             try Files.requireSecret(location.path, status, what: "the store")
         }
         return try FileIO.read(location.path, limit: maxFileBytes, followLinks: false)
@@ -528,7 +604,9 @@ public struct SecureStore: Sendable {
     /// The digest of the header on disk and those its state accepts, to keep accepting while a
     /// store is replaced; empty when there is no readable store.
     static func currentDigests(_ location: SecureStoreLocation) -> [String] {
-        guard let file = try? readStoreFile(location), let header = try? AgeFormat.header(of: file, source: location.path) else { return [] }
+        guard let file = try? readStoreFile(location),
+            let header = try? AgeFormat.header(of: file, source: location.path)
+        else { return [] }
         return [StoreState.digest(header)]
     }
 
@@ -542,20 +620,24 @@ public struct SecureStore: Sendable {
 
     static func readState(_ location: SecureStoreLocation) throws -> StoreState? {
         guard FileIO.exists(location.statePath) else { return nil }
-        let bytes = try FileIO.readSecret(location.statePath, limit: StoreState.maxBytes, what: "the store's state file")
+        let bytes = try FileIO.readSecret(
+            location.statePath, limit: StoreState.maxBytes, what: "the store's state file")
         return try StoreState(json: bytes, source: location.statePath)
     }
 
     static func writeState(_ state: StoreState, at location: SecureStoreLocation) throws {
-        try FileIO.write(Array(JSONWriter.pretty(state.value).utf8) + [0x0A], to: location.statePath, replace: true, mode: 0o600)
+        try FileIO.write(
+            Array(JSONWriter.pretty(state.value).utf8) + [0x0A], to: location.statePath, replace: true, mode: 0o600)
     }
 
     /// Writes a store file with a new header in two steps around its state: first the state
     /// accepts both the header on disk and the new one, then the file is renamed into place,
     /// then the state accepts only the new one. Killed at any moment, the store opens with the
     /// old passcode or the new.
-    static func commit(_ file: [UInt8], header: AgeHeader, state: StoreState, alsoAccepting previous: [String],
-                       at location: SecureStoreLocation, replace: Bool) throws {
+    static func commit(
+        _ file: [UInt8], header: AgeHeader, state: StoreState, alsoAccepting previous: [String],
+        at location: SecureStoreLocation, replace: Bool
+    ) throws {
         var interim = state
         interim.headerDigests = Array((state.headerDigests + previous).prefix(4))
         try writeState(interim, at: location)

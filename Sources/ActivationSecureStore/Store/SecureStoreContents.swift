@@ -67,15 +67,22 @@ public struct StoredCredentials: Sendable, Hashable, CustomStringConvertible {
     public init(json bytes: [UInt8], source: String) throws {
         let value = try JSONReader(maxBytes: Self.maxJSONBytes, maxDepth: 2).parse(bytes, source: source)
         guard let object = value.objectValue else {
-            throw ConfigurationError(.wrongType, source: source, "credentials are an object such as {\"user\": …, \"password\": …}, not \(value.kindDescription)")
+            throw ConfigurationError(
+                .wrongType, source: source,
+                "credentials are an object such as {\"user\": …, \"password\": …}, not \(value.kindDescription)")
         }
         for (key, item) in object {
             guard ["user", "password", "apiKey"].contains(key) else {
-                throw ConfigurationError(.invalidValue, source: source, keyPath: key, "is not a credential (user, password, apiKey)")
+                throw ConfigurationError(
+                    .invalidValue, source: source, keyPath: key, "is not a credential (user, password, apiKey)")
             }
-            guard item.stringValue != nil else { throw ConfigurationError(.wrongType, source: source, keyPath: key, "must be a string") }
+            guard item.stringValue != nil else {
+                throw ConfigurationError(.wrongType, source: source, keyPath: key, "must be a string")
+            }
         }
-        self.init(user: object["user"]?.stringValue, password: object["password"]?.stringValue, apiKey: object["apiKey"]?.stringValue)
+        self.init(
+            user: object["user"]?.stringValue, password: object["password"]?.stringValue,
+            apiKey: object["apiKey"]?.stringValue)
     }
 
     var value: ConfigurationValue {
@@ -134,10 +141,13 @@ public struct SecureStoreContents: Sendable, Hashable {
     public var signIn: StoredSignIn?
 
     /// Contents; everything but the protection is optional.
-    public init(configuration: StoredConfiguration? = nil, credentials: StoredCredentials = StoredCredentials(),
-                clientPolicies: ClientPolicies = .default, clientPoliciesSource: String? = nil, protection: StoreProtection = .passcode,
-                passcodeChangedAt: Date? = nil, lastServerContact: Date? = nil, values: ConfigurationObject = [:],
-                credentialsCheckedAt: Date? = nil, signIn: StoredSignIn? = nil) {
+    public init(
+        configuration: StoredConfiguration? = nil, credentials: StoredCredentials = StoredCredentials(),
+        clientPolicies: ClientPolicies = .default, clientPoliciesSource: String? = nil,
+        protection: StoreProtection = .passcode,
+        passcodeChangedAt: Date? = nil, lastServerContact: Date? = nil, values: ConfigurationObject = [:],
+        credentialsCheckedAt: Date? = nil, signIn: StoredSignIn? = nil
+    ) {
         self.configuration = configuration
         self.credentials = credentials
         self.credentialsCheckedAt = credentialsCheckedAt
@@ -158,13 +168,16 @@ public struct SecureStoreContents: Sendable, Hashable {
     /// The documented plaintext, as a JSON value.
     public var value: ConfigurationValue {
         var object: ConfigurationObject = [
-            "format": .string(Self.format), "version": .integer(Self.version), "protection": .string(protection.rawValue),
+            "format": .string(Self.format), "version": .integer(Self.version),
+            "protection": .string(protection.rawValue),
         ]
         if let passcodeChangedAt { object["passcodeChangedAt"] = .string(passcodeChangedAt.formatted(.iso8601)) }
         if let lastServerContact { object["lastServerContact"] = .string(lastServerContact.formatted(.iso8601)) }
         if let configuration { object["configuration"] = configuration.value }
         if !credentials.isEmpty { object["credentials"] = credentials.value }
-        if let credentialsCheckedAt { object["credentialsCheckedAt"] = .string(credentialsCheckedAt.formatted(.iso8601)) }
+        if let credentialsCheckedAt {
+            object["credentialsCheckedAt"] = .string(credentialsCheckedAt.formatted(.iso8601))
+        }
         if let signIn { object["signIn"] = signIn.value }
         object["clientPolicies"] = clientPolicies.document
         if let clientPoliciesSource { object["clientPoliciesFrom"] = .string(clientPoliciesSource) }
@@ -183,7 +196,8 @@ public struct SecureStoreContents: Sendable, Hashable {
         do {
             value = try JSONReader(maxBytes: Self.maxPlaintextBytes, maxDepth: 64).parse(plaintext, source: source)
         } catch let error as ConfigurationError {
-            throw ConfigurationError(.storeDamaged, source: source, "the store's contents are not its JSON: \(error.message)")
+            throw ConfigurationError(
+                .storeDamaged, source: source, "the store's contents are not its JSON: \(error.message)")
         }
         try self.init(from: value, source: source)
     }
@@ -193,17 +207,23 @@ public struct SecureStoreContents: Sendable, Hashable {
     /// - Throws: `ConfigurationError` `storeDamaged` naming `source` and the key path.
     public init(from value: ConfigurationValue, source: String) throws {
         let read = ContentsReader(source: source)
-        guard let object = value.objectValue else { throw read.damaged(nil, "is \(value.kindDescription), not an object") }
+        guard let object = value.objectValue else {
+            throw read.damaged(nil, "is \(value.kindDescription), not an object")
+        }
         guard object["format"] == .string(Self.format) else {
             throw read.damaged("format", "is not \"\(Self.format)\"")
         }
         guard object["version"] == .integer(Self.version) else {
-            throw read.damaged("version", "is \(object["version"]?.kindDescription ?? "missing"); this activate reads version \(Self.version)")
+            throw read.damaged(
+                "version",
+                "is \(object["version"]?.kindDescription ?? "missing"); this activate reads version \(Self.version)")
         }
         switch object["protection"] {
         case nil: protection = .passcode
-        case .string(let text)? where StoreProtection(rawValue: text) != nil: protection = StoreProtection(rawValue: text) ?? .passcode
-        case let other?: throw read.damaged("protection", "is \(other.kindDescription), not \"passcode\" or \"device-secret\"")
+        case .string(let text)? where StoreProtection(rawValue: text) != nil:
+            protection = StoreProtection(rawValue: text) ?? .passcode
+        case let other?:
+            throw read.damaged("protection", "is \(other.kindDescription), not \"passcode\" or \"device-secret\"")
         }
         passcodeChangedAt = try read.date(object, "passcodeChangedAt")
         lastServerContact = try read.date(object, "lastServerContact")
@@ -218,13 +238,19 @@ public struct SecureStoreContents: Sendable, Hashable {
         }
         credentials = try object["credentials"].map { try StoredCredentials(from: $0, read) } ?? StoredCredentials()
         credentialsCheckedAt = try read.date(object, "credentialsCheckedAt")
-        if let stored = object["signIn"], stored != .null { signIn = try StoredSignIn(from: stored, read) } else { signIn = nil }
+        if let stored = object["signIn"], stored != .null {
+            signIn = try StoredSignIn(from: stored, read)
+        } else {
+            signIn = nil
+        }
         if let policies = object["clientPolicies"], policies != .null {
             do {
                 clientPolicies = try ClientPolicies(from: policies, source: source)
             } catch let error as ConfigurationError {
-                throw ConfigurationError(.storeDamaged, source: source, keyPath: ["clientPolicies", error.keyPath].compactMap { $0 }.joined(separator: "."),
-                                         error.message)
+                throw ConfigurationError(
+                    .storeDamaged, source: source,
+                    keyPath: ["clientPolicies", error.keyPath].compactMap { $0 }.joined(separator: "."),
+                    error.message)
             }
         } else {
             clientPolicies = .default
@@ -256,7 +282,8 @@ extension SecureStoreContents {
             return
         }
         let encoded = try JSONEncoder().encode(value)
-        values[key] = try JSONReader(maxBytes: SecureStoreContents.maxPlaintextBytes, maxDepth: 32).parse(Array(encoded), source: key)
+        values[key] = try JSONReader(maxBytes: SecureStoreContents.maxPlaintextBytes, maxDepth: 32).parse(
+            Array(encoded), source: key)
     }
 }
 
@@ -319,7 +346,9 @@ struct ContentsReader {
     }
 
     func object(_ value: ConfigurationValue, _ keyPath: String) throws -> ConfigurationObject {
-        guard let object = value.objectValue else { throw damaged(keyPath, "is \(value.kindDescription), not an object") }
+        guard let object = value.objectValue else {
+            throw damaged(keyPath, "is \(value.kindDescription), not an object")
+        }
         return object
     }
 
@@ -336,7 +365,9 @@ struct ContentsReader {
         switch object[key] {
         case nil, .null?: return nil
         case .string(let text)?:
-            guard let date = Date(storedTime: text) else { throw damaged(path, "is not an ISO 8601 time: \(UntrustedText.escaped(String(text.prefix(40))))") }
+            guard let date = Date(storedTime: text) else {
+                throw damaged(path, "is not an ISO 8601 time: \(UntrustedText.escaped(String(text.prefix(40))))")
+            }
             return date
         case let other?: throw damaged(path, "is \(other.kindDescription), not an ISO 8601 time")
         }

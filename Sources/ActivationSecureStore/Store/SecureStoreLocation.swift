@@ -33,14 +33,18 @@ public struct SecureStoreLocation: Sendable, Hashable {
     var lockPath: String { "\(folder)/.\(path.split(separator: "/").last.map(String.init) ?? "store").lock" }
     /// The lock that serialises refreshes of the store's sign-in, so that processes sharing the
     /// store never spend one single-use refresh token twice (it stays).
-    public var signInLockPath: String { "\(folder)/.\(path.split(separator: "/").last.map(String.init) ?? "store").sign-in.lock" }
+    public var signInLockPath: String {
+        "\(folder)/.\(path.split(separator: "/").last.map(String.init) ?? "store").sign-in.lock"
+    }
 
     /// A plaintext store (`FileConfigurationStore`, the form of earlier versions) to move into
     /// this store: the file at ``path`` itself when it holds one, or `configuration.json` beside a
     /// store at the default place when that holds one; `nil` when there is none. A file is taken
     /// for a plaintext store only when it has the stored form (`FileConfigurationStore.holdsStoredForm`),
     /// so that no other JSON file is ever moved or removed.
-    public func plaintextStore(environment: [String: String] = ProcessInfo.processInfo.environment) -> FileConfigurationStore? {
+    public func plaintextStore(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> FileConfigurationStore?
+    {
         let here = FileConfigurationStore(path: path)
         if here.holdsStoredForm { return here }
         let legacy = FileConfigurationStore(path: FileConfigurationStore.defaultPath(environment: environment))
@@ -52,7 +56,9 @@ public struct SecureStoreLocation: Sendable, Hashable {
     /// whole version line and a passphrase (scrypt) recipient, as every store does, damaged or
     /// not. Only such a file is opened as a store or deleted as one.
     public var holdsSecureStore: Bool {
-        guard FileIO.exists(path), let bytes = try? FileIO.read(path, limit: SecureStore.maxFileBytes, followLinks: false) else { return false }
+        guard FileIO.exists(path),
+            let bytes = try? FileIO.read(path, limit: SecureStore.maxFileBytes, followLinks: false)
+        else { return false }
         return AgeFormat.startsLikeScryptFile(bytes)
     }
 }

@@ -52,7 +52,8 @@ struct StoreState: Sendable, Hashable {
     var value: ConfigurationValue {
         .object([
             "format": .string(Self.format), "version": .integer(1), "protection": .string(protection.rawValue),
-            "failedAttempts": .integer(failedAttempts), "retryLimit": .integer(retryLimit), "lockTimeout": .integer(lockTimeout),
+            "failedAttempts": .integer(failedAttempts), "retryLimit": .integer(retryLimit),
+            "lockTimeout": .integer(lockTimeout),
             "headers": .array(headerDigests.map(ConfigurationValue.string)),
         ])
     }
@@ -65,10 +66,12 @@ struct StoreState: Sendable, Hashable {
         do {
             value = try JSONReader(maxBytes: Self.maxBytes, maxDepth: 4).parse(bytes, source: source)
         } catch let error as ConfigurationError {
-            throw ConfigurationError(.storeDamaged, source: source, "the store's state file is not its JSON: \(error.message)")
+            throw ConfigurationError(
+                .storeDamaged, source: source, "the store's state file is not its JSON: \(error.message)")
         }
         func damaged(_ key: String?, _ message: String) -> ConfigurationError {
-            ConfigurationError(.storeDamaged, source: source, keyPath: key, "the store's state file is damaged: \(message)")
+            ConfigurationError(
+                .storeDamaged, source: source, keyPath: key, "the store's state file is damaged: \(message)")
         }
         guard let object = value.objectValue else { throw damaged(nil, "not an object") }
         guard object["format"] == .string(Self.format), object["version"] == .integer(1) else {
@@ -80,16 +83,22 @@ struct StoreState: Sendable, Hashable {
             }
             return number
         }
-        guard let protectionText = object["protection"]?.stringValue, let protection = StoreProtection(rawValue: protectionText) else {
+        guard let protectionText = object["protection"]?.stringValue,
+            let protection = StoreProtection(rawValue: protectionText)
+        else {
             throw damaged("protection", "not \"passcode\" or \"device-secret\"")
         }
         self.protection = protection
         failedAttempts = try count("failedAttempts", 0...Self.maxFailedAttempts)
         retryLimit = try count("retryLimit", 0...1000)
         lockTimeout = try count("lockTimeout", 0...(366 * 86_400))
-        guard let headers = object["headers"]?.arrayValue, headers.count <= 4 else { throw damaged("headers", "not a list of at most 4 digests") }
+        guard let headers = object["headers"]?.arrayValue, headers.count <= 4 else {
+            throw damaged("headers", "not a list of at most 4 digests")
+        }
         headerDigests = try headers.enumerated().map { index, item in
-            guard let text = item.stringValue, text.utf8.count == 64, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            guard let text = item.stringValue, text.utf8.count == 64,
+                text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            else {
                 throw damaged("headers[\(index)]", "not a SHA-256 digest in hex")
             }
             return text

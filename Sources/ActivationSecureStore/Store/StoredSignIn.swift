@@ -35,9 +35,13 @@ public struct StoredSignIn: Sendable, Hashable, CustomStringConvertible {
     public var refreshedAt: Date?
 
     /// A session; everything but the tokens, the endpoint and the client is optional.
-    public init(grant: String, accessToken: String, tokenType: String = "Bearer", expiresAt: Date? = nil, refreshToken: String? = nil,
-                scope: String? = nil, tokenEndpoint: String, revocationEndpoint: String? = nil, clientID: String, issuer: String? = nil,
-                subject: String? = nil, signedInAt: Date = Date(), refreshedAt: Date? = nil) {
+    public init(
+        grant: String, accessToken: String, tokenType: String = "Bearer", expiresAt: Date? = nil,
+        refreshToken: String? = nil,
+        scope: String? = nil, tokenEndpoint: String, revocationEndpoint: String? = nil, clientID: String,
+        issuer: String? = nil,
+        subject: String? = nil, signedInAt: Date = Date(), refreshedAt: Date? = nil
+    ) {
         self.grant = grant
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -57,7 +61,8 @@ public struct StoredSignIn: Sendable, Hashable, CustomStringConvertible {
     /// an expiry counts as valid).
     public func isValid(for margin: Duration = .zero, at now: Date = Date()) -> Bool {
         guard let expiresAt else { return true }
-        return expiresAt.timeIntervalSince(now) >= Double(margin.components.seconds) + Double(margin.components.attoseconds) / 1e18
+        return expiresAt.timeIntervalSince(now) >= Double(margin.components.seconds) + Double(
+            margin.components.attoseconds) / 1e18
     }
 
     /// Never a token: `client app, expires 2026-11-27T10:00:00Z, refresh token kept`.
@@ -72,7 +77,8 @@ public struct StoredSignIn: Sendable, Hashable, CustomStringConvertible {
     var value: ConfigurationValue {
         var object: ConfigurationObject = [
             "grant": .string(grant), "accessToken": .string(accessToken), "tokenType": .string(tokenType),
-            "tokenEndpoint": .string(tokenEndpoint), "clientID": .string(clientID), "signedInAt": .string(signedInAt.formatted(.iso8601)),
+            "tokenEndpoint": .string(tokenEndpoint), "clientID": .string(clientID),
+            "signedInAt": .string(signedInAt.formatted(.iso8601)),
         ]
         if let expiresAt { object["expiresAt"] = .string(expiresAt.formatted(.iso8601)) }
         if let refreshToken { object["refreshToken"] = .string(refreshToken) }
@@ -87,7 +93,9 @@ public struct StoredSignIn: Sendable, Hashable, CustomStringConvertible {
     init(from value: ConfigurationValue, _ read: ContentsReader) throws {
         let object = try read.object(value, "signIn")
         func required(_ key: String) throws -> String {
-            guard let text = try read.string(object, key, in: "signIn") else { throw read.damaged("signIn.\(key)", "is missing") }
+            guard let text = try read.string(object, key, in: "signIn") else {
+                throw read.damaged("signIn.\(key)", "is missing")
+            }
             return text
         }
         grant = try required("grant")
@@ -102,7 +110,9 @@ public struct StoredSignIn: Sendable, Hashable, CustomStringConvertible {
         subject = try read.string(object, "subject", in: "signIn")
         expiresAt = try read.date(object, "expiresAt", in: "signIn")
         refreshedAt = try read.date(object, "refreshedAt", in: "signIn")
-        guard let signedIn = try read.date(object, "signedInAt", in: "signIn") else { throw read.damaged("signIn.signedInAt", "is missing") }
+        guard let signedIn = try read.date(object, "signedInAt", in: "signIn") else {
+            throw read.damaged("signIn.signedInAt", "is missing")
+        }
         signedInAt = signedIn
     }
 }

@@ -18,7 +18,9 @@ enum QRBitStream {
                 guard var count = reader.read(large ? 12 : 10) else { return nil }
                 while count > 0 {
                     let digits = min(count, 3)
-                    guard let value = reader.read([4, 7, 10][digits - 1]), value < [10, 100, 1000][digits - 1] else { return nil }
+                    guard let value = reader.read([4, 7, 10][digits - 1]), value < [10, 100, 1000][digits - 1] else {
+                        return nil
+                    }
                     let text = String(value)
                     payload += Array((String(repeating: "0", count: digits - text.count) + text).utf8)
                     count -= digits

@@ -14,8 +14,12 @@ struct QRGrid {
 
     /// The grid of a `size`-module symbol whose finders are `triangle`; `fourth` is the pixel
     /// centre of module (`fourthModule`, `fourthModule`), or `nil` for the parallelogram.
-    init?(_ triangle: CodeEvidence.FinderTriangle, size: Int, fourth: (x: Double, y: Double)? = nil, fourthModule: Double = 0) {
-        let near = 3.5, far = Double(size) - 3.5
+    init?(
+        _ triangle: CodeEvidence.FinderTriangle, size: Int, fourth: (x: Double, y: Double)? = nil,
+        fourthModule: Double = 0
+    ) {
+        let near = 3.5
+        let far = Double(size) - 3.5
         let (tl, tr, bl) = (triangle.topLeft, triangle.topRight, triangle.bottomLeft)
         let corner = fourth ?? (tr.x + bl.x - tl.x, tr.y + bl.y - tl.y)
         let cornerModule = fourth == nil ? far : fourthModule
@@ -58,9 +62,12 @@ struct QRGrid {
     }
 
     func meshPosition(_ u: Double, _ v: Double) -> MeshPosition {
-        let cells = Double(Self.lattice - 1), side = Double(size)
-        let gu = max(0, min(cells, u / side * cells)), gv = max(0, min(cells, v / side * cells))
-        let i = min(Self.lattice - 2, Int(gu)), j = min(Self.lattice - 2, Int(gv))
+        let cells = Double(Self.lattice - 1)
+        let side = Double(size)
+        let gu = max(0, min(cells, u / side * cells))
+        let gv = max(0, min(cells, v / side * cells))
+        let i = min(Self.lattice - 2, Int(gu))
+        let j = min(Self.lattice - 2, Int(gv))
         return MeshPosition(i: i, j: j, fu: gu - Double(i), fv: gv - Double(j))
     }
 
@@ -77,7 +84,9 @@ struct QRGrid {
     /// The symbol's corners in the image, clockwise from its top left.
     var corners: [Point] {
         let s = Double(size)
-        return [pixel(0, 0), pixel(s, 0), pixel(s, s), pixel(0, s)].map { Point(x: Int($0.x.rounded()), y: Int($0.y.rounded())) }
+        return [pixel(0, 0), pixel(s, 0), pixel(s, s), pixel(0, s)].map {
+            Point(x: Int($0.x.rounded()), y: Int($0.y.rounded()))
+        }
     }
 
     /// Each module's gray value at its centre (bilinear), rows first; `nil` when the symbol runs
@@ -86,7 +95,9 @@ struct QRGrid {
         var values = [Double](repeating: 0, count: size * size)
         for row in 0..<size {
             for column in 0..<size {
-                guard let value = image.interpolated(at: pixel(Double(column) + 0.5, Double(row) + 0.5)) else { return nil }
+                guard let value = image.interpolated(at: pixel(Double(column) + 0.5, Double(row) + 0.5)) else {
+                    return nil
+                }
                 values[row * size + column] = value
             }
         }
@@ -102,12 +113,14 @@ struct QRGrid {
         let cells: [[Int]]
 
         init(_ grid: QRGrid) {
-            var bases: [(x: Double, y: Double)] = [], positions: [MeshPosition] = []
+            var bases: [(x: Double, y: Double)] = []
+            var positions: [MeshPosition] = []
             let cellsPerSide = QRGrid.lattice - 1
             var cells = [[Int]](repeating: [], count: cellsPerSide * cellsPerSide)
             for row in 0..<grid.size {
                 for column in 0..<grid.size {
-                    let u = Double(column) + 0.5, v = Double(row) + 0.5
+                    let u = Double(column) + 0.5
+                    let v = Double(row) + 0.5
                     let position = grid.meshPosition(u, v)
                     bases.append(grid.projected(u, v))
                     positions.append(position)
@@ -130,9 +143,13 @@ struct QRGrid {
 
         /// Samples `modules` of `grid` (this field's grid with its offsets) into `values`, exactly
         /// as ``QRGrid/sample(_:)`` does; `false` when one runs off the image.
-        func sample(_ image: GrayImage, _ grid: QRGrid, modules: some Sequence<Int>, into values: inout [Double]) -> Bool {
+        func sample(_ image: GrayImage, _ grid: QRGrid, modules: some Sequence<Int>, into values: inout [Double])
+            -> Bool
+        {
             for index in modules {
-                guard let value = image.interpolated(at: grid.displaced(bases[index], by: positions[index])) else { return false }
+                guard let value = image.interpolated(at: grid.displaced(bases[index], by: positions[index])) else {
+                    return false
+                }
                 values[index] = value
             }
             return true
@@ -141,15 +158,23 @@ struct QRGrid {
 
     /// The projective map taking the unit square's corners (0,0), (1,0), (1,1), (0,1) to `quad`.
     private static func squareToQuad(_ quad: [(Double, Double)]) -> [Double]? {
-        let (x0, y0) = quad[0], (x1, y1) = quad[1], (x2, y2) = quad[2], (x3, y3) = quad[3]
-        let dx3 = x0 - x1 + x2 - x3, dy3 = y0 - y1 + y2 - y3
+        let (x0, y0) = quad[0]
+        let (x1, y1) = quad[1]
+        let (x2, y2) = quad[2]
+        let (x3, y3) = quad[3]
+        let dx3 = x0 - x1 + x2 - x3
+        let dy3 = y0 - y1 + y2 - y3
         if abs(dx3) < 1e-9 && abs(dy3) < 1e-9 {
             return [x1 - x0, x3 - x0, x0, y1 - y0, y3 - y0, y0, 0, 0, 1]
         }
-        let dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2
+        let dx1 = x1 - x2
+        let dx2 = x3 - x2
+        let dy1 = y1 - y2
+        let dy2 = y3 - y2
         let denominator = dx1 * dy2 - dx2 * dy1
         guard abs(denominator) > 1e-12 else { return nil }
-        let g = (dx3 * dy2 - dx2 * dy3) / denominator, h = (dx1 * dy3 - dx3 * dy1) / denominator
+        let g = (dx3 * dy2 - dx2 * dy3) / denominator
+        let h = (dx1 * dy3 - dx3 * dy1) / denominator
         return [x1 - x0 + g * x1, x3 - x0 + h * x3, x0, y1 - y0 + g * y1, y3 - y0 + h * y3, y0, g, h, 1]
     }
 
@@ -167,7 +192,8 @@ struct QRGrid {
     private static func multiply(_ a: [Double], _ b: [Double]) -> [Double] {
         guard a.count == 9, b.count == 9 else { return [] }
         return (0..<9).map { index in
-            let row = index / 3, column = index % 3
+            let row = index / 3
+            let column = index % 3
             return (0..<3).reduce(0) { $0 + a[row * 3 + $1] * b[$1 * 3 + column] }
         }
     }
@@ -177,12 +203,16 @@ extension GrayImage {
     /// The gray value at a point between pixel centres (pixel (x, y) covers x…x+1), bilinear;
     /// `nil` outside the image.
     func interpolated(at point: (x: Double, y: Double)) -> Double? {
-        let x = point.x - 0.5, y = point.y - 0.5
+        let x = point.x - 0.5
+        let y = point.y - 0.5
         guard x > -1, y > -1, x < Double(width), y < Double(height) else { return nil }
         // Truncation is the floor here: from -1 to 0 both end at column or row 0 once clamped.
-        let x0 = max(0, min(width - 1, Int(x))), y0 = max(0, min(height - 1, Int(y)))
-        let x1 = min(width - 1, x0 + 1), y1 = min(height - 1, y0 + 1)
-        let fx = max(0, min(1, x - Double(x0))), fy = max(0, min(1, y - Double(y0)))
+        let x0 = max(0, min(width - 1, Int(x)))
+        let y0 = max(0, min(height - 1, Int(y)))
+        let x1 = min(width - 1, x0 + 1)
+        let y1 = min(height - 1, y0 + 1)
+        let fx = max(0, min(1, x - Double(x0)))
+        let fy = max(0, min(1, y - Double(y0)))
         return pixels.withUnsafeBufferPointer { pixels in
             func at(_ px: Int, _ py: Int) -> Double { Double(pixels[py * width + px]) }
             let top = at(x0, y0) * (1 - fx) + at(x1, y0) * fx

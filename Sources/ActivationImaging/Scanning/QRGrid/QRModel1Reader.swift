@@ -13,7 +13,8 @@ enum QRModel1Reader {
     static func read(_ image: GrayImage, survey: FinderSurvey? = nil) -> [ScannedSymbol] {
         for binarization in (survey ?? FinderSurvey(image)).binarizations {
             let (binary, threshold) = (binarization.image, binarization.threshold)
-            for triangle in CodeEvidence.finderTriangles(binarization.finders).prefix(8) where CodeEvidence.hasTimingPatterns(triangle, in: binary, threshold: threshold) {
+            for triangle in CodeEvidence.finderTriangles(binarization.finders).prefix(8)
+            where CodeEvidence.hasTimingPatterns(triangle, in: binary, threshold: threshold) {
                 if let symbol = read(binary, threshold: threshold, triangle) { return [symbol] }
             }
         }
@@ -21,7 +22,9 @@ enum QRModel1Reader {
     }
 
     /// The symbol whose finder patterns are `triangle`, when it is a readable Model 1 symbol.
-    private static func read(_ image: GrayImage, threshold: UInt8, _ triangle: CodeEvidence.FinderTriangle) -> ScannedSymbol? {
+    private static func read(_ image: GrayImage, threshold: UInt8, _ triangle: CodeEvidence.FinderTriangle)
+        -> ScannedSymbol?
+    {
         for version in QRGrid.versions(around: triangle) where (1...14).contains(version) {
             let size = 17 + 4 * version
             // The parallelogram of the three finders: Model 1 has no alignment pattern to bend it.
@@ -30,12 +33,17 @@ enum QRModel1Reader {
             var inside = true
             for index in modules.indices {
                 let point = grid.pixel(Double(index % size) + 0.5, Double(index / size) + 0.5)
-                let x = Int(point.x.rounded(.down)), y = Int(point.y.rounded(.down))
-                guard x >= 0, y >= 0, x < image.width, y < image.height else { inside = false; break }
+                let x = Int(point.x.rounded(.down))
+                let y = Int(point.y.rounded(.down))
+                guard x >= 0, y >= 0, x < image.width, y < image.height else {
+                    inside = false
+                    break
+                }
                 modules[index] = image.pixels[y * image.width + x] < threshold
             }
             guard inside, let bytes = decode(Matrix(size: size, modules: modules), version: version) else { continue }
-            return ScannedSymbol(symbology: .qr, bytes: bytes, text: PayloadText.decode(bytes).text, corners: grid.corners)
+            return ScannedSymbol(
+                symbology: .qr, bytes: bytes, text: PayloadText.decode(bytes).text, corners: grid.corners)
         }
         return nil
     }
@@ -60,11 +68,14 @@ enum QRModel1Reader {
         // each block's error-correction codewords.
         var data: [UInt8] = []
         for block in 0..<blocks.count {
-            let dataStart = block * blocks.data, eccStart = blocks.count * blocks.data + block * blocks.ecc
-            var codeword = Array(codewords[dataStart..<dataStart + blocks.data] + codewords[eccStart..<eccStart + blocks.ecc])
+            let dataStart = block * blocks.data
+            let eccStart = blocks.count * blocks.data + block * blocks.ecc
+            var codeword = Array(
+                codewords[dataStart..<dataStart + blocks.data] + codewords[eccStart..<eccStart + blocks.ecc])
             // Two codewords of each block are kept back from correction: a misread symbol must
             // fail rather than be corrected into another payload.
-            guard ReedSolomon.correct(&codeword, eccCount: blocks.ecc, maximumErrors: (blocks.ecc - 2) / 2) != nil else { return nil }
+            guard ReedSolomon.correct(&codeword, eccCount: blocks.ecc, maximumErrors: (blocks.ecc - 2) / 2) != nil
+            else { return nil }
             data += codeword.prefix(blocks.data)
         }
         return QRBitStream.payload(data, version: version, leadingZeroBits: 4)
@@ -73,7 +84,10 @@ enum QRModel1Reader {
     // MARK: Format information
 
     /// Error-correction level (as the table's index: L, M, Q, H) and data mask.
-    struct Format { var level: Int; var mask: Int }
+    struct Format {
+        var level: Int
+        var mask: Int
+    }
 
     /// The 15 format bits, BCH-encoded, under each model's mask.
     static func formatCodeword(_ data: Int, mask: Int) -> Int {
@@ -101,7 +115,9 @@ enum QRModel1Reader {
                 let codeword = formatCodeword(data, mask: mask)
                 for read in [first, second] {
                     let distance = (codeword ^ read).nonzeroBitCount
-                    if distance < best.distance || (distance == best.distance && !model1) { best = (distance, data, model1) }
+                    if distance < best.distance || (distance == best.distance && !model1) {
+                        best = (distance, data, model1)
+                    }
                 }
             }
         }
@@ -139,7 +155,8 @@ enum QRModel1Reader {
         func codeword(column: Int, row: Int, width: Int) -> UInt8 {
             var value: UInt8 = 0
             for bit in 0..<8 {
-                let x = column - bit % width, y = row - bit / width
+                let x = column - bit % width
+                let y = row - bit / width
                 value = value << 1 | (matrix.isDark(column: x, row: y) != masked(mask, column: x, row: y) ? 1 : 0)
             }
             return value

@@ -19,7 +19,9 @@ enum QRResampler {
         return []
     }
 
-    private static func read(_ image: GrayImage, _ triangle: CodeEvidence.FinderTriangle, with engine: ZXingEngine) -> ScannedSymbol? {
+    private static func read(_ image: GrayImage, _ triangle: CodeEvidence.FinderTriangle, with engine: ZXingEngine)
+        -> ScannedSymbol?
+    {
         let module = (triangle.topLeft.module + triangle.topRight.module + triangle.bottomLeft.module) / 3
         // Versions 1…10: larger symbols have several alignment patterns, which one fourth point
         // cannot follow; zxing's own grid does better there.
@@ -27,7 +29,9 @@ enum QRResampler {
             let size = 17 + 4 * version
             var grids: [QRGrid] = []
             if version > 1, let parallelogram = QRGrid(triangle, size: size) {
-                let start = alignmentCentre(image, parallelogram, module: module) ?? parallelogram.pixel(Double(size) - 6.5, Double(size) - 6.5)
+                let start =
+                    alignmentCentre(image, parallelogram, module: module)
+                    ?? parallelogram.pixel(Double(size) - 6.5, Double(size) - 6.5)
                 if let refined = refined(image, triangle, size: size, from: start, module: module) {
                     grids.append(refined)
                     grids.append(bent(image, refined, module: module))
@@ -67,10 +71,14 @@ enum QRResampler {
         }
         var total = 0.0
         for row in 0..<size {
-            let top = max(0, row - 2), bottom = min(size, row + 3)
+            let top = max(0, row - 2)
+            let bottom = min(size, row + 3)
             for column in 0..<size {
-                let left = max(0, column - 2), right = min(size, column + 3)
-                let sum = sums[bottom * side + right] - sums[top * side + right] - sums[bottom * side + left] + sums[top * side + left]
+                let left = max(0, column - 2)
+                let right = min(size, column + 3)
+                let sum =
+                    sums[bottom * side + right] - sums[top * side + right] - sums[bottom * side + left]
+                    + sums[top * side + left]
                 total += abs(values[row * size + column] - sum / Double((bottom - top) * (right - left)))
             }
         }
@@ -81,22 +89,31 @@ enum QRResampler {
     /// moved from where they were found in shrinking steps, sample the image most crisply: the
     /// finder centres a run-length scan finds are off by a pixel or two in a blurred photo, and
     /// over 20-odd modules that is enough to sample the far side between modules.
-    static func refined(_ image: GrayImage, _ triangle: CodeEvidence.FinderTriangle, size: Int, from start: (x: Double, y: Double), module: Double) -> QRGrid? {
+    static func refined(
+        _ image: GrayImage, _ triangle: CodeEvidence.FinderTriangle, size: Int, from start: (x: Double, y: Double),
+        module: Double
+    ) -> QRGrid? {
         let centre = Double(size) - 6.5
         // The points as x, y pairs: top left, top right, bottom left, alignment.
-        var points = [triangle.topLeft.x, triangle.topLeft.y, triangle.topRight.x, triangle.topRight.y,
-                      triangle.bottomLeft.x, triangle.bottomLeft.y, start.x, start.y]
+        var points = [
+            triangle.topLeft.x, triangle.topLeft.y, triangle.topRight.x, triangle.topRight.y,
+            triangle.bottomLeft.x, triangle.bottomLeft.y, start.x, start.y,
+        ]
         func grid(_ p: [Double]) -> QRGrid? {
             var moved = triangle
-            moved.topLeft.x = p[0]; moved.topLeft.y = p[1]
-            moved.topRight.x = p[2]; moved.topRight.y = p[3]
-            moved.bottomLeft.x = p[4]; moved.bottomLeft.y = p[5]
+            moved.topLeft.x = p[0]
+            moved.topLeft.y = p[1]
+            moved.topRight.x = p[2]
+            moved.topRight.y = p[3]
+            moved.bottomLeft.x = p[4]
+            moved.bottomLeft.y = p[5]
             return QRGrid(moved, size: size, fourth: (p[6], p[7]), fourthModule: centre)
         }
         guard var best = grid(points), var score = crispness(image, best) else { return nil }
         for step in [module / 2, module / 4, module / 8] {
             // A few sweeps a step: each moves every point at most one step.
-            var improved = true, sweeps = 0
+            var improved = true
+            var sweeps = 0
             while improved && sweeps < 3 {
                 improved = false
                 sweeps += 1
@@ -104,7 +121,9 @@ enum QRResampler {
                     for delta in [step, -step] {
                         var candidate = points
                         candidate[index] += delta
-                        if let moved = grid(candidate), let candidateScore = crispness(image, moved), candidateScore > score {
+                        if let moved = grid(candidate), let candidateScore = crispness(image, moved),
+                            candidateScore > score
+                        {
                             (points, best, score, improved) = (candidate, moved, candidateScore, true)
                         }
                     }
@@ -135,7 +154,9 @@ enum QRResampler {
                     guard abs(moved.x) <= 0.75 * module, abs(moved.y) <= 0.75 * module else { continue }
                     candidate.offsets[index] = moved
                     var candidateValues = values
-                    guard field.sample(image, candidate, modules: moves[index], into: &candidateValues) else { continue }
+                    guard field.sample(image, candidate, modules: moves[index], into: &candidateValues) else {
+                        continue
+                    }
                     let candidateScore = crispness(candidateValues, size: grid.size)
                     if candidateScore > score {
                         (best, values, score) = (candidate, candidateValues, candidateScore)
@@ -152,19 +173,29 @@ enum QRResampler {
         let centreModule = Double(grid.size) - 6.5
         let predicted = grid.pixel(centreModule, centreModule)
         // One module along each axis of the grid, in pixels.
-        let along = grid.pixel(centreModule + 1, centreModule), down = grid.pixel(centreModule, centreModule + 1)
-        let u = (along.x - predicted.x, along.y - predicted.y), v = (down.x - predicted.x, down.y - predicted.y)
+        let along = grid.pixel(centreModule + 1, centreModule)
+        let down = grid.pixel(centreModule, centreModule + 1)
+        let u = (along.x - predicted.x, along.y - predicted.y)
+        let v = (down.x - predicted.x, down.y - predicted.y)
         let ring: [(Double, Double)] = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)]
         var best: (score: Double, x: Double, y: Double)?
-        let reach = Int((3 * module).rounded(.up)), step = max(1, Int(module / 3))
+        let reach = Int((3 * module).rounded(.up))
+        let step = max(1, Int(module / 3))
         for dy in stride(from: -reach, through: reach, by: step) {
             for dx in stride(from: -reach, through: reach, by: step) {
-                let cx = predicted.x + Double(dx), cy = predicted.y + Double(dy)
-                func value(_ a: Double, _ b: Double) -> Double? { image.interpolated(at: (cx + a * u.0 + b * v.0, cy + a * u.1 + b * v.1)) }
+                let cx = predicted.x + Double(dx)
+                let cy = predicted.y + Double(dy)
+                func value(_ a: Double, _ b: Double) -> Double? {
+                    image.interpolated(at: (cx + a * u.0 + b * v.0, cy + a * u.1 + b * v.1))
+                }
                 guard let centre = value(0, 0) else { continue }
-                var light = 0.0, dark = 0.0
+                var light = 0.0
+                var dark = 0.0
                 for (a, b) in ring {
-                    guard let inner = value(a, b), let outer = value(2 * a, 2 * b) else { light = -.infinity; break }
+                    guard let inner = value(a, b), let outer = value(2 * a, 2 * b) else {
+                        light = -.infinity
+                        break
+                    }
                     light += inner
                     dark += outer
                 }
@@ -184,7 +215,10 @@ enum QRResampler {
         var dark = [Bool](repeating: false, count: values.count)
         for row in 0..<size {
             for column in 0..<size {
-                var sum = 0.0, count = 0.0, low = Double.infinity, high = -Double.infinity
+                var sum = 0.0
+                var count = 0.0
+                var low = Double.infinity
+                var high = -Double.infinity
                 for r in max(0, row - 3)...min(size - 1, row + 3) {
                     for c in max(0, column - 3)...min(size - 1, column + 3) {
                         let value = values[r * size + c]
@@ -228,7 +262,9 @@ enum QRResampler {
                 for c in -2...2 { set(centre + c, centre + r, max(abs(c), abs(r)) != 1) }
             }
         }
-        let scale = 3, quiet = 4, side = (size + 2 * quiet) * scale
+        let scale = 3
+        let quiet = 4
+        let side = (size + 2 * quiet) * scale
         var pixels = [UInt8](repeating: 255, count: side * side)
         for row in 0..<size {
             for column in 0..<size where modules[row * size + column] {

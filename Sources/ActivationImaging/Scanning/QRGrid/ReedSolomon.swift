@@ -7,7 +7,8 @@
 enum ReedSolomon {
     /// αⁱ for i in 0..<510 (doubled so a sum of two logarithms needs no modulo) and log(x).
     private static let tables: (exp: [UInt8], log: [Int]) = {
-        var exp = [UInt8](repeating: 0, count: 510), log = [Int](repeating: 0, count: 256)
+        var exp = [UInt8](repeating: 0, count: 510)
+        var log = [Int](repeating: 0, count: 256)
         var value = 1
         for power in 0..<255 {
             exp[power] = UInt8(value)
@@ -57,8 +58,11 @@ enum ReedSolomon {
         guard syndrome.contains(where: { $0 != 0 }) else { return 0 }
 
         // Berlekamp–Massey: the shortest error locator Λ(x) generating the syndromes.
-        var locator: [UInt8] = [1], previous: [UInt8] = [1]
-        var errors = 0, shift = 1, previousDiscrepancy: UInt8 = 1
+        var locator: [UInt8] = [1]
+        var previous: [UInt8] = [1]
+        var errors = 0
+        var shift = 1
+        var previousDiscrepancy: UInt8 = 1
         for step in 0..<eccCount {
             var discrepancy = syndrome[step]
             for index in stride(from: 1, through: min(errors, locator.count - 1), by: 1) {
@@ -70,7 +74,9 @@ enum ReedSolomon {
             }
             let scale = divide(discrepancy, previousDiscrepancy)
             var updated = locator
-            if updated.count < previous.count + shift { updated += [UInt8](repeating: 0, count: previous.count + shift - updated.count) }
+            if updated.count < previous.count + shift {
+                updated += [UInt8](repeating: 0, count: previous.count + shift - updated.count)
+            }
             for (index, coefficient) in previous.enumerated() { updated[index + shift] ^= multiply(scale, coefficient) }
             if 2 * errors <= step {
                 previous = locator
@@ -99,7 +105,8 @@ enum ReedSolomon {
         var derivative = [UInt8](repeating: 0, count: max(1, locator.count - 1))
         for index in stride(from: 1, to: locator.count, by: 2) { derivative[index - 1] = locator[index] }
         for index in positions {
-            let x = alpha(n - 1 - index), inverse = alpha(-(n - 1 - index))
+            let x = alpha(n - 1 - index)
+            let inverse = alpha(-(n - 1 - index))
             let denominator = evaluate(derivative, at: inverse)
             guard denominator != 0 else { return nil }
             block[index] ^= multiply(x, divide(evaluate(evaluator, at: inverse), denominator))
