@@ -400,10 +400,10 @@ struct SecureStoreTests {
         let folder = try StoreFolder()
         _ = try make(folder, try policies(["passwordPolicyDefaultPasswordAllowed": "true"]), passcode: nil)
         // The state as the first step of the change leaves it: both headers accepted, protection passcode.
-        var state = try #require(try SecureStore.readState(folder.location))
+        var state = try #require(try StoreFiles.readState(folder.location))
         state.protection = .passcode
         state.headerDigests.append(String(repeating: "0", count: 64))
-        try SecureStore.writeState(state, at: folder.location)
+        try StoreFiles.writeState(state, at: folder.location)
         #expect(try open(folder, nil)?.unlockedWith == .deviceSecret)
     }
 

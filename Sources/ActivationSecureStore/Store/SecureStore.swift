@@ -109,17 +109,17 @@ public struct SecureStore: Sendable {
             contents.protection = .deviceSecret
             contents.passcodeChangedAt = nil
         }
-        try prepareFolder(location)
+        try StoreFiles.prepareFolder(location)
         return try FileIO.withExclusiveLock(location.lockPath) {
             if !replacing && FileIO.exists(location.path) {
                 throw ConfigurationError(.fileExists, source: location.path, "a store is already there")
             }
-            let previous = replacing ? currentDigests(location) : []
+            let previous = replacing ? StoreFiles.currentDigests(location) : []
             var secret = passphrase
             if passcode == nil {
                 // A device secret already there is kept: a store it protects stays openable
                 // until the new one is in place.
-                if let existing = try deviceSecret(location) {
+                if let existing = try StoreFiles.deviceSecret(location) {
                     secret = existing
                 } else {
                     secret = Array(Base64.encode(AgeFormat.randomBytes(32)).utf8)
@@ -131,7 +131,8 @@ public struct SecureStore: Sendable {
             let file = header.bytes + (try AgeFormat.encryptPayload(try sealable(contents, location), fileKey: fileKey))
             let state = StoreState(
                 policies: contents.clientPolicies, protection: contents.protection, headers: [header])
-            try commit(file, header: header, state: state, alsoAccepting: previous, at: location, replace: replacing)
+            try StoreFiles.commit(
+                file, header: header, state: state, alsoAccepting: previous, at: location, replace: replacing)
             if passcode != nil { try FileIO.remove(location.deviceSecretPath) }
             KeyringCache(storePath: location.path).forget()
             return SecureStore(
@@ -206,10 +207,10 @@ public struct SecureStore: Sendable {
         throws -> SecureStore?
     {
         guard FileIO.exists(location.path) else { return nil }
-        try checkFolder(location)
+        try StoreFiles.checkFolder(location)
         let cache = KeyringCache(storePath: location.path)
         return try FileIO.withExclusiveLock(location.lockPath) {
-            let file = try readStoreFile(location)
+            let file = try StoreFiles.readStoreFile(location)
             let header: AgeHeader
             do {
                 header = try AgeFormat.header(of: file, source: location.path)
@@ -218,11 +219,22 @@ public struct SecureStore: Sendable {
                 throw ConfigurationError(
                     .fileUnreadable, source: location.path, "is not a secure store: \(error.message)")
             }
-            var state = try readState(location) ?? StoreState()
             // A header activate did not write here (the owner re-encrypted the store with
-            // `age -p`, or the file was damaged or swapped) may still open with the passcode,
-            // but a failure then proves nothing about the passcode, so it is not counted.
-            let known = state.accepts(header)
+            // `age -p`, or the file was damaged or swapped) may still open with the passcode.
+            let state = try StoreFiles.readState(location) ?? StoreState()
+            var rules = UnlockRules(state: state, headerKnown: state.accepts(header), source: location.path)
+            func follow(_ outcome: UnlockRules.Outcome) throws {
+                let decision = rules.decide(
+                    outcome, now: options.now, allowBlocked: options.allowBlocked,
+                    allowExpiredPasscode: options.allowExpiredPasscode)
+                if let newState = decision.newState {
+                    try StoreFiles.writeState(newState, at: location)
+                    rules.state = newState
+                }
+                if decision.deletesStore { try StoreFiles.removeFiles(location) }
+                if let refusal = decision.refusal { throw refusal }
+            }
+
             var unlock = Unlock.passcode
             var fileKey: SymmetricKey?
             if options.useKeyring, let cached = cache.recall(timeout: state.lockTimeout),
@@ -230,44 +242,18 @@ public struct SecureStore: Sendable {
             {
                 fileKey = cached
                 unlock = .cachedKey
-            } else if known, let secret = try deviceSecret(location) {
-                // Tried whenever the secret is there, whatever the state says: a store being given
-                // its first passcode may still be the device-secret one after an interruption.
+            } else if rules.headerKnown, let secret = try StoreFiles.deviceSecret(location) {
+                // Tried whenever the secret is there, whatever the state says (UnlockRules).
                 fileKey = try AgeFormat.unwrapFileKey(header, passphrase: secret)
                 unlock = .deviceSecret
-                if fileKey == nil && state.protection == .deviceSecret {
-                    throw ConfigurationError(
-                        .storeDamaged, source: location.path, "the device secret beside it does not open the store")
-                }
+                if fileKey == nil { try follow(.deviceSecretFailed) }
             }
             if fileKey == nil {
                 unlock = .passcode
-                guard let passcode, !passcode.text.isEmpty else {
-                    throw ConfigurationError(
-                        .passcodeRequired, source: location.path,
-                        "the store is locked; its passcode is needed\(known ? triesLeftNote(state) : "")")
-                }
-                // Counted before the key is derived, so that killing the process during the
-                // derivation does not give a free try; a right passcode clears the count below.
-                if known {
-                    state.failedAttempts = min(state.failedAttempts + 1, StoreState.maxFailedAttempts)
-                    try writeState(state, at: location)
-                }
+                guard let passcode, !passcode.text.isEmpty else { throw rules.passcodeMissing }
+                try follow(.passcodeGiven)
                 fileKey = try AgeFormat.unwrapFileKey(header, passphrase: passcode.bytes)
-                if fileKey == nil {
-                    guard known else {
-                        throw ConfigurationError(
-                            .wrongPasscode, source: location.path,
-                            "the passcode does not open the store, and its header is not the one activate wrote: the passcode is wrong, or the file was damaged or replaced (this try is not counted)"
-                        )
-                    }
-                    try wrongPasscode(state, at: location)
-                }
-                // The passcode is right: whatever is wrong with the rest of the file is no wrong try.
-                if known && state.failedAttempts != 0 {
-                    state.failedAttempts = 0
-                    try writeState(state, at: location)
-                }
+                try follow(fileKey == nil ? .passcodeWrong : .passcodeRight)
             }
             guard let fileKey, AgeFormat.verify(header, fileKey: fileKey) else {
                 throw ConfigurationError(
@@ -276,67 +262,13 @@ public struct SecureStore: Sendable {
             let plaintext = try AgeFormat.decryptPayload(
                 of: file, header: header, fileKey: fileKey, source: location.path)
             let contents = try SecureStoreContents(plaintext: plaintext, source: location.path)
-            // What must be known before the next unlock follows the policy inside; a right
-            // passcode clears the count, also when a policy below refuses the store.
-            let policy = contents.clientPolicies.passcode
-            var synced = StoreState(
-                policies: contents.clientPolicies, protection: contents.protection, headers: [header])
-            synced.failedAttempts = 0
-            if synced != state { try writeState(synced, at: location) }
-            try applyPolicies(contents, at: location, options: options)
-            if options.useKeyring && unlock != .cachedKey { cache.remember(fileKey, timeout: policy.lockTimeout) }
+            try follow(.opened(contents, header: header))
+            if options.useKeyring && unlock != .cachedKey {
+                cache.remember(fileKey, timeout: contents.clientPolicies.passcode.lockTimeout)
+            }
             return SecureStore(
                 location: location, contents: contents, unlockedWith: unlock, fileKey: fileKey, file: file,
                 usesKeyring: options.useKeyring)
-        }
-    }
-
-    /// A wrong passcode, already counted: deletes the store at the limit. Always throws.
-    private static func wrongPasscode(_ state: StoreState, at location: SecureStoreLocation) throws -> Never {
-        if let left = state.triesLeft, left == 0 {
-            try removeFiles(location)
-            throw ConfigurationError(
-                .storeWiped, source: location.path,
-                "wrong passcode \(state.failedAttempts) times in a row: the store and everything in it was deleted, as the passcode policy requires"
-            )
-        }
-        throw ConfigurationError(.wrongPasscode, source: location.path, "wrong passcode\(triesLeftNote(state))")
-    }
-
-    static func triesLeftNote(_ state: StoreState) -> String {
-        guard let left = state.triesLeft else { return "" }
-        if left == 1 { return "; 1 try left: one more wrong passcode deletes the store" }
-        return "; \(left) tries left"
-    }
-
-    /// The expiry of the passcode and the block and wipe periods.
-    private static func applyPolicies(
-        _ contents: SecureStoreContents, at location: SecureStoreLocation, options: OpenOptions
-    ) throws {
-        if let lastContact = contents.lastServerContact {
-            switch contents.clientPolicies.blockWiping.verdict(lastContact: lastContact, now: options.now) {
-            case .open: break
-            case .block where options.allowBlocked: break
-            case .block(let days):
-                throw ConfigurationError(
-                    .storeBlocked, source: location.path,
-                    "no contact with the server for \(days) days: the block-and-wipe policy blocks the store after \(contents.clientPolicies.blockWiping.blockAfterDays)"
-                )
-            case .wipe(let days):
-                try removeFiles(location)
-                throw ConfigurationError(
-                    .storeWiped, source: location.path,
-                    "no contact with the server for \(days) days: the store and everything in it was deleted, as the block-and-wipe policy requires after \(contents.clientPolicies.blockWiping.wipeAfterDays)"
-                )
-            }
-        }
-        if contents.protection == .passcode, !options.allowExpiredPasscode,
-            let days = contents.passcodeExpiredDays(now: options.now)
-        {
-            throw ConfigurationError(
-                .passcodeExpired, source: location.path,
-                "the passcode was set \(days) days ago and the passcode policy asks for a new one every \(contents.clientPolicies.passcode.expiresInDays) days"
-            )
         }
     }
 
@@ -356,11 +288,11 @@ public struct SecureStore: Sendable {
             try FileIO.write(file, to: location.path, replace: true, mode: 0o600)
             fileDigest = Array(SHA256.hash(data: file))
             // The retry limit and lock timeout are read before the store opens: new policies must be there too.
-            let current = try Self.readState(location)
+            let current = try StoreFiles.readState(location)
             var synced = StoreState(
                 policies: contents.clientPolicies, protection: contents.protection, headers: [header])
             synced.failedAttempts = current?.failedAttempts ?? 0
-            if current != synced { try Self.writeState(synced, at: location) }
+            if current != synced { try StoreFiles.writeState(synced, at: location) }
         }
     }
 
@@ -384,7 +316,7 @@ public struct SecureStore: Sendable {
                 throw ConfigurationError(
                     .storeChanged, source: location.path, "the store was deleted since it was opened")
             }
-            let file = try Self.readStoreFile(location)
+            let file = try StoreFiles.readStoreFile(location)
             if Array(SHA256.hash(data: file)) == fileDigest { return self }
             let header = try AgeFormat.header(of: file, source: location.path)
             guard AgeFormat.verify(header, fileKey: fileKey) else {
@@ -436,7 +368,7 @@ public struct SecureStore: Sendable {
             let file =
                 header.bytes + (try AgeFormat.encryptPayload(try Self.sealable(changed, location), fileKey: newKey))
             let state = StoreState(policies: changed.clientPolicies, protection: .passcode, headers: [header])
-            try Self.commit(
+            try StoreFiles.commit(
                 file, header: header, state: state, alsoAccepting: [StoreState.digest(current)], at: location,
                 replace: true)
             try FileIO.remove(location.deviceSecretPath)
@@ -461,7 +393,7 @@ public struct SecureStore: Sendable {
         guard FileIO.exists(location.path) else {
             throw ConfigurationError(.storeChanged, source: location.path, "the store was deleted since it was opened")
         }
-        let file = try Self.readStoreFile(location)
+        let file = try StoreFiles.readStoreFile(location)
         guard Array(SHA256.hash(data: file)) == fileDigest else {
             throw ConfigurationError(
                 .storeChanged, source: location.path,
@@ -530,16 +462,7 @@ public struct SecureStore: Sendable {
                 "is not a secure store (it does not start with an age header and a passphrase recipient); nothing was removed"
             )
         }
-        return try FileIO.withExclusiveLock(location.lockPath) { try removeFiles(location) }
-    }
-
-    @discardableResult
-    private static func removeFiles(_ location: SecureStoreLocation) throws -> Bool {
-        KeyringCache(storePath: location.path).forget()
-        let removed = try FileIO.remove(location.path)
-        try FileIO.remove(location.statePath)
-        try FileIO.remove(location.deviceSecretPath)
-        return removed
+        return try FileIO.withExclusiveLock(location.lockPath) { try StoreFiles.removeFiles(location) }
     }
 
     /// What can be known of a store without opening it, or `nil` when there is none.
@@ -559,99 +482,10 @@ public struct SecureStore: Sendable {
     /// - Throws: `ConfigurationError` when the state file is damaged or unreadable.
     public static func status(at location: SecureStoreLocation) throws -> Status? {
         guard FileIO.exists(location.path) else { return nil }
-        let state = try readState(location) ?? StoreState()
+        let state = try StoreFiles.readState(location) ?? StoreState()
         let cached = KeyringCache(storePath: location.path).recall(timeout: 0) != nil
         return Status(
             protection: state.protection, failedAttempts: state.failedAttempts, triesLeft: state.triesLeft,
             isUnlocked: cached)
-    }
-
-    // MARK: Files
-
-    /// The folder must be a real folder that only its owner can write (made 0700 when missing).
-    static func prepareFolder(_ location: SecureStoreLocation) throws {
-        try FileIO.makeDirectory(location.folder, mode: 0o700)
-        try checkFolder(location)
-    }
-
-    /// Refuses a folder that others can write: whoever can, can swap the store, its state or its secret.
-    static func checkFolder(_ location: SecureStoreLocation) throws {
-        try FileIO.converting { () throws(FileFailure) in
-            let status = try Files.status(location.folder)
-            guard let status, status.type == .directory else {
-                // A link could be turned to another folder between two commands; the folder it
-                // points to is the place to give.
-                throw FileFailure(
-                    .unwritable, location.folder,
-                    status?.type == .symbolicLink
-                        ? "the store's folder is a symbolic link; only a real folder is used (give --store a path in the folder it points to)"
-                        : "the store's folder is not a folder")
-            }
-            try Files.requirePrivate(location.folder, status, what: "the store's folder")
-        }
-    }
-
-    static func readStoreFile(_ location: SecureStoreLocation) throws -> [UInt8] {
-        try FileIO.converting { () throws(FileFailure) in
-            guard let status = try Files.status(location.path) else {
-                throw FileFailure(.notFound, location.path, "no store")
-            }
-            try Files.requireSecret(location.path, status, what: "the store")
-        }
-        return try FileIO.read(location.path, limit: maxFileBytes, followLinks: false)
-    }
-
-    /// The digest of the header on disk and those its state accepts, to keep accepting while a
-    /// store is replaced; empty when there is no readable store.
-    static func currentDigests(_ location: SecureStoreLocation) -> [String] {
-        guard let file = try? readStoreFile(location),
-            let header = try? AgeFormat.header(of: file, source: location.path)
-        else { return [] }
-        return [StoreState.digest(header)]
-    }
-
-    /// The device secret beside the store (the age passphrase), or `nil` when there is none.
-    static func deviceSecret(_ location: SecureStoreLocation) throws -> [UInt8]? {
-        guard FileIO.exists(location.deviceSecretPath) else { return nil }
-        let bytes = try FileIO.readSecret(location.deviceSecretPath, limit: 4096, what: "the store's device secret")
-        let secret = Array(bytes.prefix { $0 != 0x0A })
-        return secret.isEmpty ? nil : secret
-    }
-
-    static func readState(_ location: SecureStoreLocation) throws -> StoreState? {
-        guard FileIO.exists(location.statePath) else { return nil }
-        let bytes = try FileIO.readSecret(
-            location.statePath, limit: StoreState.maxBytes, what: "the store's state file")
-        return try StoreState(json: bytes, source: location.statePath)
-    }
-
-    static func writeState(_ state: StoreState, at location: SecureStoreLocation) throws {
-        try FileIO.write(
-            Array(JSONWriter.pretty(state.value).utf8) + [0x0A], to: location.statePath, replace: true, mode: 0o600)
-    }
-
-    /// Writes a store file with a new header in two steps around its state: first the state
-    /// accepts both the header on disk and the new one, then the file is renamed into place,
-    /// then the state accepts only the new one. Killed at any moment, the store opens with the
-    /// old passcode or the new.
-    static func commit(
-        _ file: [UInt8], header: AgeHeader, state: StoreState, alsoAccepting previous: [String],
-        at location: SecureStoreLocation, replace: Bool
-    ) throws {
-        var interim = state
-        interim.headerDigests = Array((state.headerDigests + previous).prefix(4))
-        try writeState(interim, at: location)
-        try FileIO.write(file, to: location.path, replace: replace, mode: 0o600)
-        try writeState(state, at: location)
-    }
-}
-
-extension SecureStoreContents {
-    /// Days since the passcode was set, when that is past the policy's expiry; `nil` otherwise.
-    public func passcodeExpiredDays(now: Date) -> Int? {
-        let days = clientPolicies.passcode.expiresInDays
-        guard days > 0, let changed = passcodeChangedAt else { return nil }
-        let elapsed = now.timeIntervalSince(changed) / 86_400
-        return elapsed >= Double(days) ? Int(elapsed) : nil
     }
 }

@@ -373,3 +373,13 @@ struct ContentsReader {
         }
     }
 }
+
+extension SecureStoreContents {
+    /// Days since the passcode was set, when that is past the policy's expiry; `nil` otherwise.
+    public func passcodeExpiredDays(now: Date) -> Int? {
+        let days = clientPolicies.passcode.expiresInDays
+        guard days > 0, let changed = passcodeChangedAt else { return nil }
+        let elapsed = now.timeIntervalSince(changed) / 86_400
+        return elapsed >= Double(days) ? Int(elapsed) : nil
+    }
+}
