@@ -82,8 +82,9 @@ let package = Package(
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
         // Raw DEFLATE of the configuration inside `AC1:` codes.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // memfd_create(2) from glibc: the memory the zxing helper reads the pixels from.
-        .systemLibrary(name: "CMemfd"),
+        // glibc functions declared only under _GNU_SOURCE: memfd_create(2), the memory the zxing helper
+        // reads the pixels from, and the spawn action that gives the helper no other descriptor.
+        .systemLibrary(name: "CGlibcExtras"),
 
         // Every file read and write (regular files only, size caps, atomic writes, locks), over
         // swift-system; package access only: the libraries give it their own error types.
@@ -128,7 +129,7 @@ let package = Package(
             name: "ActivationImaging",
             dependencies: [
                 "ActivationConfiguration", "FileAccess", "CZBar", "CQREncode", "CPNG", "CTurboJPEG", "CDeflate",
-                "CZlib", "CMemfd",
+                "CZlib", "CGlibcExtras",
             ]
         ),
         // The second decoding engine, zxing-cpp (Debian's libzxing-dev), in a process of its own:
@@ -285,6 +286,8 @@ let package = Package(
         .testTarget(
             name: "ActivationDiscoveryTests",
             dependencies: [
+                // The PostgreSQL server is started with no descriptor of the test process.
+                "CGlibcExtras",
                 "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer",
                 "ActivationConfiguration", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),

@@ -1,3 +1,4 @@
+import CGlibcExtras
 import Foundation
 
 #if canImport(Glibc)
@@ -80,6 +81,8 @@ struct PostgresServer {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The server pg_ctl starts outlives the test: it must not keep another test's sockets open.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let argv = (command + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0

@@ -1,5 +1,6 @@
 import ActivationConfiguration
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ActivationOnboarding
@@ -33,6 +34,7 @@ struct LoopbackListenerTests {
         let listener = try await LoopbackListener.start(redirectURL: "http://127.0.0.1/callback")
         let request = AuthorizationRequest(endpoints: Self.endpoints, redirectURI: listener.redirectURI)
         #expect(listener.redirectURI == "http://127.0.0.1:\(listener.port)/callback")
+        #expect(try isListening(onPort: listener.port))
         // As the sign-in does: callbacks are judged from before the browser opens.
         listener.expect(request, issuer: nil)
         let waiting = Task { try await listener.code(timeout: .seconds(60)) }
@@ -56,10 +58,8 @@ struct LoopbackListenerTests {
             (error as? OnboardingError)?.reason.contains("access_denied") ?? false
         }
         #expect(listener.wrongStateCount == 2)
-        // The port is free again: a listener on exactly it starts.
-        let again = try await LoopbackListener.start(redirectURL: "http://127.0.0.1:\(listener.port)/callback")
-        #expect(again.port == listener.port)
-        await again.close()
+        // The port is released: nothing listens on it any more.
+        #expect(try !isListening(onPort: listener.port))
     }
 
     @Test("the right state gives the code; no callback within the timeout ends the wait and frees the port")
@@ -81,13 +81,13 @@ struct LoopbackListenerTests {
 
         let idle = try await LoopbackListener.start(redirectURL: "http://127.0.0.1/callback")
         idle.expect(AuthorizationRequest(endpoints: Self.endpoints, redirectURI: idle.redirectURI), issuer: nil)
+        #expect(try isListening(onPort: idle.port))
         await #expect {
             try await idle.code(timeout: .milliseconds(300))
         } throws: { error in
             (error as? OnboardingError)?.reason.contains("no sign-in came back") ?? false
         }
-        let reused = try await LoopbackListener.start(redirectURL: "http://127.0.0.1:\(idle.port)/callback")
-        await reused.close()
+        #expect(try !isListening(onPort: idle.port))
     }
 
     @Test("only loopback redirect addresses are listened on")

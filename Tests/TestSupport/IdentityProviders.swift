@@ -202,3 +202,19 @@ public func freeLoopbackPort() throws -> Int {
     }
     return Int(UInt16(bigEndian: address.sin_port))
 }
+
+/// Whether any socket on this machine listens on TCP `port` (IPv4 or IPv6), from the kernel's
+/// tables in /proc/net: a closed listener is gone from them at once, whereas binding the port
+/// again can also fail because another test's outgoing connection took it as its local port.
+public func isListening(onPort port: Int) throws -> Bool {
+    let hexPort = String(format: ":%04X", port)
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            // sl, local_address, rem_address, st: 0A is LISTEN.
+            if fields.count > 3, fields[1].hasSuffix(hexPort), fields[3] == "0A" { return true }
+        }
+    }
+    return false
+}

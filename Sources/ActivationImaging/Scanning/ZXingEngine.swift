@@ -1,5 +1,5 @@
 import ActivationConfiguration
-internal import CMemfd
+internal import CGlibcExtras
 import Foundation
 import Synchronization
 
@@ -222,6 +222,7 @@ private final class Helper: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, pair[1], STDOUT_FILENO)
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
         if memory >= 0 { posix_spawn_file_actions_adddup2(&actions, memory, 3) }
+        posix_spawn_file_actions_addclosefrom_np(&actions, memory >= 0 ? 4 : 3)
         var child: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
         defer { for argument in argv { free(argument) } }
