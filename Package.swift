@@ -40,8 +40,10 @@ let package = Package(
     traits: [
         .trait(
             name: "DiscoveryClient",
-            description:
-                "The HTTP client: ActivationDiscovery (the discovery-service provider) and the settings download and sign-in of ActivationOnboarding, over AsyncHTTPClient."
+            description: """
+                The HTTP client: ActivationDiscovery (the discovery-service provider) and the settings download \
+                and sign-in of ActivationOnboarding, over AsyncHTTPClient.
+                """
         ),
         .trait(
             name: "DiscoveryServer",
@@ -248,7 +250,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "FileAccessTests",
-            dependencies: ["FileAccess", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: ["FileAccess", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(
             name: "ActivationImagingTests",
             // CTurboJPEG, CDeflate: the tests write the large JPEGs and the PNGs of every layout

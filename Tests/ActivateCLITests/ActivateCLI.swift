@@ -127,24 +127,6 @@ enum Tool {
     }
 }
 
-/// A fresh directory under the system temporary directory, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "activate-cli-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { "\(path)/\(name)" }
-
-    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
-        try Data(bytes).write(to: URL(fileURLWithPath: file(name)))
-        return file(name)
-    }
-}
 /// A bound on the children the tests run at once: one per core. The suites run in parallel and
 /// spawn the binary hundreds of times; unbounded, they queue for two cores together and each
 /// command takes many times as long as it does alone.

@@ -9,7 +9,7 @@ import Testing
 /// the real executable, real key files, real trust lists and real code images.
 @Suite("AC1 codes and keys on the command line")
 struct ActivationCodeCommandTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     let key: String, publicKey: String, trustList: String
 
     static let sample = SourceTree.path("SampleCodes/oauth-configuration.json")
@@ -17,7 +17,7 @@ struct ActivationCodeCommandTests {
 
     /// A fresh folder with the Ed25519 test key trusted in `trust.json`.
     init() async throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
         key = Self.edKey
         publicKey = "\(SourceTree.keys)/ed25519.pub.pem"
         trustList = directory.file("trust.json")
@@ -99,7 +99,10 @@ struct ActivationCodeCommandTests {
             ("rsa1024.pem", false, "an RSA-1024 private key is not a usable private key"),
             (
                 "ed25519.pub.pem", false,
-                "an Ed25519 public key is not a usable private key (accepted: Ed25519, EC P-256/384/521, or RSA of 2048 bits or more); --sign takes a private key"
+                """
+                an Ed25519 public key is not a usable private key (accepted: Ed25519, EC P-256/384/521, or RSA of 2048 \
+                bits or more); --sign takes a private key
+                """
             ),
             ("ec384.pem", true, "an EC P-384 key cannot sign AC1 codes (Ed25519 or EC P-256 only"),
             ("rsa.pem", true, "an RSA-2048 key cannot sign AC1 codes"),
@@ -160,7 +163,9 @@ struct ActivationCodeCommandTests {
         #expect(scan.status == 2)
         #expect(
             scan.text.contains(
-                "Rejected: \(code): the code is signed by key \(id), which is not in the trust list (unknown or revoked)"
+                """
+                Rejected: \(code): the code is signed by key \(id), which is not in the trust list (unknown or revoked)
+                """
             ))
         let restore = try await ActivateCLI.runInProcess(["restore", "--store", store, "--trust-list", trustList])
         #expect(restore.status == 2)
@@ -362,10 +367,10 @@ struct ActivationCodeCommandTests {
 
 @Suite("generate --batch")
 struct BatchGenerateTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
     }
 
     @Test("documents, folders and JSON lines become one read-back code each; a bad one is named and the others go on")

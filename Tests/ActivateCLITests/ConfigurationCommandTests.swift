@@ -38,8 +38,8 @@ func decodeReport<T: Codable>(_ type: T.Type, _ output: [UInt8], sourceLocation:
 
 @Suite("activate inspect, scan and generate with configurations")
 struct ConfigurationCommandTests {
-    let directory: TemporaryDirectory
-    init() throws { directory = try TemporaryDirectory() }
+    let directory: TemporaryFolder
+    init() throws { directory = try TemporaryFolder(prefix: "activate-cli") }
 
     @Test(
         "inspect --json, golden",
@@ -82,8 +82,12 @@ struct ConfigurationCommandTests {
         let file = try directory.write(
             "bad.json",
             Array(
-                #"{"host":"x.example.com","appID":"a","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://x.example.com/a","oauth2.tokenEndpoint":"http://x.example.com/t","oauth2.clients":[{"clientID":"c","redirectURL":"https://x.example.com"}]}}]}"#
-                    .utf8))
+                #"""
+                {"host":"x.example.com","appID":"a","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":\#
+                "https://x.example.com/a","oauth2.tokenEndpoint":"http://x.example.com/t","oauth2.clients":\#
+                [{"clientID":"c","redirectURL":"https://x.example.com"}]}}]}
+                """#
+                .utf8))
         let result = try await ActivateCLI.runInProcess(["inspect", file])
         #expect(result.status == 2)
         #expect(
@@ -113,7 +117,7 @@ struct ConfigurationCommandTests {
 
     @Test("-q/--quiet: no summaries or warnings, results and errors still")
     func quiet() async throws {
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder(prefix: "activate-cli")
         let loud = try await ActivateCLI.runInProcess([
             "generate", "HELLO", "--margin", "2", "-o", directory.file("a.png"),
         ])
@@ -138,7 +142,10 @@ struct ConfigurationCommandTests {
         #expect(narrow.status == 1)
         #expect(
             narrow.text.contains(
-                "the code is 37 modules wide and this terminal 30 columns; widen the terminal, or write a file: --output code.png"
+                """
+                the code is 37 modules wide and this terminal 30 columns; widen the terminal, or write a file: \
+                --output code.png
+                """
             ),
             "\(narrow.text)")
         let wide = try await Tool.run(
@@ -261,7 +268,10 @@ struct ConfigurationCommandTests {
         ])
         #expect(
             wrong.text.contains(
-                "Rejected: \(image): the \(key == "rsa" ? "RS256" : "ES256") signature does not verify with the given public key"
+                """
+                Rejected: \(image): the \(key == "rsa" ? "RS256" : "ES256") signature does not verify with the given \
+                public key
+                """
             ))
         let raw = try await ActivateCLI.runInProcess(["scan", "--raw", image])
         let inspect = try await ActivateCLI.run(

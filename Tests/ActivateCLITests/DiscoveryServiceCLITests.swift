@@ -10,14 +10,14 @@ import Testing
 /// own process, as an administrator and a user run them; and the console in a real headless Chromium.
 @Suite("Discovery service end to end: codes issued, used once, revoked; the console in Chromium", .serialized)
 struct DiscoveryServiceCLITests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     let configs: String
     let tokens: String
     static let appID = "com.example.fieldservice"
     static let token = "cli-test-token-0123456789abcdef"
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
         configs = directory.file("configs")
         try FileManager.default.createDirectory(atPath: configs, withIntermediateDirectories: true)
         for name in ["oauth-authorization-code.json", "android-basic.json"] {
@@ -70,7 +70,10 @@ struct DiscoveryServiceCLITests {
     }
 
     @Test(
-        "a SQLite file the service may not write: /ready and code lookups 503 at once (Retry-After, one warning naming why), e-mail lookups go on; writable again, the code is used once"
+        """
+        a SQLite file the service may not write: /ready and code lookups 503 at once (Retry-After, one warning naming \
+        why), e-mail lookups go on; writable again, the code is used once
+        """
     )
     func readOnlySQLite() async throws {
         // The folder and everything in it belong to the user the service runs as: as root, nobody
@@ -81,8 +84,11 @@ struct DiscoveryServiceCLITests {
         try FileManager.default.copyItem(
             atPath: "\(configs)/android-basic.json", toPath: "\(folder)/android-basic.json")
         try Data(
-            #"{"applications": {"\#(Self.appID)": {"domains": {"example.com": "android-basic.json"}, "codes": {"24681357": {"document": "android-basic.json", "expires": "2099-01-01T00:00:00Z"}}}}}"#
-                .utf8
+            #"""
+            {"applications": {"\#(Self.appID)": {"domains": {"example.com": "android-basic.json"}, "codes": \#
+            {"24681357": {"document": "android-basic.json", "expires": "2099-01-01T00:00:00Z"}}}}}
+            """#
+            .utf8
         )
         .write(to: URL(fileURLWithPath: "\(folder)/discovery.json"))
         let launcher = root ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
@@ -103,7 +109,10 @@ struct DiscoveryServiceCLITests {
         }
 
         func lookup(_ server: ServeProcess, _ argument: String) -> String {
-            "\(server.url)/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(Self.appID):1.0',\(argument))"
+            """
+            \(server.url)/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=\
+            '\(Self.appID):1.0',\(argument))
+            """
         }
         let readOnly = try ServeProcess(configs: nil, arguments: database, launcher: launcher)
         let ready = try await Self.fetch("\(readOnly.url)/ready")
@@ -222,7 +231,10 @@ struct DiscoveryServiceCLITests {
     }
 
     @Test(
-        "client policies: settings put checks the file (key path named), get prints what onboarding reads, delete; onboard --code applies them"
+        """
+        client policies: settings put checks the file (key path named), get prints what onboarding reads, delete; \
+        onboard --code applies them
+        """
     )
     func clientPolicies() async throws {
         let server = try serve()
@@ -333,7 +345,11 @@ struct DiscoveryServiceCLITests {
     }
 
     @Test(
-        "the console in headless Chromium: a wrong token refused; sign in, issue a code shown once with its QR, a <script> label as text, revoke; the lookup then answers 410; client policies refused with their key path, then stored and served; no request leaves the origin"
+        """
+        the console in headless Chromium: a wrong token refused; sign in, issue a code shown once with its QR, a \
+        <script> label as text, revoke; the lookup then answers 410; client policies refused with their key path, then \
+        stored and served; no request leaves the origin
+        """
     )
     func console() async throws {
         let python = SourceTree.path(".build/interop-venv/bin/python")

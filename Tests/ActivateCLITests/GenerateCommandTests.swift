@@ -1,12 +1,13 @@
 import ActivationImaging
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("activate generate")
 struct GenerateCommandTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
 
-    init() throws { directory = try TemporaryDirectory() }
+    init() throws { directory = try TemporaryFolder(prefix: "activate-cli") }
 
     @Test("payload from the argument, --input and stdin; format from the extension", arguments: QRRenderFormat.allCases)
     func sources(format: QRRenderFormat) async throws {
@@ -71,7 +72,10 @@ struct GenerateCommandTests {
         #expect(result.status == 1)
         #expect(
             result.stderr.contains(
-                "payload: 1300 bytes do not fit in a QR code; at error-correction level H the largest byte payload is 1273"
+                """
+                payload: 1300 bytes do not fit in a QR code; at error-correction level H the largest byte payload is \
+                1273
+                """
             ))
         #expect(!FileManager.default.fileExists(atPath: directory.file("big.png")))
     }

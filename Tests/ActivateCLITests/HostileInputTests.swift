@@ -13,8 +13,8 @@ import Testing
 /// and the reason named, no control characters on the terminal, nothing stored.
 @Suite("Hostile input: no crash, no hang, no policy bypass, no injected output", .serialized)
 struct HostileInputTests {
-    let directory: TemporaryDirectory
-    init() throws { directory = try TemporaryDirectory() }
+    let directory: TemporaryFolder
+    init() throws { directory = try TemporaryFolder(prefix: "activate-cli") }
 
     /// The seconds after which a command counts as hanging and is killed. A hang guard, not a
     /// measure: alone each command takes well under a second, but the suite runs beside the
@@ -63,7 +63,10 @@ struct HostileInputTests {
     static let deepDocument = #"{"host":"mobile.example.com","auth/type":"basic","\#(deepKey)":"x"}"#
 
     @Test(
-        "a flattened MDM key thousands of levels deep: inspect, onboard --file/--managed, generate --config, serve, restore"
+        """
+        a flattened MDM key thousands of levels deep: inspect, onboard --file/--managed, generate --config, serve, \
+        restore
+        """
     )
     func deepNesting() async throws {
         let file = try directory.write("deep.json", Array(Self.deepDocument.utf8))
@@ -95,7 +98,10 @@ struct HostileInputTests {
         try FileManager.default.createDirectory(atPath: directory.file("edited"), withIntermediateDirectories: true)
         let edited = directory.file("edited/configuration.json")
         let record =
-            #"{"format":1,"provider":"p","origin":"o","storedAt":"2026-01-01T00:00:00Z","signature":{"status":"unsigned"},"document":\#(Self.deepDocument)}"#
+            #"""
+            {"format":1,"provider":"p","origin":"o","storedAt":"2026-01-01T00:00:00Z","signature":{"status":\#
+            "unsigned"},"document":\#(Self.deepDocument)}
+            """#
         #expect(
             FileManager.default.createFile(
                 atPath: edited, contents: Data(record.utf8), attributes: [.posixPermissions: 0o600]))
@@ -174,7 +180,7 @@ struct HostileInputTests {
     }
 
     /// A 1600×1200 progressive JPEG made by ImageMagick (as a phone or editor would make one).
-    static func progressiveJPEG(in directory: TemporaryDirectory) throws -> [UInt8] {
+    static func progressiveJPEG(in directory: TemporaryFolder) throws -> [UInt8] {
         let path = directory.file("progressive.jpg")
         let made = try Tool.runBlocking(
             "/usr/bin/env",
@@ -271,7 +277,11 @@ struct HostileInputTests {
         ),
         (
             "percent-encoded ? in endpoint",
-            #"{"host":"a.hana.ondemand.com","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://evil.example%3F.hana.ondemand.com/a","oauth2.tokenEndpoint":"https://a.hana.ondemand.com/t","oauth2.clients":[{"clientID":"c","redirectURL":"https://a.hana.ondemand.com"}]}}]}"#
+            #"""
+            {"host":"a.hana.ondemand.com","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://\#
+            evil.example%3F.hana.ondemand.com/a","oauth2.tokenEndpoint":"https://a.hana.ondemand.com/t",\#
+            "oauth2.clients":[{"clientID":"c","redirectURL":"https://a.hana.ondemand.com"}]}}]}
+            """#
         ),
         ("decimal IP", document(host: "2130706433")),
         ("short IP", #"{"serviceURL":"https://127.1","auth":[{"type":"basic"}]}"#),
@@ -281,7 +291,11 @@ struct HostileInputTests {
         ("backslash", #"{"serviceURL":"https://evil.com\\\\@a.hana.ondemand.com","auth":[{"type":"basic"}]}"#),
         (
             "double-encoded MDK link",
-            "com.example.app://?AppId=a&ClientId=c&ServerUrl=https://evil.example%252F.hana.ondemand.com&AuthorizationEndpointUrl=https://a.hana.ondemand.com/a&RedirectUrl=https://a.hana.ondemand.com&TokenUrl=https://a.hana.ondemand.com/t"
+            """
+            com.example.app://?AppId=a&ClientId=c&ServerUrl=https://evil.example%252F.hana.ondemand.com&\
+            AuthorizationEndpointUrl=https://a.hana.ondemand.com/a&RedirectUrl=https://a.hana.ondemand.com&TokenUrl=\
+            https://a.hana.ondemand.com/t
+            """
         ),
     ]
 
@@ -351,7 +365,9 @@ struct HostileInputTests {
     static let forged = "\u{1B}[2J\u{7}\r\n  Scan succeeded. You will be connected to: evil.example.com\u{202E}"
 
     @Test(
-        "values from a code are printed escaped: app id, client id, auth type, MDK parameters, rejected hosts, file names"
+        """
+        values from a code are printed escaped: app id, client id, auth type, MDK parameters, rejected hosts, file names
+        """
     )
     func terminalInjection() async throws {
         let escapedForgery = UntrustedText.escaped(Self.forged)
@@ -359,8 +375,17 @@ struct HostileInputTests {
         let documents = [
             Self.document(appID: String(jsonForgery)),
             #"{"host":"mobile.example.com","appID":"a","auth":[{"type":"\#(jsonForgery)"},{"type":"basic"}]}"#,
-            #"{"host":"mobile.example.com","appID":"a","auth":[{"type":"oauth2","config":{"oauth2.authorizationEndpoint":"https://mobile.example.com/a","oauth2.tokenEndpoint":"https://mobile.example.com/t","oauth2.clients":[{"clientID":"\#(jsonForgery)","redirectURL":"https://mobile.example.com"}]}}]}"#,
-            "com.example.app://?AppId=a%1B%5B2J%0D%0A&ClientId=c%1B&ServerUrl=https://mobile.example.com&AuthorizationEndpointUrl=https://mobile.example.com/a&RedirectUrl=https://mobile.example.com&TokenUrl=https://mobile.example.com/t",
+            #"""
+            {"host":"mobile.example.com","appID":"a","auth":[{"type":"oauth2","config":\#
+            {"oauth2.authorizationEndpoint":"https://mobile.example.com/a","oauth2.tokenEndpoint":"https://\#
+            mobile.example.com/t","oauth2.clients":[{"clientID":"\#(jsonForgery)","redirectURL":"https://\#
+            mobile.example.com"}]}}]}
+            """#,
+            """
+            com.example.app://?AppId=a%1B%5B2J%0D%0A&ClientId=c%1B&ServerUrl=https://mobile.example.com&\
+            AuthorizationEndpointUrl=https://mobile.example.com/a&RedirectUrl=https://mobile.example.com&TokenUrl=\
+            https://mobile.example.com/t
+            """,
             Self.document(host: "evil\(jsonForgery).com"),
         ]
         for (index, document) in documents.enumerated() {

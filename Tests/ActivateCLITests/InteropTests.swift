@@ -7,7 +7,7 @@ import Testing
 /// `activate` makes verify there; codes made there verify in `activate`; both ways, both algorithms.
 @Suite("AC1 interop with the Python reference implementation")
 struct InteropTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
 
     /// The venv `scripts/setup.sh --test` (`make test`) creates; `ACTIVATE_INTEROP_PYTHON` overrides.
     static let python =
@@ -22,7 +22,7 @@ struct InteropTests {
     ]
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
     }
 
     func reference(_ arguments: [String], stdin: [UInt8]? = nil) async throws -> ActivateCLI.Result {
@@ -119,7 +119,10 @@ struct InteropTests {
             #expect(scan.status == 0, "\(document): \(scan.text) \(scan.stderr)")
             #expect(
                 scan.text.contains(
-                    "Signature:  verified (AC1, \(algorithm == "p256" ? "ES256" : "EdDSA"), key \(id), issuer ref-issuer, expires "
+                    """
+                    Signature:  verified (AC1, \(algorithm == "p256" ? "ES256" : "EdDSA"), key \(id), issuer \
+                    ref-issuer, expires 
+                    """
                 ),
                 "\(scan.text)")
             // activate reads the same configuration the reference wrote into the code.

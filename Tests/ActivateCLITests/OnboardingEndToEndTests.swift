@@ -62,13 +62,13 @@ final class ServeProcess {
 
 @Suite("Onboarding end to end: serve, onboard, restore, reset")
 struct OnboardingEndToEndTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     let configs: String
     let store: String
     static let appID = "com.example.fieldservice"
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
         configs = directory.file("configs")
         store = directory.file("state/configuration.json")
         try FileManager.default.createDirectory(atPath: configs, withIntermediateDirectories: true)
@@ -249,7 +249,10 @@ struct OnboardingEndToEndTests {
         #expect(mixed.status == 64)
         #expect(
             mixed.stderr.contains(
-                "--file and --scan were both given, and the order of different options is not kept: give the queue with --from"
+                """
+                --file and --scan were both given, and the order of different options is not kept: give the queue with \
+                --from
+                """
             ))
         let withFrom = try await ActivateCLI.run([
             "onboard", "--from", "file:\(basic)", "--managed", "--yes", "--no-sign-in", "--store",
@@ -293,7 +296,10 @@ struct OnboardingEndToEndTests {
         try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
         // The stored form, its document damaged: reset knows the file by its form.
         let record =
-            #"{"format":1,"provider":"file","origin":"x.json","storedAt":"2026-01-01T00:00:00Z","signature":{"status":"unsigned"},"document":{"host":7}}"#
+            #"""
+            {"format":1,"provider":"file","origin":"x.json","storedAt":"2026-01-01T00:00:00Z","signature":{"status":\#
+            "unsigned"},"document":{"host":7}}
+            """#
         try Data(record.utf8).write(to: URL(fileURLWithPath: store))
         let result = try await ActivateCLI.run(["restore", "--store", store])
         #expect(result.status == 1)

@@ -7,14 +7,14 @@ import Testing
 /// it serves, statefully and with the admin token.
 @Suite("The discovery service conforms to its OpenAPI description (schemathesis)", .serialized)
 struct OpenAPITests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     let configs: String
     let tokens: String
     static let appID = "com.example.fieldservice"
     static let token = "openapi-test-token-0123456789"
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
         configs = directory.file("configs")
         try FileManager.default.createDirectory(atPath: configs, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
@@ -46,7 +46,10 @@ struct OpenAPITests {
     }
 
     @Test(
-        "the document is served as committed; schemathesis finds no 5xx and no answer outside the document, and changes codes only through the calls meant to"
+        """
+        the document is served as committed; schemathesis finds no 5xx and no answer outside the document, and changes \
+        codes only through the calls meant to
+        """
     )
     func schemathesis() async throws {
         let schemathesis = SourceTree.path(".build/interop-venv/bin/schemathesis")
@@ -87,7 +90,10 @@ struct OpenAPITests {
                 "run", "\(server.url)/openapi.yaml", "--url", server.url, "--header",
                 "Authorization: Bearer \(Self.token)",
                 "--checks",
-                "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance",
+                """
+                not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,\
+                response_schema_conformance
+                """,
                 "--phases", "examples,coverage,fuzzing,stateful", "--max-examples", "40", "--workers", "1",
                 "--request-timeout", "30",
             ], in: directory.path)
@@ -126,7 +132,8 @@ struct OpenAPITests {
             import json, sqlite3, sys
             database = sqlite3.connect(sys.argv[1])
             ids = json.loads(sys.argv[2])
-            rows = database.execute("SELECT id, uses_left, revoked_at IS NOT NULL FROM codes WHERE id IN (%s)" % ",".join("?" * len(ids)), ids)
+            rows = database.execute("SELECT id, uses_left, revoked_at IS NOT NULL FROM codes WHERE id IN (%s)" % \
+            ",".join("?" * len(ids)), ids)
             print(json.dumps({str(row[0]): [row[1], bool(row[2])] for row in rows}))
             """
         let ids = String(decoding: try JSONSerialization.data(withJSONObject: ids), as: UTF8.self)

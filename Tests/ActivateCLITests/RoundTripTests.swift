@@ -73,17 +73,26 @@ struct RoundTripTests {
     /// A configuration document of about `targetBytes` bytes (compact JSON).
     static func configuration(targetBytes: Int, seed: Int) -> [UInt8] {
         var json =
-            #"{"host":"mobile-\#(seed).example.hana.ondemand.com","port":443,"protocol":"https","appID":"com.example.app\#(seed)","auth":[{"type":"oauth2","config":{"oauth2.clients":["#
+            #"""
+            {"host":"mobile-\#(seed).example.hana.ondemand.com","port":443,"protocol":"https","appID":\#
+            "com.example.app\#(seed)","auth":[{"type":"oauth2","config":{"oauth2.clients":[
+            """#
         var client = 0
         while json.utf8.count < targetBytes - 200 {
             if client > 0 { json += "," }
             json +=
-                #"{"clientID":"3f2c9a1e-0000-4000-8000-\#(String(format: "%012d", client))","redirectURL":"https://mobile.example.com/cb","grantType":"authorization_code"}"#
+                #"""
+                {"clientID":"3f2c9a1e-0000-4000-8000-\#(String(format: "%012d", client))","redirectURL":"https://\#
+                mobile.example.com/cb","grantType":"authorization_code"}
+                """#
             client += 1
         }
         // A complete document, so that `scan` accepts it (a refused configuration makes it exit 2).
         json +=
-            #"],"oauth2.authorizationEndpoint":"https://mobile.example.com/oauth2/api/v1/authorize","oauth2.tokenEndpoint":"https://mobile.example.com/oauth2/api/v1/token"}}]}"#
+            #"""
+            ],"oauth2.authorizationEndpoint":"https://mobile.example.com/oauth2/api/v1/authorize",\#
+            "oauth2.tokenEndpoint":"https://mobile.example.com/oauth2/api/v1/token"}}]}
+            """#
         return Array(json.utf8)
     }
 
@@ -93,7 +102,7 @@ struct RoundTripTests {
         #expect(Set(Self.cases.map(\.level)) == Set(ErrorCorrection.allCases))
         #expect(Self.cases.contains { $0.payload.count >= 2000 && $0.name.hasPrefix("json") })
 
-        let directory = try TemporaryDirectory()
+        let directory = try TemporaryFolder(prefix: "activate-cli")
         var files: [String] = []
         for (index, testCase) in Self.cases.enumerated() {
             let path = directory.file(String(format: "%03d.png", index))

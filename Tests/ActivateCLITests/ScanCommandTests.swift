@@ -5,13 +5,13 @@ import Testing
 
 @Suite("activate scan")
 struct ScanCommandTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     let code: String
     let other: String
     let blank: String
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
         code = try directory.write(
             "code.png", QRCodeGenerator(scale: 4).generate(Array("Hello Zürich 日本".utf8), as: .png).data)
         other = try directory.write(
@@ -215,7 +215,7 @@ struct ScanCommandTests {
     @Test("the zxing helper is found beside activate, else on PATH; without it Micro QR is not read")
     func helperLookup() async throws {
         let image = SourceTree.path("Tests/ActivationImagingTests/Fixtures/corpus/microqrcode-1/M2-Alpha.png")
-        let alone = try TemporaryDirectory()
+        let alone = try TemporaryFolder(prefix: "activate-cli")
         // Copied by a child process: a copy written by this process could still be open for
         // writing in a child another test spawns meanwhile, and executing it would fail (ETXTBSY, 126).
         #expect(try await Tool.run("/bin/cp", [ActivateCLI.executable, alone.file("activate")]).status == 0)

@@ -11,14 +11,14 @@ import Testing
 /// processes: Debian's `age` and PyPI's `pyrage` on the other side of the format.
 @Suite("The secure store: onboard, restore, lock, passcode change, reset; age interop; kills and wipes", .serialized)
 final class SecureStoreCLITests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     let store: String
     let configuration = SourceTree.path("SampleCodes/basic-configuration.json")
     static let passcode = "Corr3ct-horse"
     static let newPasscode = "B4ttery-staple"
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
         store = directory.file("store/store.age")
     }
 
@@ -146,8 +146,10 @@ final class SecureStoreCLITests {
             "settings.json",
             Array(
                 """
-                {"passwordPolicy": {"passwordPolicyEnabled": "true", "passwordPolicyMinLength": "10", "passwordPolicyDigitRequired": "true",
-                  "passwordPolicyUpperRequired": "true", "passwordPolicyRetryLimit": "3", "passwordPolicyLockTimeout": "0"},
+                {"passwordPolicy": {"passwordPolicyEnabled": "true", "passwordPolicyMinLength": "10", \
+                "passwordPolicyDigitRequired": "true",
+                  "passwordPolicyUpperRequired": "true", "passwordPolicyRetryLimit": "3", "passwordPolicyLockTimeout": \
+                "0"},
                  "logSettings": {"logEnabled": "true", "logLevel": "DEBUG"}}
                 """.utf8))
         let weak = try await onboard(["--policy", policy], passcode: "short")
@@ -235,7 +237,10 @@ final class SecureStoreCLITests {
     }
 
     @Test(
-        "kill -9 around the commit of a passcode change: afterwards exactly the old or the new passcode opens, contents intact"
+        """
+        kill -9 around the commit of a passcode change: afterwards exactly the old or the new passcode opens, contents \
+        intact
+        """
     )
     func killDuringChange() async throws {
         let credentials = try secret("credentials.json", #"{"user": "alice", "password": "pa55-word"}"#)

@@ -10,11 +10,11 @@ import Testing
 /// connection cap and the descriptors it holds.
 @Suite("serve against hostile clients", .serialized)
 struct ServeLimitsTests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     let configs: String
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
         configs = directory.file("configs")
         try FileManager.default.createDirectory(atPath: configs, withIntermediateDirectories: true)
         for name in ["oauth-authorization-code.json", "android-basic.json"] {
@@ -55,7 +55,10 @@ struct ServeLimitsTests {
         #expect(second.status == 1)
         #expect(
             second.stderr
-                == "activate: serve: port \(server.port) is in use on 127.0.0.1 (another server listens there); choose another with --port\n",
+                == """
+                activate: serve: port \(server.port) is in use on 127.0.0.1 (another server listens there); choose \
+                another with --port\n
+                """,
             "\(second.stderr)")
     }
 
@@ -86,7 +89,9 @@ struct ServeLimitsTests {
     }
 
     @Test(
-        "connection cap and header timeout: extra connections refused at once, descriptors bounded, slow clients cut off"
+        """
+        connection cap and header timeout: extra connections refused at once, descriptors bounded, slow clients cut off
+        """
     )
     func capAndTimeout() async throws {
         let server = try ServeProcess(configs: configs, arguments: ["--max-connections", "8", "--header-timeout", "2"])

@@ -12,12 +12,12 @@ import Testing
 @Suite(
     "Client policies from servers: the configuration's server, the discovery service, refresh and block", .serialized)
 final class ServerPoliciesCLITests {
-    let directory: TemporaryDirectory
+    let directory: TemporaryFolder
     static let appID = "com.example.app"
     static let passcode = "Corr3ct-horse-x"
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryFolder(prefix: "activate-cli")
     }
 
     func file(_ name: String, _ text: String, mode: Int = 0o600) throws -> String {
@@ -35,7 +35,8 @@ final class ServerPoliciesCLITests {
         return try file(
             "configuration-\(auth).json",
             """
-            {"host": "localhost", "port": \(port), "protocol": "http", "appID": "\(Self.appID)", "auth": [{"type": "\(auth)", "config": {}}]}
+            {"host": "localhost", "port": \(port), "protocol": "http", "appID": "\(Self.appID)", "auth": [{"type": \
+            "\(auth)", "config": {}}]}
             """)
     }
 
@@ -60,7 +61,10 @@ final class ServerPoliciesCLITests {
     }
 
     @Test(
-        "from the configuration's server with basic or API-key credentials, checked first: refused ones, a redirect or no server stop onboarding; an invalid document too"
+        """
+        from the configuration's server with basic or API-key credentials, checked first: refused ones, a redirect or \
+        no server stop onboarding; an invalid document too
+        """
     )
     func fromConfigurationServer() async throws {
         let policies = try file(
@@ -77,7 +81,10 @@ final class ServerPoliciesCLITests {
         let onboarded = try await onboard(configuration, store: "basic/store.age", credentials: alice)
         #expect(onboarded.status == 0, "\(onboarded.stderr)")
         let path =
-            "/mobileservices/application/\(Self.appID)/storage/v1/runtime/application/\(Self.appID)/global/mobileservices/settingsExchange"
+            """
+            /mobileservices/application/\(Self.appID)/storage/v1/runtime/application/\(Self.appID)/global/\
+            mobileservices/settingsExchange
+            """
         #expect(onboarded.stderr.contains("Client policies from \(server.url)\(path)."), "\(onboarded.stderr)")
         #expect(
             try server.requests().allSatisfy { $0["authorization"] as? Bool == true && $0["status"] as? Int == 200 })
@@ -143,7 +150,10 @@ final class ServerPoliciesCLITests {
         #expect(redirected.status == 7, "\(redirected.stderr)")
         #expect(
             redirected.stderr.contains(
-                "answered with a redirect to \(keyServer.url)/elsewhere, which is not followed: the server expects another sign-in method"
+                """
+                answered with a redirect to \(keyServer.url)/elsewhere, which is not followed: the server expects \
+                another sign-in method
+                """
             ),
             "\(redirected.stderr)")
         #expect(try keyServer.requests().count == 2, "nothing reached the redirect's target")
@@ -172,14 +182,18 @@ final class ServerPoliciesCLITests {
     }
 
     @Test(
-        "from the discovery service without credentials; restore --refresh stores new policies and records the contact, which unblocks a blocked store"
+        """
+        from the discovery service without credentials; restore --refresh stores new policies and records the contact, \
+        which unblocks a blocked store
+        """
     )
     func fromDiscoveryAndRefresh() async throws {
         let policies = try file(
             "policies.json",
             """
             {"passwordPolicy": {"passwordPolicyMinLength": "10", "passwordPolicyRetryLimit": "4"},
-             "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "2", "wipeDisconnectedPeriod": "30"}}
+             "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "2", \
+            "wipeDisconnectedPeriod": "30"}}
             """)
         let discovery = try SettingsServer(
             appID: Self.appID, policies: policies, auth: "none", log: directory.file("discovery.log"))
@@ -187,7 +201,8 @@ final class ServerPoliciesCLITests {
         let configuration = try file(
             "elsewhere.json",
             """
-            {"host": "mobile.example.invalid", "appID": "\(Self.appID)", "auth": [{"type": "basic.default", "config": {}}]}
+            {"host": "mobile.example.invalid", "appID": "\(Self.appID)", "auth": [{"type": "basic.default", "config": \
+            {}}]}
             """)
         let store = directory.file("store/store.age")
         // The configuration's server does not exist: the credentials are stored unchecked.
@@ -208,7 +223,8 @@ final class ServerPoliciesCLITests {
             "policies.json",
             """
             {"passwordPolicy": {"passwordPolicyMinLength": "10", "passwordPolicyRetryLimit": "6"},
-             "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "2", "wipeDisconnectedPeriod": "30"}}
+             "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "2", \
+            "wipeDisconnectedPeriod": "30"}}
             """)
         let refreshed = try await run(["restore", "--store", store, "--refresh"])
         #expect(refreshed.status == 0, "\(refreshed.stderr)")

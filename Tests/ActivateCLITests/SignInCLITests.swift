@@ -51,7 +51,10 @@ final class SignInCLITests {
     }
 
     @Test(
-        "onboard signs in through the browser; token prints a working token, from the store without a request; five parallel refreshes all work"
+        """
+        onboard signs in through the browser; token prints a working token, from the store without a request; five \
+        parallel refreshes all work
+        """
     )
     func lifecycle() async throws {
         let port = try freeLoopbackPort()
@@ -120,7 +123,10 @@ final class SignInCLITests {
     }
 
     @Test(
-        "a locked store without a passcode source, and a refresh the server refuses, end at once with their own exit codes and nothing on stdout"
+        """
+        a locked store without a passcode source, and a refresh the server refuses, end at once with their own exit \
+        codes and nothing on stdout
+        """
     )
     func failures() async throws {
         let port = try freeLoopbackPort()
@@ -172,7 +178,10 @@ final class SignInCLITests {
     }
 
     @Test(
-        "basic credentials: checked by the server at onboarding and login; refused ones, or none at all, are no sign-in (exit 7)"
+        """
+        basic credentials: checked by the server at onboarding and login; refused ones, or none at all, are no sign-in \
+        (exit 7)
+        """
     )
     func basicLogin() async throws {
         let policies = "\(directory.path)/policies.json"
@@ -185,8 +194,11 @@ final class SignInCLITests {
         let port = server.url.split(separator: ":").last.map(String.init) ?? "0"
         let configuration = "\(directory.path)/basic.json"
         try Data(
-            #"{"host": "localhost", "port": \#(port), "protocol": "http", "appID": "com.example.app", "auth": [{"type": "basic.default", "config": {}}]}"#
-                .utf8
+            #"""
+            {"host": "localhost", "port": \#(port), "protocol": "http", "appID": "com.example.app", "auth": [{"type": \#
+            "basic.default", "config": {}}]}
+            """#
+            .utf8
         )
         .write(to: URL(fileURLWithPath: configuration))
         func credentials(_ name: String, _ json: String) throws -> String {
@@ -221,7 +233,8 @@ final class SignInCLITests {
                 && token.stderr.contains("signs in with basic.default, which has no access token"), "\(token.stderr)")
     }
 
-    /// The refresh token in the store, read with `age -d`-compatible decryption through `restore --json --show-secrets`.
+    /// The refresh token in the store, read with `age -d`-compatible decryption through
+    /// `restore --json --show-secrets`.
     func storedRefreshToken() async throws -> String {
         let report = try await run(["restore", "--store", store, "--allow-http", "--json", "--show-secrets"])
         let object = try JSONSerialization.jsonObject(with: Data(report.stdout)) as? [String: Any]

@@ -112,7 +112,9 @@ struct ActivationCodeTests {
         #expect(unknown?.code == .unknownKey)
         #expect(
             unknown?.reason
-                == "code.png: the code is signed by key \(other.keyID), which is not in the trust list (unknown or revoked)"
+                == """
+                code.png: the code is signed by key \(other.keyID), which is not in the trust list (unknown or revoked)
+                """
         )
 
         // One altered character in the signature (the code's end).
@@ -382,7 +384,10 @@ struct KeyAndTrustListTests {
         let rsa = try Fixture.publicKey("rsa")
         #expect(
             error(
-                #"[{"kid":"\#(rsa.keyID)","publicKey":"\#(rsa.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n"))"}]"#
+                #"""
+                [{"kid":"\#(rsa.keyID)","publicKey":\#
+                "\#(rsa.pemRepresentation.replacingOccurrences(of: "\n", with: "\\n"))"}]
+                """#
             )
                 == "t.json: [0]: an RSA-2048 key cannot sign AC1 codes (Ed25519 or EC P-256 only)")
     }

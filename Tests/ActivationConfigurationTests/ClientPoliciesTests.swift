@@ -47,7 +47,10 @@ struct ClientPoliciesTests {
             ],
             blockWiping: ["blockWipeEnabled": "true", "blockDisconnectedPeriod": "7", "wipeDisconnectedPeriod": "30"],
             extra:
-                #", "logSettings": {"logEnabled": "true", "logLevel": "DEBUG"}, "usagePolicy": {"dataCollectionEnabled": "false"}"#
+                #"""
+                , "logSettings": {"logEnabled": "true", "logLevel": "DEBUG"}, "usagePolicy": \#
+                {"dataCollectionEnabled": "false"}
+                """#
         )
         let policies = try ClientPolicies(json: bytes, source: "settings.json")
         var expected = PasscodePolicy()
@@ -73,8 +76,11 @@ struct ClientPoliciesTests {
         // JSON's own booleans and numbers are read too; iOS's -1 means no limit.
         let typed = try ClientPolicies(
             json: Array(
-                #"{"passwordPolicy": {"passwordPolicyMinLength": 6, "passwordPolicyDigitRequired": true, "passwordPolicyRetryLimit": -1}}"#
-                    .utf8),
+                #"""
+                {"passwordPolicy": {"passwordPolicyMinLength": 6, "passwordPolicyDigitRequired": true, \#
+                "passwordPolicyRetryLimit": -1}}
+                """#
+                .utf8),
             source: "s")
         #expect(typed.passcode.minLength == 6 && typed.passcode.digitRequired && typed.passcode.retryLimit == 0)
         // A policy disabled: no passcode needed.
@@ -122,7 +128,11 @@ struct ClientPoliciesTests {
             #expect(error.code == .passcodeRejected)
             #expect(
                 error.reason
-                    == "store.age: the passcode does not meet the passcode policy: it needs at least 12 characters, at least one digit, at least one upper-case letter, at least one character that is not a letter or digit, at least 8 different characters"
+                    == """
+                    store.age: the passcode does not meet the passcode policy: it needs at least 12 characters, at \
+                    least one digit, at least one upper-case letter, at least one character that is not a letter or \
+                    digit, at least 8 different characters
+                    """
             )
         }
         #expect(

@@ -1,17 +1,14 @@
 import ActivationConfiguration
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Files: capped reads, atomic no-clobber writes")
 final class FileIOTests {
-    let directory: String
+    let folder: TemporaryFolder
+    var directory: String { folder.path }
 
-    init() throws {
-        directory = NSTemporaryDirectory() + "activate-fileio-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
+    init() throws { folder = try TemporaryFolder(prefix: "activate-fileio") }
 
     @Test("write, refuse to clobber, replace when asked")
     func noClobber() throws {

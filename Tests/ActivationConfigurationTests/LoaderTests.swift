@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// A provider whose behaviour a test sets: the loader's own extension point, used the way an app would.
@@ -29,24 +30,22 @@ final class CallLog: Sendable {
 struct LoaderTests {
     @Test("the default providers: managed configuration, then the bundled JSON file, else the property list")
     func defaultProviders() async throws {
-        let folder = NSTemporaryDirectory() + "defaults-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let folder = try TemporaryFolder(prefix: "defaults")
         func files() -> [String?] {
-            ConfigurationLoader.defaultProviders(folder: folder).map { ($0 as? FileConfigurationProvider)?.path }
+            ConfigurationLoader.defaultProviders(folder: folder.path).map { ($0 as? FileConfigurationProvider)?.path }
         }
         #expect(
-            ConfigurationLoader.defaultProviders(folder: folder).map(\.identifier)
+            ConfigurationLoader.defaultProviders(folder: folder.path).map(\.identifier)
                 == [ManagedConfigurationProvider.defaultIdentifier, FileConfigurationProvider.defaultIdentifier])
-        #expect(files() == [nil, "\(folder)/ConfigurationProvider.plist"])
+        #expect(files() == [nil, folder.file("ConfigurationProvider.plist")])
         try FileIO.write(
-            try Fixture.bytes("documents/android-basic.json"), to: "\(folder)/ConfigurationProvider.json",
+            try Fixture.bytes("documents/android-basic.json"), to: folder.file("ConfigurationProvider.json"),
             replace: false)
-        #expect(files() == [nil, "\(folder)/ConfigurationProvider.json"])
+        #expect(files() == [nil, folder.file("ConfigurationProvider.json")])
         // And the loader finds it there (no managed configuration in this environment).
         let loader = ConfigurationLoader(
             providers: [ManagedConfigurationProvider(environment: [:])]
-                + ConfigurationLoader.defaultProviders(folder: folder).dropFirst())
+                + ConfigurationLoader.defaultProviders(folder: folder.path).dropFirst())
         #expect(try await loader.load().get().providerID == FileConfigurationProvider.defaultIdentifier)
     }
 
@@ -119,14 +118,12 @@ struct LoaderTests {
 
     @Test("every failure is aggregated with provider id and reason; real providers")
     func aggregation() async throws {
-        let directory = NSTemporaryDirectory() + "loader-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let bad = "\(directory)/bad.json"
+        let directory = try TemporaryFolder(prefix: "loader")
+        let bad = directory.file("bad.json")
         try FileIO.write(Array(#"{"host":"https://x.example.com"}"#.utf8), to: bad, replace: false)
         let loader = ConfigurationLoader(providers: [
             ManagedConfigurationProvider(environment: [:]),
-            FileConfigurationProvider(path: "\(directory)/missing.json"),
+            FileConfigurationProvider(path: directory.file("missing.json")),
             FileConfigurationProvider(path: bad),
             JSONStringConfigurationProvider(text: "https://example.com"),
         ])
@@ -187,12 +184,13 @@ struct LoaderTests {
 
 @Suite("Configuration store")
 final class StoreTests {
+    let folder: TemporaryFolder
+    /// The store's folder, not made yet: the store makes it.
     let directory: String
     init() throws {
-        directory = NSTemporaryDirectory() + "store-\(UUID().uuidString)"
+        folder = try TemporaryFolder(prefix: "store")
+        directory = folder.file("store")
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     /// A stored record of a configuration that came as a real signed code.
     func record(_ host: String = "mobile.example.com") throws -> StoredConfiguration {
@@ -245,10 +243,16 @@ final class StoreTests {
         let stored = try record()
         let proof = try #require(stored.signatureProof)
         let signature =
-            #"{"status":"verified","algorithm":"ES256","keyFingerprint":"\#(proof.key.fingerprint)","keyID":"k1","signedCode":"\#(proof.signedCode)","publicKey":"\#(Base64.encode(proof.key.derRepresentation))"}"#
+            #"""
+            {"status":"verified","algorithm":"ES256","keyFingerprint":"\#(proof.key.fingerprint)","keyID":"k1",\#
+            "signedCode":"\#(proof.signedCode)","publicKey":"\#(Base64.encode(proof.key.derRepresentation))"}
+            """#
         #expect(
             JSONWriter.compact(stored.value)
-                == #"{"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":\#(signature),"document":\#(stored.document.canonicalJSON())}"#
+                == #"""
+                {"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":\#(signature),\#
+                "document":\#(stored.document.canonicalJSON())}
+                """#
         )
         var unsigned = stored
         unsigned.signature = .unsigned
@@ -276,7 +280,10 @@ final class StoreTests {
         "a damaged store is a clear error naming the file, with no command-line advice in it",
         arguments: [
             "{not json", #"{"format":2}"#, #"{"format":1,"provider":"p"}"#,
-            #"{"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":{"status":"unsigned"},"document":{"host":"https://x"}}"#,
+            #"""
+            {"format":1,"provider":"p","origin":"o","storedAt":"2027-01-15T08:00:00Z","signature":{"status":\#
+            "unsigned"},"document":{"host":"https://x"}}
+            """#,
         ])
     func damaged(content: String) throws {
         let store = FileConfigurationStore(path: "\(directory)/configuration.json")

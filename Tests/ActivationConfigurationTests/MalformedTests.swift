@@ -42,7 +42,10 @@ struct MalformedTests {
         ),
         (
             "host with scheme", #"{"host":"https://\#(host)"}"#, .invalidHost,
-            #"payload: host: "https://mobile.example.com" must be a host name only, without scheme or path (put a full URL in serviceURL)"#
+            #"""
+            payload: host: "https://mobile.example.com" must be a host name only, without scheme or path (put a full \#
+            URL in serviceURL)
+            """#
         ),
         (
             "host with path", #"{"host":"\#(host)/path"}"#, .invalidHost,
@@ -96,7 +99,10 @@ struct MalformedTests {
         (
             "http token endpoint",
             oauth(
-                #""oauth2.authorizationEndpoint":"https://\#(host)/a","oauth2.tokenEndpoint":"http://\#(host)/t","oauth2.clients":[{"clientID":"c","redirectURL":"https://\#(host)"}]"#
+                #"""
+                "oauth2.authorizationEndpoint":"https://\#(host)/a","oauth2.tokenEndpoint":"http://\#(host)/t",\#
+                "oauth2.clients":[{"clientID":"c","redirectURL":"https://\#(host)"}]
+                """#
             ),
             .insecureURL, "payload: auth[0].config.oauth2.tokenEndpoint: not an https URL (http://mobile.example.com/t)"
         ),
@@ -142,7 +148,10 @@ struct MalformedTests {
         (
             "user info in URL",
             oauth(
-                #""oauth2.authorizationEndpoint":"https://user:pw@\#(host)/a","oauth2.tokenEndpoint":"https://\#(host)/t","oauth2.clients":[{"clientID":"c","redirectURL":"app://x"}]"#
+                #"""
+                "oauth2.authorizationEndpoint":"https://user:pw@\#(host)/a","oauth2.tokenEndpoint":"https://\#(host)/\#
+                t","oauth2.clients":[{"clientID":"c","redirectURL":"app://x"}]
+                """#
             ),
             .insecureURL,
             "payload: auth[0].config.oauth2.authorizationEndpoint: a URL with a user name or password is not allowed"

@@ -137,8 +137,14 @@ struct PropertyListReaderTests {
     @Test(
         "entity declarations and internal subsets are refused",
         arguments: [
-            #"<!DOCTYPE plist [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><plist version="1.0"><string>&b;</string></plist>"#,
-            #"<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd" [<!ENTITY a "x">]><plist version="1.0"><string>&a;</string></plist>"#,
+            #"""
+            <!DOCTYPE plist [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><plist \#
+            version="1.0"><string>&b;</string></plist>
+            """#,
+            #"""
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd" \#
+            [<!ENTITY a "x">]><plist version="1.0"><string>&a;</string></plist>
+            """#,
             #"<!ENTITY a "x"><plist version="1.0"><string>&a;</string></plist>"#,
             #"<plist version="1.0"><string>&a;</string></plist>"#,
         ])
@@ -202,9 +208,15 @@ struct PropertyListReaderTests {
     func xmlFeatures() throws {
         let text =
             "\u{FEFF}<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"no\"?>\n<!-- before -->\n"
-            + "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n"
+                + """
+                <!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST \
+                1.0//EN\" \"http://www.apple.com/DTDs/PropertyList-1.0.dtd\">\n
+                """
             + "<plist version=\"1.0\"><dict>\n"
-            + "<key>s</key><string>a&lt;b&gt;&amp;&quot;&apos;&#65;&#x1F600;<![CDATA[<not markup>&amp;]]><!-- gone -->!</string>\n"
+                + """
+                <key>s</key><string>a&lt;b&gt;&amp;&quot;&apos;&#65;&#x1F600;<![CDATA[<not markup>&amp;]]><!-- gone \
+                -->!</string>\n
+                """
             + "<key>e</key><string/><key>d</key><dict/><key>a</key><array/><key>a2</key><array></array>\n"
             + "<key>i</key><integer> -9223372036854775808 </integer><key>r</key><real>-1.5e3</real>\n"
             + "<key>t</key><true/><key>f</key><false></false>\n"
@@ -300,7 +312,9 @@ struct PropertyListReaderTests {
         #expect(error?.code == .inputTooLarge)
         #expect(
             error?.reason
-                == "wide.bplist: its strings and data add up to more than 256 KiB, the limit for a configuration document"
+                == """
+                wide.bplist: its strings and data add up to more than 256 KiB, the limit for a configuration document
+                """
         )
     }
 

@@ -7,7 +7,9 @@ import Testing
 @Suite("Signed codes (JWS) and policy")
 struct SignatureTests {
     static let document =
-        #"{"host":"mobile-demo.example.hana.ondemand.com","appID":"com.example.fieldservice","auth":[{"type":"basic"}]}"#
+        #"""
+        {"host":"mobile-demo.example.hana.ondemand.com","appID":"com.example.fieldservice","auth":[{"type":"basic"}]}
+        """#
 
     func policy(_ keys: [VerificationKey], _ signature: SignatureRequirement = .optional) -> SecurityPolicy {
         SecurityPolicy(signature: signature, verificationKeys: keys)
@@ -156,7 +158,10 @@ struct SignatureTests {
         let error = #expect(throws: ConfigurationError.self) { try VerificationKey(pem: pem, source: "signer.pem") }
         #expect(
             error?.reason
-                == "signer.pem: an EC P-256 private key is not a usable public key (accepted: Ed25519, EC P-256/384/521, or RSA of 2048 bits or more)"
+                == """
+                signer.pem: an EC P-256 private key is not a usable public key (accepted: Ed25519, EC P-256/384/521, \
+                or RSA of 2048 bits or more)
+                """
         )
         #expect(error.map { !$0.reason.contains(pem.split(separator: "\n")[1]) } == true)
         #expect(throws: ConfigurationError.self) {

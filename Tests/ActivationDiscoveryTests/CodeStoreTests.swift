@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import Foundation
 import SQLKit
+import TestSupport
 import Testing
 
 @testable import ActivationDiscoveryServer
@@ -9,18 +10,14 @@ extension ServerSuites {
     /// The database half of the discovery service, on real SQLite files and a real PostgreSQL server.
     @Suite("Code store on SQLite and PostgreSQL: migrations, exactly-once codes, 410 reasons", .serialized)
     final class CodeStoreTests {
-        let folder: String
+        let temporary: TemporaryFolder
+        var folder: String { temporary.path }
         static let appID = "com.example.fieldservice"
         static let json = #"{"host":"mobile.example.com","auth":[{"type":"basic.default"}]}"#
 
         enum Backend: String, CaseIterable, Sendable { case sqlite, postgres }
 
-        init() throws {
-            folder = NSTemporaryDirectory() + "activate-store-\(UUID().uuidString)"
-            try FileIO.makeDirectory(folder, mode: 0o700)
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: folder) }
+        init() throws { temporary = try TemporaryFolder(prefix: "activate-store") }
 
         /// Runs `body` with `instances` migrated databases on one store of `backend` (two instances
         /// are two pools over one file or one server, as two service processes would have), each with
@@ -69,7 +66,10 @@ extension ServerSuites {
                 }
                 #expect(
                     refused?.reason
-                        == "db: the database has schema version 7; this activate knows versions up to \(newest), so a newer activate made it"
+                        == """
+                        db: the database has schema version 7; this activate knows versions up to \(newest), so a \
+                        newer activate made it
+                        """
                 )
             }
         }

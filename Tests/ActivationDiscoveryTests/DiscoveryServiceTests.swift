@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ActivationDiscovery
@@ -18,14 +19,10 @@ extension ServerSuites {
     final class DiscoveryServiceTests {
         static let appID = "com.example.fieldservice"
         static let token = "test-token-0123456789abcdef"
-        let folder: String
+        let temporary: TemporaryFolder
+        var folder: String { temporary.path }
 
-        init() throws {
-            folder = NSTemporaryDirectory() + "activate-service-\(UUID().uuidString)"
-            try FileIO.makeDirectory(folder, mode: 0o700)
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: folder) }
+        init() throws { temporary = try TemporaryFolder(prefix: "activate-service") }
 
         enum Backend: String, CaseIterable, Sendable { case sqlite, postgres }
 
@@ -117,11 +114,17 @@ extension ServerSuites {
         }
 
         static func codeTarget(_ code: String) -> String {
-            "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(appID):1.0',OnboardingCode='\(code)')"
+            """
+            /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(appID):1.0',\
+            OnboardingCode='\(code)')
+            """
         }
 
         @Test(
-            "the onboarding flow: a code is issued, used once, then 410 used; revoked and expired codes say so in plain words",
+            """
+            the onboarding flow: a code is issued, used once, then 410 used; revoked and expired codes say so in plain \
+            words
+            """,
             arguments: Backend.allCases)
         func onboardingFlow(backend: Backend) async throws {
             try await withInstances(backend) { service in
@@ -174,7 +177,10 @@ extension ServerSuites {
         }
 
         @Test(
-            "in an application's own ServiceGroup: it serves, and the group's graceful shutdown stops it and frees the port"
+            """
+            in an application's own ServiceGroup: it serves, and the group's graceful shutdown stops it and frees the \
+            port
+            """
         )
         func inServiceGroup() async throws {
             let served = try ServedFolder(index: ServedFolder.standardIndex)
@@ -245,7 +251,10 @@ extension ServerSuites {
         }
 
         @Test(
-            "guessing: a client gets its burst of failures summed over both instances, then 429 with Retry-After; others still look up",
+            """
+            guessing: a client gets its burst of failures summed over both instances, then 429 with Retry-After; \
+            others still look up
+            """,
             arguments: Backend.allCases)
         func guessingLimit(backend: Backend) async throws {
             try await withInstances(
@@ -350,7 +359,10 @@ extension ServerSuites {
         }
 
         @Test(
-            "admin API: no token or a wrong one gets 401 and nothing else; an invalid document 400 with its key path; every call audited"
+            """
+            admin API: no token or a wrong one gets 401 and nothing else; an invalid document 400 with its key path; \
+            every call audited
+            """
         )
         func adminAPI() async throws {
             try await withInstances(.sqlite, perClient: RateLimit(perMinute: 60, burst: 100)) { service in
@@ -395,11 +407,17 @@ extension ServerSuites {
         }
 
         static func settingsTarget(_ appID: String = appID) -> String {
-            "/mobileservices/application/\(appID)/storage/v1/runtime/application/\(appID)/global/mobileservices/settingsExchange"
+            """
+            /mobileservices/application/\(appID)/storage/v1/runtime/application/\(appID)/global/mobileservices/\
+            settingsExchange
+            """
         }
 
         @Test(
-            "client policies: set through the admin API, checked with the key path, served by every instance at settingsExchange, audited",
+            """
+            client policies: set through the admin API, checked with the key path, served by every instance at \
+            settingsExchange, audited
+            """,
             arguments: Backend.allCases)
         func clientPolicies(backend: Backend) async throws {
             try await withInstances(backend, count: 2) { service in
@@ -410,8 +428,11 @@ extension ServerSuites {
                     try await admin.putSettings(
                         appID: Self.appID,
                         json: Array(
-                            #"{"passwordPolicy":{"passwordPolicyIsDigitsOnly":"true","passwordPolicyUpperRequired":"true"}}"#
-                                .utf8))
+                            #"""
+                            {"passwordPolicy":{"passwordPolicyIsDigitsOnly":"true","passwordPolicyUpperRequired":\#
+                            "true"}}
+                            """#
+                            .utf8))
                 }
                 #expect(invalid?.code == .invalidValue)
                 #expect(invalid?.keyPath == "passwordPolicy.passwordPolicyUpperRequired", "\(invalid?.reason ?? "")")
@@ -421,7 +442,10 @@ extension ServerSuites {
                 #expect(notObject?.keyPath == "blockWipingPolicy")
 
                 let sent =
-                    #"{"passwordPolicy":{"passwordPolicyMinLength":"10","passwordPolicyRetryLimit":"3"},"usagePolicy":{"dataCollectionEnabled":"false"}}"#
+                    #"""
+                    {"passwordPolicy":{"passwordPolicyMinLength":"10","passwordPolicyRetryLimit":"3"},"usagePolicy":\#
+                    {"dataCollectionEnabled":"false"}}
+                    """#
                 let stored = try await admin.putSettings(appID: Self.appID, json: Array(sent.utf8))
                 #expect(stored.sha256?.count == 64)
                 // Served by the instance that did not store it, once its cache has seen the change.
@@ -479,7 +503,10 @@ extension ServerSuites {
         }
 
         @Test(
-            "PostgreSQL away for 10 s under load: 503 with Retry-After without waiting for it, /ready 503, e-mail lookups answered, no code used twice, back by itself"
+            """
+            PostgreSQL away for 10 s under load: 503 with Retry-After without waiting for it, /ready 503, e-mail \
+            lookups answered, no code used twice, back by itself
+            """
         )
         func outage() async throws {
             try await withInstances(.postgres) { service in
@@ -547,7 +574,10 @@ extension ServerSuites {
                         while clock.now - start < end {
                             _ = try await ask(
                                 "email",
-                                "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(Self.appID):1.0',EmailAddress='someone@example.com')"
+                                """
+                                /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=\
+                                '\(Self.appID):1.0',EmailAddress='someone@example.com')
+                                """
                             )
                             try await Task.sleep(for: .milliseconds(50))
                         }
@@ -593,13 +623,19 @@ extension ServerSuites {
                 var counts: [String: Int] = [:]
                 for answer in answers { counts["\(answer.kind) \(answer.status)", default: 0] += 1 }
                 print(
-                    "outage: away \(pausedAt)…\(resumedAt); answers \(counts.sorted { $0.key < $1.key }); slowest code lookup \(slowest), /ready \(slowestReady); recovery \(recovery); codes served once: \(served.count)"
+                    """
+                    outage: away \(pausedAt)…\(resumedAt); answers \(counts.sorted { $0.key < $1.key }); slowest code \
+                    lookup \(slowest), /ready \(slowestReady); recovery \(recovery); codes served once: \(served.count)
+                    """
                 )
             }
         }
 
         @Test(
-            "a SQLite file another process holds locked: code lookups answer 503 with Retry-After without waiting for it, e-mail lookups go on, then all is as before"
+            """
+            a SQLite file another process holds locked: code lookups answer 503 with Retry-After without waiting for \
+            it, e-mail lookups go on, then all is as before
+            """
         )
         func lockedSQLite() async throws {
             try await withInstances(.sqlite) { service in
@@ -628,7 +664,10 @@ extension ServerSuites {
                 #expect(took < .seconds(10), "waited \(took) on the lock")
                 let email = try await rawRequest(
                     port: service.port,
-                    "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(Self.appID):1.0',EmailAddress='someone@example.com')"
+                    """
+                    /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='\(Self.appID):\
+                    1.0',EmailAddress='someone@example.com')
+                    """
                 )
                 #expect(email?.status == 200)
                 try await holder.value
@@ -641,7 +680,10 @@ extension ServerSuites {
         }
 
         @Test(
-            "/ready, /metrics and the console: ready with the database, counters by route, the console under a strict policy"
+            """
+            /ready, /metrics and the console: ready with the database, counters by route, the console under a strict \
+            policy
+            """
         )
         func operations() async throws {
             try await withInstances(.sqlite) { service in

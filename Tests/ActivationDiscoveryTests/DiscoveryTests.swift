@@ -2,6 +2,7 @@ import ActivationConfiguration
 import AsyncHTTPClient
 import Foundation
 import Logging
+import TestSupport
 import Testing
 
 @testable import ActivationDiscovery
@@ -15,18 +16,16 @@ import Testing
 final class ServedFolder: Sendable {
     static let documents = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("ActivationConfigurationTests/Fixtures/documents").path
-    let path: String
+    let folder: TemporaryFolder
+    var path: String { folder.path }
 
     init(index: String, documents names: [String] = ["oauth-authorization-code.json", "android-basic.json"]) throws {
-        path = NSTemporaryDirectory() + "discovery-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        folder = try TemporaryFolder(prefix: "discovery")
         for name in names {
-            try FileManager.default.copyItem(atPath: "\(Self.documents)/\(name)", toPath: "\(path)/\(name)")
+            try FileManager.default.copyItem(atPath: "\(Self.documents)/\(name)", toPath: folder.file(name))
         }
-        try FileIO.write(Array(index.utf8), to: "\(path)/discovery.json", replace: false)
+        try FileIO.write(Array(index.utf8), to: folder.file("discovery.json"), replace: false)
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 
     static let standardIndex = """
         {"applications": {"com.example.fieldservice": {
@@ -242,7 +241,10 @@ struct DiscoveryTests {
         let url = try provider("https://d.example.com/", [:]).lookupURL([.emailAddress: "o'neil+x@example.com"]).url
         #expect(
             url
-                == "https://d.example.com/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='com.example.fieldservice:1.0',EmailAddress='o%27neil%2Bx@example.com')"
+                == """
+                https://d.example.com/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID=\
+                'com.example.fieldservice:1.0',EmailAddress='o%27neil%2Bx@example.com')
+                """
         )
     }
 }
@@ -308,7 +310,10 @@ struct DirectoryTests {
                 "applications.a.settings: expected the file name of a settingsExchange document"
             ),
             (
-                #"{"applications":{"a":{"codes":{"1234-5678":{"document":"android-basic.json"},"12345678":{"document":"android-basic.json"}}}}}"#,
+                #"""
+                {"applications":{"a":{"codes":{"1234-5678":{"document":"android-basic.json"},"12345678":{"document":\#
+                "android-basic.json"}}}}}
+                """#,
                 "the same code as another entry (codes are read without case, dashes and spaces)"
             ),
         ])

@@ -123,7 +123,10 @@ struct TargetTests {
     @Test("the settingsExchange path routes only with the same application id twice")
     func settingsRoute() {
         let path = { (first: String, second: String) in
-            "/mobileservices/application/\(first)/storage/v1/runtime/application/\(second)/global/mobileservices/settingsExchange"
+            """
+            /mobileservices/application/\(first)/storage/v1/runtime/application/\(second)/global/mobileservices/\
+            settingsExchange
+            """
         }
         #expect(
             DiscoveryRoute(target: path("com.example.app", "com.example.app")) == .settings(appID: "com.example.app"))

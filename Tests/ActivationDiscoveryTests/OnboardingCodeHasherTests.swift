@@ -1,18 +1,15 @@
 import ActivationConfiguration
 import ActivationDiscoveryServer
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Code hashes: keyed with a server secret kept in a private file")
 final class OnboardingCodeHasherTests {
-    let folder: String
+    let temporary: TemporaryFolder
+    var folder: String { temporary.path }
 
-    init() throws {
-        folder = NSTemporaryDirectory() + "activate-secret-\(UUID().uuidString)"
-        try FileIO.makeDirectory(folder, mode: 0o700)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: folder) }
+    init() throws { temporary = try TemporaryFolder(prefix: "activate-secret") }
 
     @Test("the secret is made at first start with mode 0600, then read back: the same code, the same hash")
     func madeThenRead() throws {
@@ -54,7 +51,10 @@ final class OnboardingCodeHasherTests {
         }
         #expect(
             exposed?.reason
-                == "\(readable): the code secret is readable by other users (mode 640), so it is no secret; fix it with chmod go-rwx \(readable)"
+                == """
+                \(readable): the code secret is readable by other users (mode 640), so it is no secret; fix it with \
+                chmod go-rwx \(readable)
+                """
         )
         #expect(chmod(readable, 0o600) == 0)
         #expect(symlink(readable, "\(folder)/link") == 0)

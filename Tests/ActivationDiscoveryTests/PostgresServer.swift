@@ -1,5 +1,6 @@
 import CGlibcExtras
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -16,7 +17,11 @@ struct PostgresServer {
 
     /// `postgres://activate:…@127.0.0.1:PORT/postgres`, the password percent-encoded.
     var url: String {
-        "postgres://\(Self.user):\(Self.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")@127.0.0.1:\(port)/postgres"
+        """
+        postgres:/\
+        /\(Self.user):\(Self.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")@127.0.0.1\
+        :\(port)/postgres
+        """
     }
     var urlWithoutPassword: String { "postgres://\(Self.user)@127.0.0.1:\(port)/postgres" }
 
@@ -30,9 +35,7 @@ struct PostgresServer {
                     "PostgreSQL's server is not installed (scripts/setup.sh --test installs Debian's postgresql)")
         }
         let binaries = "/usr/lib/postgresql/\(version)/bin"
-        let folder = NSTemporaryDirectory() + "activate-pg-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(
-            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let folder = try TemporaryFolder.makePath(prefix: "activate-pg")
         try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: "\(folder)/pwfile"))
         if geteuid() == 0 {  // initdb refuses root: the cluster belongs to the postgres account
             guard let account = getpwnam("postgres") else {

@@ -35,7 +35,10 @@ struct EncoderTests {
         #expect(error?.code == .payloadTooLarge)
         #expect(
             error?.reason
-                == "payload: 2332 bytes do not fit in a QR code; at error-correction level M the largest byte payload is 2331 (level L holds 2953)"
+                == """
+                payload: 2332 bytes do not fit in a QR code; at error-correction level M the largest byte payload is \
+                2331 (level L holds 2953)
+                """
         )
         // The largest payload the message promises really fits.
         #expect(try QRCodeEncoder(errorCorrection: .medium).encode(Array(payload.dropLast())).version == 40)

@@ -58,7 +58,10 @@ struct ImageOperationsTests {
                         let expected: UInt8 = Int(image[x, y]) * area < sum - offset * area ? 0 : 255
                         guard fast[x, y] == expected else {
                             Issue.record(
-                                "\(image.width)×\(image.height), window \(window): (\(x), \(y)) is \(fast[x, y]), not \(expected)"
+                                """
+                                \(image.width)×\(image.height), window \(window): (\(x), \(y)) is \(fast[x, y]), not \
+                                \(expected)
+                                """
                             )
                             return
                         }

@@ -42,14 +42,6 @@ struct LargePhotoTests {
         return try GrayImage(width: width, height: height, pixels: pixels)
     }
 
-    static func write(_ bytes: [UInt8], _ name: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "activate-\(UUID().uuidString)-\(name)"
-        ).path
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     @Test("libjpeg-turbo's half-size decode has the halved size (rounded up) and the same picture")
     func halfSizeDecode() throws {
         let full = try Self.photo(code: "half size")
@@ -71,11 +63,13 @@ struct LargePhotoTests {
     }
 
     @Test(
-        "the code of a large JPEG is read at half size, without decoding the full image; its corners are the full image's"
+        """
+        the code of a large JPEG is read at half size, without decoding the full image; its corners are the full image's
+        """
     )
     func readAtHalfSize() throws {
-        let path = try Self.write(Self.jpeg(Self.photo(code: "read at half size")), "code.jpg")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let folder = try TemporaryFolder(prefix: "activate-photo")
+        let path = try folder.write("code.jpg", Self.jpeg(Self.photo(code: "read at half size")))
         let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
         #expect(trace.symbols.map(\.text) == ["read at half size"])
         #expect(trace.pass == "zxing/once@half" && trace.attempts == 1)
@@ -85,11 +79,14 @@ struct LargePhotoTests {
     }
 
     @Test(
-        "without a code or anything as dense in edges as one, the full image is never decoded: the pipeline reads the half-size copy"
+        """
+        without a code or anything as dense in edges as one, the full image is never decoded: the pipeline reads the \
+        half-size copy
+        """
     )
     func nothingCodeLike() throws {
-        let path = try Self.write(Self.jpeg(Self.photo(code: nil)), "nocode.jpg")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let folder = try TemporaryFolder(prefix: "activate-photo")
+        let path = try folder.write("nocode.jpg", Self.jpeg(Self.photo(code: nil)))
         let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
         #expect(trace.symbols.isEmpty)
         #expect(trace.timings.first?.pass == "zxing/once@half")
@@ -99,7 +96,10 @@ struct LargePhotoTests {
     }
 
     @Test(
-        "a code too small to read at half size is read at full resolution around it (the pipeline on the crop), with the full image's corners"
+        """
+        a code too small to read at half size is read at full resolution around it (the pipeline on the crop), with \
+        the full image's corners
+        """
     )
     func readAroundCandidates() throws {
         let photo = try Self.photo(code: "small in a large photo", module: 2)
@@ -115,8 +115,8 @@ struct LargePhotoTests {
                 && (region.y + region.height) * 2 > 766)
         #expect(region.width * region.height < half.width * half.height / 20)
 
-        let path = try Self.write(Self.jpeg(photo), "small.jpg")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let folder = try TemporaryFolder(prefix: "activate-photo")
+        let path = try folder.write("small.jpg", Self.jpeg(photo))
         let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
         #expect(trace.symbols.map(\.text) == ["small in a large photo"])
         #expect(
@@ -128,12 +128,15 @@ struct LargePhotoTests {
     }
 
     @Test(
-        "a large PNG and a large image in memory take the same way: half size first, then full resolution around the candidates"
+        """
+        a large PNG and a large image in memory take the same way: half size first, then full resolution around the \
+        candidates
+        """
     )
     func largePNGAndMemory() throws {
         let photo = try Self.photo(code: "small in a large screenshot", module: 2)
-        let path = try Self.write(photo.png(), "small.png")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let folder = try TemporaryFolder(prefix: "activate-photo")
+        let path = try folder.write("small.png", photo.png())
         for trace in [try BarcodeScanner().traceFile(path, stop: StopFlag()), BarcodeScanner().trace(photo)] {
             #expect(trace.symbols.map(\.text) == ["small in a large screenshot"])
             #expect(trace.timings.map(\.pass) == ["zxing/once@half", "zxing/once@candidates"])
@@ -143,7 +146,10 @@ struct LargePhotoTests {
     }
 
     @Test(
-        "scattered specks of detail are no candidates: past 64 separate parts the whole image is the candidate, before any merging"
+        """
+        scattered specks of detail are no candidates: past 64 separate parts the whole image is the candidate, before \
+        any merging
+        """
     )
     func scatteredSpecks() throws {
         // 100 specks 3 blocks apart in one corner: after widening they would merge into one part
@@ -169,13 +175,16 @@ struct LargePhotoTests {
     }
 
     @Test(
-        "where detail is everywhere there are no candidates to single out: the full image is read whole, the rest at half size"
+        """
+        where detail is everywhere there are no candidates to single out: the full image is read whole, the rest at \
+        half size
+        """
     )
     func detailEverywhere() throws {
         let photo = try Self.photo(code: nil, noise: true)
         #expect(CodeEvidence.candidateRegions(in: photo.downsampled(by: 2)) == nil)
-        let path = try Self.write(Self.jpeg(photo), "noise.jpg")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let folder = try TemporaryFolder(prefix: "activate-photo")
+        let path = try folder.write("noise.jpg", Self.jpeg(photo))
         let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
         #expect(trace.symbols.isEmpty)
         #expect(trace.timings.map(\.pass).prefix(2) == ["zxing/once@half", "zxing/once"])
@@ -194,8 +203,8 @@ struct LargePhotoTests {
         #expect(throws: ImagingError.self) {
             try decoder.decodeHalfSize(truncated, name: "cut.jpg", above: BarcodeScanner.reduceAbovePixels)
         }
-        let path = try Self.write(truncated, "cut.jpg")
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let folder = try TemporaryFolder(prefix: "activate-photo")
+        let path = try folder.write("cut.jpg", truncated)
         #expect(throws: ImagingError.self) { try BarcodeScanner().scanFile(path) }
     }
 }

@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ActivationImaging
@@ -253,16 +254,14 @@ struct PipelineTests {
 
     @Test("a helper that is not a helper (exits, garbles) gives no result and no crash")
     func brokenHelper() throws {
-        let directory = NSTemporaryDirectory() + "helper-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try TemporaryFolder(prefix: "helper")
         let micro = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
         for (name, script) in [
             ("exits", "#!/bin/sh\nexit 3\n"),
             ("garbles", "#!/bin/sh\nhead -c 20 >/dev/null; printf 'xxxxxxxxxxxxxxxx'; sleep 1\n"),
             ("aborts", "#!/bin/sh\nkill -ABRT $$\n"),
         ] {
-            let path = "\(directory)/\(name)"
+            let path = directory.file(name)
             try Data(script.utf8).write(to: URL(fileURLWithPath: path))
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
             let engine = ZXingEngine(helperPath: path)
@@ -318,8 +317,8 @@ struct BatchTests {
 
     @Test("folders are expanded recursively, sorted, images only, hidden entries skipped")
     func collect() throws {
-        let root = NSTemporaryDirectory() + "collect-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let folder = try TemporaryFolder(prefix: "collect")
+        let root = folder.path
         for path in ["b/2.png", "b/1.JPG", "a.pgm", "notes.txt", ".hidden/x.png", "b/.y.png", "c/d/e.jpeg"] {
             let file = "\(root)/\(path)"
             try FileManager.default.createDirectory(
@@ -428,8 +427,8 @@ struct BarcodeProviderTests {
         let found = try await BarcodeConfigurationProvider(imagePath: "\(Self.samples)/oauth-activation.png").provide(
             input: [:])
         #expect(found.document.host == "mobile-demo.example.hana.ondemand.com")
-        let blank = NSTemporaryDirectory() + "blank-\(UUID().uuidString).png"
-        defer { try? FileManager.default.removeItem(atPath: blank) }
+        let folder = try TemporaryFolder(prefix: "blank")
+        let blank = folder.file("blank.png")
         let white = try GrayImage(width: 200, height: 200, pixels: [UInt8](repeating: 255, count: 200 * 200))
         try Data(try white.png()).write(to: URL(fileURLWithPath: blank))
         let none = await failure(blank)

@@ -28,7 +28,10 @@ struct LoopbackListenerTests {
     }
 
     @Test(
-        "a wrong state is answered 400 and the wait goes on; the right state with an error ends it, its markup escaped; the port is released"
+        """
+        a wrong state is answered 400 and the wait goes on; the right state with an error ends it, its markup escaped; \
+        the port is released
+        """
     )
     func wrongStateThenError() async throws {
         let listener = try await LoopbackListener.start(redirectURL: "http://127.0.0.1/callback")
@@ -64,7 +67,8 @@ struct LoopbackListenerTests {
 
     @Test("the right state gives the code; no callback within the timeout ends the wait and frees the port")
     func codeAndTimeout() async throws {
-        // ::1 binds as well (Foundation's client here does not take bracketed addresses, so the call goes to 127.0.0.1).
+        // ::1 binds as well (Foundation's client here does not take bracketed addresses, so the call
+        // goes to 127.0.0.1).
         let six = try await LoopbackListener.start(redirectURL: "http://[::1]/cb")
         #expect(six.redirectURI == "http://[::1]:\(six.port)/cb")
         await six.close()
@@ -74,7 +78,10 @@ struct LoopbackListenerTests {
         listener.expect(request, issuer: "https://idp.example.com")
         let waiting = Task { try await listener.code(timeout: .seconds(60)) }
         let page = try await Self.get(
-            "http://127.0.0.1:\(listener.port)/cb?code=the-code&state=\(request.state)&iss=\(FormEncoding.escape("https://idp.example.com"))"
+            """
+            http://127.0.0.1:\(listener.port)/cb?code=the-code&state=\(request.state)&\
+            iss=\(FormEncoding.escape("https://idp.example.com"))
+            """
         )
         #expect(page.status == 200 && page.body.contains("signed in"))
         #expect(try await waiting.value == "the-code")

@@ -108,7 +108,10 @@
         }
 
         @Test(
-            "a refresh answered with an HTML 502, a 400 with an empty body or an escaped error needs a new sign-in; malformed JSON and silence are the server's fault",
+            """
+            a refresh answered with an HTML 502, a 400 with an empty body or an escaped error needs a new sign-in; \
+            malformed JSON and silence are the server's fault
+            """,
             arguments: [
                 ("/html-502", "sign-in-required", "HTTP 502 with an HTML page"),
                 ("/empty-400", "sign-in-required", "HTTP 400 with an empty body"),
@@ -146,7 +149,10 @@
                 case ("/device", _):
                     .reply(
                         .ok, "application/json",
-                        #"{"device_code":"dc","user_code":"ABCD-EFGH","verification_uri":"http://localhost/device","expires_in":60,"interval":1}"#
+                        #"""
+                        {"device_code":"dc","user_code":"ABCD-EFGH","verification_uri":"http://localhost/device",\#
+                        "expires_in":60,"interval":1}
+                        """#
                     )
                 case ("/token", 1): .reply(.badRequest, "application/json", #"{"error":"slow_down"}"#)
                 case ("/token", 2): .reply(.badRequest, "application/json", #"{"error":"authorization_pending"}"#)

@@ -89,7 +89,10 @@ final class SignInProviderTests {
     }
 
     @Test(
-        "glewlwyd: loopback sign-in with PKCE on the exact registered port, a stray callback waited past, the issuer's metadata used; refresh rotates, the old token is refused"
+        """
+        glewlwyd: loopback sign-in with PKCE on the exact registered port, a stray callback waited past, the issuer's \
+        metadata used; refresh rotates, the old token is refused
+        """
     )
     func glewlwydLoopback() async throws {
         let port = try freeLoopbackPort()
@@ -136,7 +139,10 @@ final class SignInProviderTests {
     }
 
     @Test(
-        "glewlwyd: paste-back where the redirect cannot come back; an address of another sign-in is refused and asked again; sign-out revokes"
+        """
+        glewlwyd: paste-back where the redirect cannot come back; an address of another sign-in is refused and asked \
+        again; sign-out revokes
+        """
     )
     func glewlwydPasteBackAndSignOut() async throws {
         let redirect = "https://app.example.com/oauth/callback"
@@ -217,7 +223,10 @@ final class SignInProviderTests {
     }
 
     @Test(
-        "django-oauth-toolkit: a loopback redirect without a port takes any free port; refresh rotates; revocation with client_id"
+        """
+        django-oauth-toolkit: a loopback redirect without a port takes any free port; refresh rotates; revocation with \
+        client_id
+        """
     )
     func djangoAnyPort() async throws {
         let idp = try IdentityProvider(.djangoOAuthToolkit, options: ["--device-interval", "1"])

@@ -60,7 +60,10 @@ struct SignInTests {
             ("code=abc&state=STATE&iss=https%3A%2F%2Fidp.example.com", "code abc"),
             (
                 "code=abc&state=STATE&iss=https%3A%2F%2Fevil.example",
-                "failed: the redirect names the issuer https://evil.example, not https://idp.example.com: the code came from another server"
+                """
+                failed: the redirect names the issuer https://evil.example, not https://idp.example.com: the code came \
+                from another server
+                """
             ),
             ("code=&state=STATE", "failed: the redirect carries an empty code"),
         ])
@@ -152,7 +155,10 @@ struct SignInTests {
     @Test("device answers: the user code is plain, the verification address passes the policy")
     func deviceAnswers() throws {
         let body =
-            #"{"device_code":"dc","user_code":"ABCD-EFGH","verification_uri":"https://idp.example.com/device","verification_uri_complete":"https://idp.example.com/device?code=ABCD-EFGH","expires_in":600}"#
+            #"""
+            {"device_code":"dc","user_code":"ABCD-EFGH","verification_uri":"https://idp.example.com/device",\#
+            "verification_uri_complete":"https://idp.example.com/device?code=ABCD-EFGH","expires_in":600}
+            """#
         let device = try DeviceAuthorization(json: Array(body.utf8), source: "device", policy: SecurityPolicy())
         #expect(device.interval == 5 && device.expiresIn == 600 && device.userCode == "ABCD-EFGH")
         #expect(!device.description.contains("\"dc\""))
@@ -170,7 +176,11 @@ struct SignInTests {
     @Test("metadata fills in only what the document leaves out, only from the issuer asked for, only past the policy")
     func metadata() throws {
         let json =
-            #"{"issuer":"https://idp.example.com","authorization_endpoint":"https://idp.example.com/a","token_endpoint":"https://idp.example.com/t","device_authorization_endpoint":"https://idp.example.com/d","revocation_endpoint":"http://idp.example.com/r"}"#
+            #"""
+            {"issuer":"https://idp.example.com","authorization_endpoint":"https://idp.example.com/a","token_endpoint":\#
+            "https://idp.example.com/t","device_authorization_endpoint":"https://idp.example.com/d",\#
+            "revocation_endpoint":"http://idp.example.com/r"}
+            """#
         let metadata = try AuthorizationServerMetadata(json: Array(json.utf8), source: "metadata")
         let (filled, warnings) = Self.endpoints.filled(from: metadata, policy: SecurityPolicy())
         #expect(filled.deviceAuthorization == "https://idp.example.com/d")

@@ -32,7 +32,10 @@ final class StepTests {
         let port = url.split(separator: ":").last.map(String.init) ?? "0"
         return try file(
             "configuration.json",
-            #"{"host": "localhost", "port": \#(port), "protocol": "http", "appID": "\#(Self.appID)", "auth": [{"type": "\#(auth)", "config": {}}]}"#
+            #"""
+            {"host": "localhost", "port": \#(port), "protocol": "http", "appID": "\#(Self.appID)", "auth": [{"type": \#
+            "\#(auth)", "config": {}}]}
+            """#
         )
     }
 
@@ -155,12 +158,19 @@ final class StepTests {
     }
 
     @Test(
-        "consent is asked once where data collection is allowed, kept with its time, and asked again when the policy changes"
+        """
+        consent is asked once where data collection is allowed, kept with its time, and asked again when the policy \
+        changes
+        """
     )
     func consent() async throws {
         let policies = try file(
             "policies.json",
-            #"{"usagePolicy": {"dataCollectionEnabled": "true", "uploadDataAfterDays": "7"}, "logSettings": {"logEnabled": "true", "logLevel": "DEBUG"}, "featureVectorPolicies": {"featureVectorPolicyAllEnabled": "false", "restrictedPolicies": ["offline-sync", "camera"]}}"#
+            #"""
+            {"usagePolicy": {"dataCollectionEnabled": "true", "uploadDataAfterDays": "7"}, "logSettings": \#
+            {"logEnabled": "true", "logLevel": "DEBUG"}, "featureVectorPolicies": {"featureVectorPolicyAllEnabled": \#
+            "false", "restrictedPolicies": ["offline-sync", "camera"]}}
+            """#
         )
         let server = try SettingsServer(
             appID: Self.appID, policies: policies, auth: "none", log: "\(folder.path)/server.log")
@@ -209,8 +219,11 @@ final class StepTests {
         var contents = SecureStoreContents(
             clientPolicies: try ClientPolicies(
                 json: Array(
-                    #"{"passwordPolicy": {"passwordPolicyExpiresInNDays": "\#(expires)"}, "blockWipingPolicy": {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "5", "wipeDisconnectedPeriod": "30"}}"#
-                        .utf8), source: "p"))
+                    #"""
+                    {"passwordPolicy": {"passwordPolicyExpiresInNDays": "\#(expires)"}, "blockWipingPolicy": \#
+                    {"blockWipeEnabled": "true", "blockDisconnectedPeriod": "5", "wipeDisconnectedPeriod": "30"}}
+                    """#
+                    .utf8), source: "p"))
         let now = Date()
         contents.passcodeChangedAt = now.addingTimeInterval(-ageDays * 86_400)
         #expect(

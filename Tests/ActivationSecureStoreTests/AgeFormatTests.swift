@@ -108,7 +108,10 @@ struct AgeFormatTests {
         #expect(
             throws: ConfigurationError(
                 .storeDamaged, source: "t.age",
-                "the store is damaged: it is an ASCII-armored age file; keep the binary form (age -d, then age -p without -a)"
+                """
+                the store is damaged: it is an ASCII-armored age file; keep the binary form (age -d, then age -p \
+                without -a)
+                """
             )
         ) {
             try AgeFormat.header(

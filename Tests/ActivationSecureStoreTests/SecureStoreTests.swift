@@ -1,25 +1,22 @@
 import ActivationConfiguration
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ActivationSecureStore
 
-/// A fresh folder for one test's store, removed afterwards.
+/// A fresh folder for one test's store, removed afterwards (the store locked first).
 final class StoreFolder {
-    let path: String
+    let folder: TemporaryFolder
     let location: SecureStoreLocation
+    var path: String { folder.path }
 
     init() throws {
-        path = NSTemporaryDirectory() + "activate-store-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        location = SecureStoreLocation(path: "\(path)/store.age")
+        folder = try TemporaryFolder(prefix: "activate-store")
+        location = SecureStoreLocation(path: folder.file("store.age"))
     }
 
-    deinit {
-        SecureStore.lock(at: location)
-        try? FileManager.default.removeItem(atPath: path)
-    }
+    deinit { SecureStore.lock(at: location) }
 
     func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
 }
@@ -127,7 +124,10 @@ struct SecureStoreTests {
         expectError(
             .passcodeRejected,
             containing:
-                "it needs at least 12 characters, at least one digit, at least one character that is not a letter or digit"
+                """
+                it needs at least 12 characters, at least one digit, at least one character that is not a letter or \
+                digit
+                """
         ) {
             try make(other, strict, passcode: Passcode("abcdefgh"))
         }
@@ -394,7 +394,9 @@ struct SecureStoreTests {
     }
 
     @Test(
-        "interrupted first passcode: a device-secret store whose state already says passcode still opens with its secret"
+        """
+        interrupted first passcode: a device-secret store whose state already says passcode still opens with its secret
+        """
     )
     func interruptedFirstPasscode() throws {
         let folder = try StoreFolder()
@@ -419,11 +421,16 @@ struct SecureStoreTests {
     }
 
     @Test(
-        "the plaintext survives its own writer: a whole number written 44e3 is the integer 44000, times are whole seconds"
+        """
+        the plaintext survives its own writer: a whole number written 44e3 is the integer 44000, times are whole seconds
+        """
     )
     func plaintextRoundTrip() throws {
         let text =
-            #"{"format": "activate-secure-store", "version": 1, "passcodeChangedAt": "2026-11-26T05:36:05.4Z", "values": {"a": 44e3, "b": 1.5, "c": [1, 2.0, -0.0]}}"#
+            #"""
+            {"format": "activate-secure-store", "version": 1, "passcodeChangedAt": "2026-11-26T05:36:05.4Z", \#
+            "values": {"a": 44e3, "b": 1.5, "c": [1, 2.0, -0.0]}}
+            """#
         let contents = try SecureStoreContents(plaintext: Array(text.utf8), source: "t")
         let again = try SecureStoreContents(plaintext: contents.plaintext, source: "t")
         #expect(again == contents)
@@ -458,7 +465,9 @@ struct SecureStoreTests {
     }
 
     @Test(
-        "only what onboarding made is deleted: text, JSON and others' age files are refused by name and left as they were"
+        """
+        only what onboarding made is deleted: text, JSON and others' age files are refused by name and left as they were
+        """
     )
     func deleteRefusesOtherFiles() throws {
         let folder = try StoreFolder()
@@ -468,11 +477,17 @@ struct SecureStoreTests {
             ("truncated.json", #"{"format":1,"prov"#),
             (
                 "someone.age",
-                "age-encryption.org/v1\n-> X25519 SVrzdFfkPxf0LPHOUGB1gNb9E5Vr8EUDa9kxk04iQ0o\n0OrTkKHpE7klNLd0k+9Uam5hkQkzMxaqKcIPRIO1sNE\n--- gxhoSa5BciRDt8lOpYNcx4EYtKpS0CJ06F3ZwN82VaM\n"
+                """
+                age-encryption.org/v1\n-> X25519 \
+                SVrzdFfkPxf0LPHOUGB1gNb9E5Vr8EUDa9kxk04iQ0o\n0OrTkKHpE7klNLd0k+9Uam5hkQkzMxaqKcIPRIO1sNE\n--- \
+                gxhoSa5BciRDt8lOpYNcx4EYtKpS0CJ06F3ZwN82VaM\n
+                """
             ),
             (
                 "armored.age",
-                "-----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCg==\n-----END AGE ENCRYPTED FILE-----\n"
+                """
+                -----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCg==\n-----END AGE ENCRYPTED FILE-----\n
+                """
             ),
             ("agenda.txt", "age-encryption.org/v1 is the first line of an age file\n"),
         ]
@@ -504,7 +519,10 @@ struct SecureStoreTests {
         #expect(!FileManager.default.fileExists(atPath: folder.location.path))
         let plaintext = SecureStoreLocation(path: "\(folder.path)/configuration.json")
         let record =
-            #"{"format":1,"provider":"file","origin":"x.json","storedAt":"2026-01-01T00:00:00Z","signature":{"status":"unsigned"},"document":{}}"#
+            #"""
+            {"format":1,"provider":"file","origin":"x.json","storedAt":"2026-01-01T00:00:00Z","signature":{"status":\#
+            "unsigned"},"document":{}}
+            """#
         #expect(
             FileManager.default.createFile(
                 atPath: plaintext.path, contents: Data(record.utf8), attributes: [.posixPermissions: 0o600]))

@@ -1,5 +1,6 @@
 import Foundation
 import SystemPackage
+import TestSupport
 import Testing
 
 @testable import FileAccess
@@ -7,14 +8,12 @@ import Testing
 /// The support target on real files, folders, FIFOs, devices, links and a second process.
 @Suite("FileAccess: regular files only, caps, atomic writes, locks")
 final class FileAccessTests {
-    let folder: String
+    let temporary: TemporaryFolder
+    var folder: String { temporary.path }
 
     init() throws {
-        folder = NSTemporaryDirectory() + "activate-fileaccess-\(UUID().uuidString)"
-        try Files.makeFolder(folder, permissions: .ownerReadWriteExecute)
+        temporary = try TemporaryFolder(prefix: "activate-fileaccess")
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     @Test("a FIFO, a device, a folder and a socket are refused by name and kind, without blocking")
     func notRegular() throws {
@@ -119,7 +118,9 @@ final class FileAccessTests {
         }
         #expect(
             writable?.message
-                == "the store is writable by other users (mode 622), so it cannot be trusted; fix it with chmod go-w \(path)"
+                == """
+                the store is writable by other users (mode 622), so it cannot be trusted; fix it with chmod go-w \(path)
+                """
         )
         #expect(symlink(path, "\(folder)/link") == 0)
         let link = #expect(throws: FileFailure.self) {

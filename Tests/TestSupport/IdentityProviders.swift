@@ -15,7 +15,8 @@ import Foundation
 public final class IdentityProvider: @unchecked Sendable {
     /// Which provider.
     public enum Kind: Sendable {
-        /// glewlwyd (Debian): exact redirect URIs, port included; one-use refresh tokens; revocation with a bearer token.
+        /// glewlwyd (Debian): exact redirect URIs, port included; one-use refresh tokens; revocation
+        /// with a bearer token.
         case glewlwyd
         /// django-oauth-toolkit (PyPI): any-port loopback redirects; revocation with `client_id`.
         case djangoOAuthToolkit

@@ -81,18 +81,3 @@ public final class SettingsServer {
 
     deinit { if process.isRunning { stop() } }
 }
-
-/// A new folder (0700) under the system's temporary folder, removed when the value is released.
-public final class TemporaryFolder: Sendable {
-    /// The folder.
-    public let path: String
-
-    /// A new folder whose name starts with `prefix`.
-    public init(prefix: String) throws {
-        path = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(
-            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
