@@ -11,7 +11,8 @@ import NIOCore
 /// ```swift
 /// let admin = try DiscoveryAdminClient(serviceURL: "https://discovery.example.com",
 ///                                      token: try DiscoveryAdminClient.token(file: "admin-token"))
-/// let issued = try await admin.issueCodes(appID: "com.example.app", CodeOrder(document: "fieldservice.json", count: 20))
+/// let issued = try await admin.issueCodes(
+///     appID: "com.example.app", CodeOrder(document: "fieldservice.json", count: 20))
 /// ```
 ///
 /// Errors are `ConfigurationError`s mapped from the protocol's error codes, carrying the service's

@@ -12,10 +12,11 @@ import NIOPosix
 /// The default paths are the documented legacy lookup,
 /// `/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>')`
 /// and the same function with `OnboardingCode='<code>'`; both are templates, because the hosted
-/// service's paths are not public. A 404 or an empty answer means "not found"; 410 a code that expired, was used up or revoked (each its own
-/// error code: `expired`, `code-used`, `code-revoked`); 429 too many failed attempts (`rate-limited`).
-/// The service must be https; plain http is accepted only for a loopback host
-/// (`localhost`, `127.0.0.0/8`, `::1`) and only when ``allowInsecureLoopback`` is set.
+/// service's paths are not public. A 404 or an empty answer means "not found"; 410 a code that
+/// expired, was used up or revoked (each its own error code: `expired`, `code-used`,
+/// `code-revoked`); 429 too many failed attempts (`rate-limited`). The service must be https;
+/// plain http is accepted only for a loopback host (`localhost`, `127.0.0.0/8`, `::1`) and only
+/// when ``allowInsecureLoopback`` is set.
 public struct DiscoveryServiceProvider: ConfigurationProvider {
     /// The ``identifier`` of every discovery-service provider.
     public static let defaultIdentifier = "com.sap.configuration.provider.discoveryservice"

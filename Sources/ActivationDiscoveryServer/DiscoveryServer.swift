@@ -106,7 +106,10 @@ public struct DiscoveryServer: Sendable {
         let cap = limits.effectiveMaxConnections()
         if cap < limits.maxConnections {
             logger.notice(
-                "serving at most \(cap) connections, not \(limits.maxConnections): the file-descriptor limit allows no more"
+                """
+                serving at most \(cap) connections, not \(limits.maxConnections): \
+                the file-descriptor limit allows no more
+                """
             )
         }
         let limits = self.limits

@@ -146,7 +146,10 @@ public struct DiscoveryService: Sendable {
                 let summary = try await FolderImport.run(
                     folder, source: "\(path)/discovery.json", documents: documents, codes: codes)
                 logger.notice(
-                    "imported \(path): \(summary.documents) documents, \(summary.domains) domains, \(summary.codes) new codes, client policies of \(summary.settings) applications"
+                    """
+                    imported \(path): \(summary.documents) documents, \(summary.domains) domains, \
+                    \(summary.codes) new codes, client policies of \(summary.settings) applications
+                    """
                 )
             }
             let lookups = StoredLookups(documents: documents, codes: codes, logger: logger)

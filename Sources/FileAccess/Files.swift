@@ -191,7 +191,10 @@ package enum Files {
             let mode = String(status.permissions.rawValue & 0o7777, radix: 8)
             throw FileFailure(
                 .unreadable, path,
-                "\(what) is writable by other users (mode \(mode)), so it cannot be trusted; fix it with chmod go-w \(path)"
+                """
+                \(what) is writable by other users (mode \(mode)), so it cannot be trusted; \
+                fix it with chmod go-w \(path)
+                """
             )
         }
     }
@@ -204,7 +207,10 @@ package enum Files {
             let mode = String(status.permissions.rawValue & 0o7777, radix: 8)
             throw FileFailure(
                 .unreadable, path,
-                "\(what) is readable by other users (mode \(mode)), so it is no secret; fix it with chmod go-rwx \(path)"
+                """
+                \(what) is readable by other users (mode \(mode)), so it is no secret; \
+                fix it with chmod go-rwx \(path)
+                """
             )
         }
     }

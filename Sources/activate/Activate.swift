@@ -7,7 +7,12 @@ struct Activate: AsyncParsableCommand {
         commandName: "activate",
         abstract: "Scan, check and generate activation QR codes for enterprise mobile apps.",
         discussion: """
-            Administrators hand an app its server and sign-in settings as a QR code, a file, managed configuration or a discovery service. `activate` reads such codes from images (`scan`), makes them (`generate`, plain or signed), checks configurations (`inspect`), runs the onboarding lifecycle (`onboard`, `restore`, `reset`, with the configuration and credentials in a passcode-protected secure store: `lock`, `passcode change`), signs in and hands scripts access tokens (`login`, `token`, `logout`), a discovery service (`serve`) and its codes and documents (`discovery`), and manages signing keys and trust lists (`keys`).
+            Administrators hand an app its server and sign-in settings as a QR code, a file, managed configuration or \
+            a discovery service. `activate` reads such codes from images (`scan`), makes them (`generate`, plain or \
+            signed), checks configurations (`inspect`), runs the onboarding lifecycle (`onboard`, `restore`, `reset`, \
+            with the configuration and credentials in a passcode-protected secure store: `lock`, `passcode change`), \
+            signs in and hands scripts access tokens (`login`, `token`, `logout`), a discovery service (`serve`) and \
+            its codes and documents (`discovery`), and manages signing keys and trust lists (`keys`).
 
             Exit codes:
               0   success (scan: every input had at least one code)
@@ -16,9 +21,12 @@ struct Activate: AsyncParsableCommand {
               3   restore: nothing is onboarded
               4   scan: some input had no code (the others are still scanned and printed)
               5   onboard: the configuration was declined at the prompt
-              6   restore, passcode: the secure store was deleted (too many wrong passcodes, too long without the server) or is blocked
-              7   onboard, login, token: not signed in (no sign-in kept, the server refused the refresh or the credentials, the sign-in ended without tokens)
-              8   the store is locked, and no passcode was given (--passcode-fd, --passcode-file) with no terminal to ask on
+              6   restore, passcode: the secure store was deleted (too many wrong passcodes, too long without the \
+            server) or is blocked
+              7   onboard, login, token: not signed in (no sign-in kept, the server refused the refresh or the \
+            credentials, the sign-in ended without tokens)
+              8   the store is locked, and no passcode was given (--passcode-fd, --passcode-file) with no terminal to \
+            ask on
               64  usage error (unknown option, bad value)
             """,
         version: ActivateVersion.current,

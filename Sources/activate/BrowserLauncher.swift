@@ -45,7 +45,10 @@ enum BrowserLauncher {
         let noDisplay = (environment["DISPLAY"] ?? "").isEmpty && (environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         guard noDisplay || environment["SSH_CONNECTION"] != nil else { return nil }
         return
-            "this session has no display of its own (or runs over SSH): if the browser cannot come back here, sign in with --device (a code on another device), or with --no-browser (paste the address the browser ends on)"
+            """
+            this session has no display of its own (or runs over SSH): if the browser cannot come back here, sign in \
+            with --device (a code on another device), or with --no-browser (paste the address the browser ends on)
+            """
     }
 }
 

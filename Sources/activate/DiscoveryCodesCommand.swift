@@ -20,11 +20,17 @@ extension DiscoveryCommand.Codes {
             commandName: "create",
             abstract: "Issue onboarding codes for a document; each is shown once, here.",
             discussion: """
-                Without --csv or --sheet the codes are printed on stdout. With them, nothing secret is printed: the CSV (id, code, label, document, expires_at) and the sheet (an HTML page, one card per code with its QR, the code to type, the label, server and expiry) are written with mode 0600, never over an existing file unless --force. Both paths are checked before any code is issued; if writing fails anyway, the codes are printed instead, so none is lost.
+                Without --csv or --sheet the codes are printed on stdout. With them, nothing secret is printed: the \
+                CSV (id, code, label, document, expires_at) and the sheet (an HTML page, one card per code with its \
+                QR, the code to type, the label, server and expiry) are written with mode 0600, never over an existing \
+                file unless --force. Both paths are checked before any code is issued; if writing fails anyway, the \
+                codes are printed instead, so none is lost.
 
                 Example:
-                  activate discovery codes create --server https://discovery.example.com --token-file ~/.activate-token \\
-                      --app-id com.example.app --document fieldservice.json --count 50 --expires 14d --csv codes.csv --sheet codes.html
+                  activate discovery codes create --server https://discovery.example.com --token-file \
+                ~/.activate-token \\
+                      --app-id com.example.app --document fieldservice.json --count 50 --expires 14d --csv codes.csv \
+                --sheet codes.html
                 """)
         @OptionGroup var connection: DiscoveryCommand.Connection
         @OptionGroup var application: DiscoveryCommand.ApplicationOption

@@ -12,7 +12,9 @@ struct DiscoveryCommand: AsyncParsableCommand {
         abstract:
             "Manage a discovery service: documents, e-mail domains, one-time onboarding codes and client policies.",
         discussion: """
-            Speaks the admin API of `activate serve --admin-token-file` with a bearer token from --token-file (a file only you can read; the first line that is not a # comment) or $ACTIVATE_ADMIN_TOKEN. The server comes from --server or $ACTIVATE_DISCOVERY_SERVER: https, or http to a loopback address.
+            Speaks the admin API of `activate serve --admin-token-file` with a bearer token from --token-file (a file \
+            only you can read; the first line that is not a # comment) or $ACTIVATE_ADMIN_TOKEN. The server comes from \
+            --server or $ACTIVATE_DISCOVERY_SERVER: https, or http to a loopback address.
 
             The onboarding flow:
               activate discovery documents put --app-id com.example.app fieldservice.json
@@ -21,13 +23,16 @@ struct DiscoveryCommand: AsyncParsableCommand {
               (the user)  activate onboard --code ABCD-EFGH-JKMN --app-id com.example.app --discovery https://…
               activate discovery codes list --app-id com.example.app --status used
 
-            Client policies (the passcode policy, retry limit, lock timeout, block and wipe periods) are SAP's settingsExchange JSON; the service serves them where SAP's clients ask, and `activate onboard` applies them:
+            Client policies (the passcode policy, retry limit, lock timeout, block and wipe periods) are SAP's \
+            settingsExchange JSON; the service serves them where SAP's clients ask, and `activate onboard` applies them:
               activate discovery settings put --app-id com.example.app settings.json
               activate discovery settings get --app-id com.example.app > settings.json
 
-            Codes are shown once, when they are made: keep the CSV or print the sheet (one card per code with its QR). Every call is audited on the server (`activate discovery audit`).
+            Codes are shown once, when they are made: keep the CSV or print the sheet (one card per code with its QR). \
+            Every call is audited on the server (`activate discovery audit`).
 
-            Exit codes: 0 done; 1 a file could not be read or written, or the service could not be reached; 2 the service refused the request (a bad token, an unknown application or document, an invalid document).
+            Exit codes: 0 done; 1 a file could not be read or written, or the service could not be reached; 2 the \
+            service refused the request (a bad token, an unknown application or document, an invalid document).
             """,
         subcommands: [Applications.self, Documents.self, Domains.self, Codes.self, Settings.self, Audit.self]
     )
@@ -105,7 +110,9 @@ extension DiscoveryCommand {
         static let configuration = CommandConfiguration(
             commandName: "applications",
             abstract:
-                "List the applications with their documents, domains, active codes and whether they have client policies."
+                """
+                List the applications with their documents, domains, active codes and whether they have client policies.
+                """
         )
         @OptionGroup var connection: Connection
 
@@ -271,7 +278,9 @@ extension DiscoveryCommand {
             commandName: "settings",
             abstract: "Set, show and remove an application's client policies (SAP's settingsExchange JSON).",
             discussion: """
-                The service serves them at SAP's path, /mobileservices/application/ID/storage/v1/runtime/application/ID/global/mobileservices/settingsExchange, where `activate onboard --discovery URL` and SAP's clients read them.
+                The service serves them at SAP's path, \
+                /mobileservices/application/ID/storage/v1/runtime/application/ID/global/mobileservices/\
+                settingsExchange, where `activate onboard --discovery URL` and SAP's clients read them.
                 """,
             subcommands: [Put.self, Get.self, Delete.self])
 
@@ -304,7 +313,10 @@ extension DiscoveryCommand {
             static let configuration = CommandConfiguration(
                 commandName: "get",
                 abstract:
-                    "Print the client policies as settingsExchange JSON (the input of `settings put` and `onboard --policy`)."
+                    """
+                    Print the client policies as settingsExchange JSON (the input of `settings put` and `onboard \
+                    --policy`).
+                    """
             )
             @OptionGroup var connection: Connection
             @OptionGroup var application: DiscoveryCommand.ApplicationOption

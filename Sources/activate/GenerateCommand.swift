@@ -8,15 +8,29 @@ struct GenerateCommand: AsyncParsableCommand {
         commandName: "generate",
         abstract: "Make a QR code from a payload, check that it reads back, and write it.",
         discussion: """
-            The payload comes from the argument, from --input FILE, or from standard input; its bytes are encoded exactly (a trailing newline too: use `printf` rather than `echo`). Payloads made only of 0-9 A-Z space $%*+-./: use the denser alphanumeric mode, others 8-bit byte mode.
+            The payload comes from the argument, from --input FILE, or from standard input; its bytes are encoded \
+            exactly (a trailing newline too: use `printf` rather than `echo`). Payloads made only of 0-9 A-Z space \
+            $%*+-./: use the denser alphanumeric mode, others 8-bit byte mode.
 
-            The format follows the --output extension (.png, .svg, .txt) or --format. Without --output the code is drawn on the terminal. An existing file is never replaced without --force, and files are written atomically. Before writing, the rendered image is scanned again and must give back the exact payload bytes.
+            The format follows the --output extension (.png, .svg, .txt) or --format. Without --output the code is \
+            drawn on the terminal. An existing file is never replaced without --force, and files are written \
+            atomically. Before writing, the rendered image is scanned again and must give back the exact payload bytes.
 
-            With --config FILE the configuration document is read and checked first, as `scan` and `inspect` will check the code (security-policy options, an app id: --app-id supplies one the document lacks), and its canonical compact JSON is encoded. --sign KEY.pem (Ed25519, EC P-256/384/521 or RSA) makes it a signed code (JWS) that `activate scan --public-key` verifies.
+            With --config FILE the configuration document is read and checked first, as `scan` and `inspect` will \
+            check the code (security-policy options, an app id: --app-id supplies one the document lacks), and its \
+            canonical compact JSON is encoded. --sign KEY.pem (Ed25519, EC P-256/384/521 or RSA) makes it a signed \
+            code (JWS) that `activate scan --public-key` verifies.
 
-            --compact --sign KEY.pem makes a compact signed AC1 code instead (Ed25519 or P-256 keys from `activate keys create`): smaller than the unsigned JSON, in QR alphanumeric mode, with an expiry (--expires, default 14 days, at most 30), an optional issuer and audience (app ids). Readers verify it with a trust list (`activate keys trust`, `scan --trust-list`).
+            --compact --sign KEY.pem makes a compact signed AC1 code instead (Ed25519 or P-256 keys from `activate \
+            keys create`): smaller than the unsigned JSON, in QR alphanumeric mode, with an expiry (--expires, default \
+            14 days, at most 30), an optional issuer and audience (app ids). Readers verify it with a trust list \
+            (`activate keys trust`, `scan --trust-list`).
 
-            --batch INPUT... --out-dir DIR makes one code per configuration document: each INPUT is a document, a folder of them (.json .plist .txt), or a JSON-lines file (.jsonl: one document per line, named by its "name" key). Codes are made in parallel (--jobs), each checked and read back, and written as DIR/<name>.png; --sheet FILE.html adds a printable page with one card per code (label, host, app id, key id, expiry). A failing document is reported with its input and the others go on.
+            --batch INPUT... --out-dir DIR makes one code per configuration document: each INPUT is a document, a \
+            folder of them (.json .plist .txt), or a JSON-lines file (.jsonl: one document per line, named by its \
+            "name" key). Codes are made in parallel (--jobs), each checked and read back, and written as \
+            DIR/<name>.png; --sheet FILE.html adds a printable page with one card per code (label, host, app id, key \
+            id, expiry). A failing document is reported with its input and the others go on.
 
             Examples:
               activate generate 'https://mobile.example.com' --output code.png
@@ -25,9 +39,12 @@ struct GenerateCommand: AsyncParsableCommand {
               activate generate --config config.json --output activation.png
               activate generate --config config.json --sign signer.pem -o signed.png
               activate generate --config config.json --compact --sign admin.pem --issuer acme-it --expires 7d -o ac1.png
-              activate generate --batch configs/ users.jsonl --out-dir codes --compact --sign admin.pem --sheet codes.html
+              activate generate --batch configs/ users.jsonl --out-dir codes --compact --sign admin.pem --sheet \
+            codes.html
 
-            Exit codes: 0 written (--batch: every code); 1 the payload or an output cannot be used (too large, an existing file, an unwritable path); 2 --config: the document is rejected (--batch: some document was, and no output failed); 64 usage error.
+            Exit codes: 0 written (--batch: every code); 1 the payload or an output cannot be used (too large, an \
+            existing file, an unwritable path); 2 --config: the document is rejected (--batch: some document was, and \
+            no output failed); 64 usage error.
             """
     )
 
@@ -60,7 +77,10 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "With --compact: when the code expires: a span (14d, 12h, 30m) or a date (2027-01-31, 2027-01-31T12:00:00Z); default 14d, at most 30 days.",
+            """
+            With --compact: when the code expires: a span (14d, 12h, 30m) or a date (2027-01-31, \
+            2027-01-31T12:00:00Z); default 14d, at most 30 days.
+            """,
             valueName: "when"))
     var expires: DateArgument?
 
@@ -122,7 +142,10 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "With --batch: codes made at the same time (default: twice the number of cores, since each code's file waits for the disk).",
+            """
+            With --batch: codes made at the same time (default: twice the number of cores, since each code's file \
+            waits for the disk).
+            """,
             valueName: "n"))
     var jobs: Int?
 
@@ -233,7 +256,10 @@ struct GenerateCommand: AsyncParsableCommand {
     private func warnAboutMargin() {
         if margin < 4 {
             Console.note(
-                "warning: a quiet zone of \(margin) modules is below the 4 the QR standard asks for; some scanners will fail"
+                """
+                warning: a quiet zone of \(margin) modules is below the 4 the QR standard asks for; some scanners will \
+                fail
+                """
             )
         }
     }
@@ -276,7 +302,10 @@ struct GenerateCommand: AsyncParsableCommand {
         case .json: nil
         case .jws(let key): "signed: JWS \(key.algorithm.rawValue), key \(key.keyID)"
         case .activationCode(let key, let claims):
-            "signed: AC1, \(key.algorithm.rawValue), key \(key.keyID)\(claims.issuer.map { ", issuer \($0)" } ?? ""), expires \(claims.expires.formatted(.iso8601))"
+            """
+            signed: AC1, \(key.algorithm.rawValue), key \(key.keyID)\(claims.issuer.map { ", issuer \($0)" } ?? ""), \
+            expires \(claims.expires.formatted(.iso8601))
+            """
         }
     }
 

@@ -24,7 +24,10 @@ enum Hint {
         case .passcodeRefused:
             "--allow-passcode encodes it anyway, in a code that expires soon (--expires 10m)"
         case .invalidKey:
-            "--sign takes a private key (`activate keys create` makes one); --public-key and trust lists take public keys (`activate keys public KEY.pem`)"
+            """
+            --sign takes a private key (`activate keys create` makes one); --public-key and trust lists take public \
+            keys (`activate keys public KEY.pem`)
+            """
         default:
             nil
         }

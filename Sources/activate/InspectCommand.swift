@@ -6,9 +6,13 @@ struct InspectCommand: AsyncParsableCommand {
         commandName: "inspect",
         abstract: "Check a configuration file or payload and show where it connects.",
         discussion: """
-            Reads a configuration document (JSON, XML or binary property list, flattened MDM keys, AppParameters.plist), a signed code (JWS), an activation link (MDK, SAP Mobile Cards), or any scanned text, from a file or standard input (`-`). The format is told from the content.
+            Reads a configuration document (JSON, XML or binary property list, flattened MDM keys, \
+            AppParameters.plist), a signed code (JWS), an activation link (MDK, SAP Mobile Cards), or any scanned \
+            text, from a file or standard input (`-`). The format is told from the content.
 
-            It prints the confirmation a user sees before onboarding ("You will be connected to: …"), or with --json the normalised document and the transformed configuration (docs/generating-and-inspecting.md, "inspect --json"). Secrets such as passcodes are never printed.
+            It prints the confirmation a user sees before onboarding ("You will be connected to: …"), or with --json \
+            the normalised document and the transformed configuration (docs/generating-and-inspecting.md, "inspect \
+            --json"). Secrets such as passcodes are never printed.
 
             Examples:
               activate inspect SampleCodes/oauth-configuration.json
@@ -16,7 +20,8 @@ struct InspectCommand: AsyncParsableCommand {
               activate inspect signed.txt --public-key signer.pub.pem --signature required
               activate inspect config.json --allow-host hana.ondemand.com --json
 
-            Exit codes: 0 accepted; 2 rejected (the reason is on stderr, naming the key path); 1 the input cannot be read; 64 usage error.
+            Exit codes: 0 accepted; 2 rejected (the reason is on stderr, naming the key path); 1 the input cannot be \
+            read; 64 usage error.
             """
     )
 

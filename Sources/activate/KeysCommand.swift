@@ -7,15 +7,19 @@ struct KeysCommand: AsyncParsableCommand {
         commandName: "keys",
         abstract: "Make signing keys and keep the trust list that verifies AC1 codes.",
         discussion: """
-            An administrator signs activation codes with a private key and hands apps a trust list of the public keys they accept:
+            An administrator signs activation codes with a private key and hands apps a trust list of the public keys \
+            they accept:
 
               activate keys create --out admin.pem                         # prints the key id
               activate keys public admin.pem --out admin.pub.pem
-              activate keys trust add admin.pub.pem --trust-list trust.json --issuer acme-it --allow-host example.hana.ondemand.com
+              activate keys trust add admin.pub.pem --trust-list trust.json --issuer acme-it --allow-host \
+            example.hana.ondemand.com
               activate generate --config config.json --compact --sign admin.pem --issuer acme-it -o code.png
               activate scan code.png --trust-list trust.json
 
-            Rotate a key by adding the new one (with --not-before) while the old one still has time left (--not-after), then remove the old one: `activate keys trust remove KEYID --trust-list trust.json` revokes every code it signed.
+            Rotate a key by adding the new one (with --not-before) while the old one still has time left \
+            (--not-after), then remove the old one: `activate keys trust remove KEYID --trust-list trust.json` revokes \
+            every code it signed.
 
             A key id is the first 8 bytes of SHA-256 over the public key's SubjectPublicKeyInfo, as 16 hex digits.
             """,
@@ -39,7 +43,8 @@ extension KeysCommand {
             commandName: "create",
             abstract: "Make a new private key (PKCS #8 PEM, file mode 0600) and print its key id.",
             discussion: """
-                Ed25519 (the default) gives the smallest codes; P-256 (ES256) is there for signers that need a NIST curve. The file is written atomically and never replaces an existing file without --force.
+                Ed25519 (the default) gives the smallest codes; P-256 (ES256) is there for signers that need a NIST \
+                curve. The file is written atomically and never replaces an existing file without --force.
 
                 Exit codes: 0 written; 1 the file exists or cannot be written; 64 usage error.
                 """
@@ -68,7 +73,10 @@ extension KeysCommand {
                 try FileIO.write(Array(key.pemRepresentation.utf8), to: out, replace: force, mode: 0o600)
                 Console.print(lines: [key.keyID])
                 Console.note(
-                    "wrote \(out): \(key.verificationKey.kind) private key \(key.keyID) (keep it secret); its public key: activate keys public \(out)"
+                    """
+                    wrote \(out): \(key.verificationKey.kind) private key \(key.keyID) (keep it secret); its public \
+                    key: activate keys public \(out)
+                    """
                 )
             }
         }
@@ -79,7 +87,10 @@ extension KeysCommand {
             commandName: "public",
             abstract: "Print or write the public key of a private key (SubjectPublicKeyInfo PEM).",
             discussion:
-                "Exit codes: 0 done; 1 a file cannot be read or written; 2 the file is no usable private key; 64 usage error."
+                """
+                Exit codes: 0 done; 1 a file cannot be read or written; 2 the file is no usable private key; 64 usage \
+                error.
+                """
         )
 
         @Argument(help: ArgumentHelp("The private key.", valueName: "key.pem"), completion: .file())

@@ -6,7 +6,9 @@ struct LockCommand: AsyncParsableCommand {
         commandName: "lock",
         abstract: "Lock the secure store now: forget its key kept in the kernel keyring.",
         discussion: """
-            After a passcode unlock, the store's key stays in your kernel keyring for the passcode policy's lock timeout (passwordPolicyLockTimeout, 300 s by default), so that the next commands do not ask again, as sudo does. `activate lock` forgets it at once; the next `restore` asks for the passcode.
+            After a passcode unlock, the store's key stays in your kernel keyring for the passcode policy's lock \
+            timeout (passwordPolicyLockTimeout, 300 s by default), so that the next commands do not ask again, as sudo \
+            does. `activate lock` forgets it at once; the next `restore` asks for the passcode.
 
             Exits 0 whether or not the store was unlocked.
             """

@@ -10,13 +10,22 @@ struct LoginCommand: AsyncParsableCommand {
         abstract: "Sign in again with the stored configuration, replacing the kept sign-in.",
         discussion: """
             Signs in by the method the stored configuration names, as onboarding does:
-              OAuth 2.0   in the browser: with a loopback redirectURL (http://127.0.0.1:PORT/PATH) a listener on this device takes the browser back; with any other redirectURL, or --no-browser, you paste the address the browser ends on. --device signs in with a code entered on another device (where the configuration or its issuer names a device endpoint); it is also used when no browser can be started. The address is always shown on stderr; $BROWSER (else xdg-open) opens it.
-              basic, API key   asked on the terminal (or --credentials-file FILE, --credentials-fd N) and checked with one request to the server; refused credentials are never kept.
+              OAuth 2.0   in the browser: with a loopback redirectURL (http://127.0.0.1:PORT/PATH) a listener on this \
+            device takes the browser back; with any other redirectURL, or --no-browser, you paste the address the \
+            browser ends on. --device signs in with a code entered on another device (where the configuration or its \
+            issuer names a device endpoint); it is also used when no browser can be started. The address is always \
+            shown on stderr; $BROWSER (else xdg-open) opens it.
+              basic, API key   asked on the terminal (or --credentials-file FILE, --credentials-fd N) and checked with \
+            one request to the server; refused credentials are never kept.
             The new tokens or credentials replace the kept ones. Tokens are kept only in the secure store.
 
-            The browser sign-in waits at most --timeout seconds (default 180). A redirect whose state is not this sign-in's is answered 400 and the wait goes on.
+            The browser sign-in waits at most --timeout seconds (default 180). A redirect whose state is not this \
+            sign-in's is answered 400 and the wait goes on.
 
-            Exit codes: 0 signed in; 7 the sign-in ended without tokens (refused, denied, expired, timed out) or the server refused the credentials; 8 the store is locked and no passcode was given, with no terminal to ask on; 3 nothing is onboarded; 1 the server could not be reached, or the store cannot be read or written; 2 the stored configuration no longer passes the security policy, or a wrong passcode.
+            Exit codes: 0 signed in; 7 the sign-in ended without tokens (refused, denied, expired, timed out) or the \
+            server refused the credentials; 8 the store is locked and no passcode was given, with no terminal to ask \
+            on; 3 nothing is onboarded; 1 the server could not be reached, or the store cannot be read or written; 2 \
+            the stored configuration no longer passes the security policy, or a wrong passcode.
             """
     )
 
@@ -61,7 +70,10 @@ struct LoginCommand: AsyncParsableCommand {
                 // No credentials given is no sign-in: a script must not take it for one.
                 guard kept else {
                     Console.report(
-                        "not signed in: no credentials were given (--credentials-file FILE, --credentials-fd N, or a terminal)"
+                        """
+                        not signed in: no credentials were given (--credentials-file FILE, --credentials-fd N, or a \
+                        terminal)
+                        """
                     )
                     throw ExitCode(ExitStatus.notSignedIn)
                 }
@@ -104,7 +116,10 @@ enum SignInLines {
             let until =
                 state.accessTokenExpiresAt.map { "access token valid until \($0)" } ?? "access token without an expiry"
             return
-                "Sign-in:    \(method)\(who); \(until), \(state.refreshTokenKept == true ? "refresh token kept" : "no refresh token")"
+                """
+                Sign-in:    \(method)\(who); \(until), \
+                \(state.refreshTokenKept == true ? "refresh token kept" : "no refresh token")
+                """
         }
         return "Sign-in:    \(method)\(who); "
             + (state.checkedAt.map { "accepted by the server at \($0)" } ?? "stored unchecked (offline)")

@@ -8,9 +8,14 @@ struct LogoutCommand: AsyncParsableCommand {
         commandName: "logout",
         abstract: "Revoke the stored sign-in at the server and delete its tokens.",
         discussion: """
-            Revokes the refresh token where a revocation endpoint is known (oauth2.revocationEndpoint, or the issuer's metadata), then deletes the tokens from the secure store. A revocation that fails is reported, and the tokens are deleted all the same. Credentials of basic or API-key sign-in are deleted too. The configuration stays: `activate login` signs in again; `activate reset` removes everything.
+            Revokes the refresh token where a revocation endpoint is known (oauth2.revocationEndpoint, or the issuer's \
+            metadata), then deletes the tokens from the secure store. A revocation that fails is reported, and the \
+            tokens are deleted all the same. Credentials of basic or API-key sign-in are deleted too. The \
+            configuration stays: `activate login` signs in again; `activate reset` removes everything.
 
-            Exit codes: 0 signed out (also when the revocation failed: stderr says why); 8 the store is locked and no passcode was given, with no terminal to ask on; 3 nothing is onboarded; 1 the store cannot be read or written.
+            Exit codes: 0 signed out (also when the revocation failed: stderr says why); 8 the store is locked and no \
+            passcode was given, with no terminal to ask on; 3 nothing is onboarded; 1 the store cannot be read or \
+            written.
             """
     )
 

@@ -11,20 +11,37 @@ struct OnboardCommand: AsyncParsableCommand {
         commandName: "onboard",
         abstract: "Find the onboarding configuration, confirm it, and store it.",
         discussion: """
-            The sources form a queue; the first that yields a valid configuration wins, and every other source's reason is listed when none does. Give the queue with --from KIND:VALUE, in the order to try it:
+            The sources form a queue; the first that yields a valid configuration wins, and every other source's \
+            reason is listed when none does. Give the queue with --from KIND:VALUE, in the order to try it:
               file:F         a JSON or property-list file
               json:S         configuration text: JSON, a signed JWS, a link
               managed        the file named by $ACTIVATE_MANAGED_CONFIG (MDM keys)
               email:E        the discovery service, by the e-mail address's domain
               code:C         the discovery service, by an onboarding code
               scan:IMAGE     the first activation code in an image
-            For sources of one kind, the shorthand options --file, --json-string, --managed, --email, --code and --scan do the same (--file F is --from file:F). With no source: managed, then ./ConfigurationProvider.plist or .json, then (with --discovery and a terminal) a prompt for an e-mail address or onboarding code.
+            For sources of one kind, the shorthand options --file, --json-string, --managed, --email, --code and \
+            --scan do the same (--file F is --from file:F). With no source: managed, then \
+            ./ConfigurationProvider.plist or .json, then (with --discovery and a terminal) a prompt for an e-mail \
+            address or onboarding code.
 
-            The summary ("You will be connected to: …") is shown and, on a terminal, confirmed (--yes skips the question). An existing configuration is replaced only with --force.
+            The summary ("You will be connected to: …") is shown and, on a terminal, confirmed (--yes skips the \
+            question). An existing configuration is replaced only with --force.
 
-            The configuration goes into the secure store: an age file (mode 0600) at $XDG_CONFIG_HOME/activate/store.age (or ~/.config/activate/store.age), or --store PATH, encrypted under a passcode that must meet the passcode policy of the client policies. These come from --policy FILE (SAP's settingsExchange JSON); else from the discovery service (--discovery), then from the configuration's server (with the credentials below), both at SAP's settingsExchange path; when neither has them, or with --offline, SAP's defaults apply (at least 8 characters, 10 tries), and each reason is told. The policy is shown, then the passcode is asked twice on the terminal, or read from --passcode-fd N or --passcode-file FILE (never from the command line). --no-passcode protects the store with a device secret instead, where the policy allows it. The credentials the configuration signs in with (basic: user name and password; an API key) are asked on the terminal too, or read from --credentials-file FILE or --credentials-fd N as {"user": "…", "password": "…"} or {"apiKey": "…"}. A plaintext configuration of an earlier version is moved into the secure store.
+            The configuration goes into the secure store: an age file (mode 0600) at \
+            $XDG_CONFIG_HOME/activate/store.age (or ~/.config/activate/store.age), or --store PATH, encrypted under a \
+            passcode that must meet the passcode policy of the client policies. These come from --policy FILE (SAP's \
+            settingsExchange JSON); else from the discovery service (--discovery), then from the configuration's \
+            server (with the credentials below), both at SAP's settingsExchange path; when neither has them, or with \
+            --offline, SAP's defaults apply (at least 8 characters, 10 tries), and each reason is told. The policy is \
+            shown, then the passcode is asked twice on the terminal, or read from --passcode-fd N or --passcode-file \
+            FILE (never from the command line). --no-passcode protects the store with a device secret instead, where \
+            the policy allows it. The credentials the configuration signs in with (basic: user name and password; an \
+            API key) are asked on the terminal too, or read from --credentials-file FILE or --credentials-fd N as \
+            {"user": "…", "password": "…"} or {"apiKey": "…"}. A plaintext configuration of an earlier version is \
+            moved into the secure store.
 
-            --discovery must be https; an explicitly given http URL is accepted only for a loopback address (a local test server).
+            --discovery must be https; an explicitly given http URL is accepted only for a loopback address (a local \
+            test server).
 
             Examples:
               activate onboard --file ConfigurationProvider.plist --yes
@@ -34,9 +51,16 @@ struct OnboardCommand: AsyncParsableCommand {
               activate onboard --from scan:activation.png --from file:fallback.json --yes
               activate onboard --file config.json --yes --policy settings.json --passcode-fd 3 3<passcode.txt
 
-            Signing in follows the configuration's method, before the client policies are fetched (with the new sign-in): basic and API-key credentials are checked with one request to the server, and refused ones are asked again on a terminal (at most three times) and never stored; --offline stores them unchecked and says so. OAuth 2.0 signs in in the browser, with a pasted address (--no-browser) or with a code on another device (--device), as `activate login` explains; --no-sign-in stores the configuration without signing in.
+            Signing in follows the configuration's method, before the client policies are fetched (with the new \
+            sign-in): basic and API-key credentials are checked with one request to the server, and refused ones are \
+            asked again on a terminal (at most three times) and never stored; --offline stores them unchecked and says \
+            so. OAuth 2.0 signs in in the browser, with a pasted address (--no-browser) or with a code on another \
+            device (--device), as `activate login` explains; --no-sign-in stores the configuration without signing in.
 
-            Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is listed), or the passcode breaks the policy; 5 you declined; 7 the sign-in ended without tokens or the server refused the credentials (nothing is stored); 8 a passcode is needed and none was given, with no terminal to ask on; 1 the store cannot be written or read, or a server could not be reached; 64 usage error.
+            Exit codes: 0 onboarded; 2 no source gave an acceptable configuration (each reason is listed), or the \
+            passcode breaks the policy; 5 you declined; 7 the sign-in ended without tokens or the server refused the \
+            credentials (nothing is stored); 8 a passcode is needed and none was given, with no terminal to ask on; 1 \
+            the store cannot be written or read, or a server could not be reached; 64 usage error.
             """
     )
 
@@ -78,14 +102,20 @@ struct OnboardCommand: AsyncParsableCommand {
     var noPasscode = false
     @Flag(
         help:
-            "Ask no server: --policy FILE or SAP's defaults apply, credentials are stored unchecked, and OAuth 2.0 signs in later (`activate login`)."
+            """
+            Ask no server: --policy FILE or SAP's defaults apply, credentials are stored unchecked, and OAuth 2.0 \
+            signs in later (`activate login`).
+            """
     )
     var offline = false
     @OptionGroup(title: "The secure store") var credentials: CredentialOptions
     @Flag(
         name: .customLong("no-sign-in"),
         help:
-            "Store the configuration without signing in: no OAuth 2.0 sign-in, credentials stored unchecked (`activate login` signs in later)."
+            """
+            Store the configuration without signing in: no OAuth 2.0 sign-in, credentials stored unchecked (`activate \
+            login` signs in later).
+            """
     )
     var noSignIn = false
     @OptionGroup(title: "Signing in") var signIn: SignInOptions
@@ -159,9 +189,10 @@ struct OnboardCommand: AsyncParsableCommand {
         } else if case .oauth2? = store.contents.configuration?.document.primaryAuth?.method {
             Console.note("not signed in: `activate login` signs in")
         }
-        Console.note(
-            "stored in \(store.location.path), encrypted under \(store.contents.protection == .passcode ? "your passcode" : "a device secret only (the policy allows no passcode)")"
-        )
+        let protection =
+            store.contents.protection == .passcode
+            ? "your passcode" : "a device secret only (the policy allows no passcode)"
+        Console.note("stored in \(store.location.path), encrypted under \(protection)")
     }
 
     /// The provider queue, in the order of ``sources()``.

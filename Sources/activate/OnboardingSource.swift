@@ -59,7 +59,9 @@ enum OnboardingSource: Equatable {
         if !from.isEmpty {
             guard let mixed = given.first else { return from }
             throw ValidationError(
-                "\(mixed.option) cannot be combined with --from: give every source with --from, in the order to try them."
+                """
+                \(mixed.option) cannot be combined with --from: give every source with --from, in the order to try them.
+                """
             )
         }
         guard given.count <= 1 else {

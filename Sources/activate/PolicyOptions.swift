@@ -13,13 +13,19 @@ struct PolicyOptions: ParsableArguments {
     @Option(
         name: .customLong("trust-list"),
         help: ArgumentHelp(
-            "A trust list (JSON, `activate keys trust`) of the keys whose AC1 codes are accepted (default: $ACTIVATE_TRUST_LIST).",
+            """
+            A trust list (JSON, `activate keys trust`) of the keys whose AC1 codes are accepted (default: \
+            $ACTIVATE_TRUST_LIST).
+            """,
             valueName: "file"), completion: .file())
     var trustList: String?
 
     @Option(
         help:
-            "Whether codes must be signed: required, optional (signed codes must verify) or forbidden (default: required with a trust list, else optional)."
+            """
+            Whether codes must be signed: required, optional (signed codes must verify) or forbidden (default: \
+            required with a trust list, else optional).
+            """
     )
     var signature: SignatureRequirement?
 

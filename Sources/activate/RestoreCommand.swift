@@ -10,17 +10,33 @@ struct RestoreCommand: AsyncParsableCommand {
         commandName: "restore",
         abstract: "Open the secure store and show the stored configuration (no network unless --refresh).",
         discussion: """
-            The store opens with the key kept in the kernel keyring since the last unlock (for the policy's lock timeout; `activate lock` forgets it), with its device secret when the policy allowed a store without a passcode (said plainly), or with the passcode: asked on the terminal, or read from --passcode-fd N or --passcode-file FILE. After each wrong passcode the tries left are shown; at the policy's retry limit the store is deleted. An expired passcode must be changed first (`activate passcode change`); after the policy's days without contact with the server the store is blocked, then deleted.
+            The store opens with the key kept in the kernel keyring since the last unlock (for the policy's lock \
+            timeout; `activate lock` forgets it), with its device secret when the policy allowed a store without a \
+            passcode (said plainly), or with the passcode: asked on the terminal, or read from --passcode-fd N or \
+            --passcode-file FILE. After each wrong passcode the tries left are shown; at the policy's retry limit the \
+            store is deleted. An expired passcode must be changed first (`activate passcode change`); after the \
+            policy's days without contact with the server the store is blocked, then deleted.
 
-            The sign-in state is shown too: the method, who signed in where known, the access token's expiry and whether a refresh token is kept (tokens only with --show-secrets, in --json).
+            The sign-in state is shown too: the method, who signed in where known, the access token's expiry and \
+            whether a refresh token is kept (tokens only with --show-secrets, in --json).
 
-            The stored configuration is then checked again, as onboarding checked it: every URL against the security policy (https, no IP address, --allow-host), and a recorded signature is verified again from the signed code kept in the store (with --public-key, the key must be one of those given). Stored secrets (passwords, API keys) are shown only with --show-secrets.
+            The stored configuration is then checked again, as onboarding checked it: every URL against the security \
+            policy (https, no IP address, --allow-host), and a recorded signature is verified again from the signed \
+            code kept in the store (with --public-key, the key must be one of those given). Stored secrets (passwords, \
+            API keys) are shown only with --show-secrets.
 
-            --refresh asks the server the client policies came from at onboarding (the discovery service, or the configuration's server with the stored credentials) for the current ones, stores them and records the contact. That contact is what the block-and-wipe policy counts from: a blocked store opens again once a refresh succeeds.
+            --refresh asks the server the client policies came from at onboarding (the discovery service, or the \
+            configuration's server with the stored credentials) for the current ones, stores them and records the \
+            contact. That contact is what the block-and-wipe policy counts from: a blocked store opens again once a \
+            refresh succeeds.
 
-            A plaintext configuration of an earlier version is moved into a new secure store first (a new passcode is asked, under --policy FILE or SAP's defaults).
+            A plaintext configuration of an earlier version is moved into a new secure store first (a new passcode is \
+            asked, under --policy FILE or SAP's defaults).
 
-            Exit codes: 0 shown; 3 nothing is onboarded; 2 a wrong, missing or expired passcode, the stored configuration no longer passes the policy, or --refresh has no server to ask; 6 the store was deleted (too many wrong passcodes, too long without the server) or is blocked; 1 the store cannot be read, is not private, or is damaged (the message suggests `activate reset`).
+            Exit codes: 0 shown; 3 nothing is onboarded; 2 a wrong, missing or expired passcode, the stored \
+            configuration no longer passes the policy, or --refresh has no server to ask; 6 the store was deleted (too \
+            many wrong passcodes, too long without the server) or is blocked; 1 the store cannot be read, is not \
+            private, or is damaged (the message suggests `activate reset`).
             """
     )
 

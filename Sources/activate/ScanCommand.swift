@@ -8,11 +8,21 @@ struct ScanCommand: AsyncParsableCommand {
         commandName: "scan",
         abstract: "Find every QR code and barcode in images.",
         discussion: """
-            Reads PNG (any bit depth, palette, alpha), JPEG (baseline and progressive) and PNM files, folders (recursively: .png .jpg .jpeg .pgm .ppm .pbm .pnm), or standard input for `-`. Finds QR and Micro QR codes and the linear barcodes EAN-13/8, UPC-A/E, Code 128/39/93, ITF (interleaved 2 of 5), Codabar and GS1 DataBar, in reading order. Many files are decoded in parallel (--jobs) and reported in the order given, with a progress bar on a terminal.
+            Reads PNG (any bit depth, palette, alpha), JPEG (baseline and progressive) and PNM files, folders \
+            (recursively: .png .jpg .jpeg .pgm .ppm .pbm .pnm), or standard input for `-`. Finds QR and Micro QR codes \
+            and the linear barcodes EAN-13/8, UPC-A/E, Code 128/39/93, ITF (interleaved 2 of 5), Codabar and GS1 \
+            DataBar, in reading order. Many files are decoded in parallel (--jobs) and reported in the order given, \
+            with a progress bar on a terminal.
 
-            Decoding starts with zxing-cpp, which reads most codes in a millisecond; only when it finds nothing do retries run: light codes on dark, linear codes on widened and sharpened copies and with zbar, and, only where the image shows QR finder patterns, QR codes on thresholded, enlarged, sharpened, smoothed and turned copies. Images over 4 megapixels are read at half size first, and at full size only around what looks like a code. --effort fast is one zbar pass; thorough runs every retry and adds rotations.
+            Decoding starts with zxing-cpp, which reads most codes in a millisecond; only when it finds nothing do \
+            retries run: light codes on dark, linear codes on widened and sharpened copies and with zbar, and, only \
+            where the image shows QR finder patterns, QR codes on thresholded, enlarged, sharpened, smoothed and \
+            turned copies. Images over 4 megapixels are read at half size first, and at full size only around what \
+            looks like a code. --effort fast is one zbar pass; thorough runs every retry and adds rotations.
 
-            Codes that carry an onboarding configuration (JSON, a signed JWS, an activation link) are checked against the security policy, and the confirmation is shown under the code: "Scan succeeded. You will be connected to: <host>", or why it was rejected.
+            Codes that carry an onboarding configuration (JSON, a signed JWS, an activation link) are checked against \
+            the security policy, and the confirmation is shown under the code: "Scan succeeded. You will be connected \
+            to: <host>", or why it was rejected.
 
             Output, one line per code:
               default       QR-Code: <text>   (<file>: QR-Code: <text> for several files);
@@ -29,9 +39,13 @@ struct ScanCommand: AsyncParsableCommand {
               activate scan --json-lines --effort thorough photos/ > results.jsonl
               cat code.png | activate scan -
 
-            Codes that are compact signed AC1 codes are verified with --trust-list (or $ACTIVATE_TRUST_LIST) or --public-key; with a trust list, unsigned configurations are refused unless --signature optional.
+            Codes that are compact signed AC1 codes are verified with --trust-list (or $ACTIVATE_TRUST_LIST) or \
+            --public-key; with a trust list, unsigned configurations are refused unless --signature optional.
 
-            Exit codes: 0 every input had a code, and every configuration was accepted; 2 a code's configuration was refused (the reason is shown under it; --raw and --binary do not judge payloads); 4 some input had none (or a folder had no images); 1 an input could not be read (stderr names it; the other inputs are still scanned); 64 usage error. When several apply, the first in the order 1, 2, 4 wins.
+            Exit codes: 0 every input had a code, and every configuration was accepted; 2 a code's configuration was \
+            refused (the reason is shown under it; --raw and --binary do not judge payloads); 4 some input had none \
+            (or a folder had no images); 1 an input could not be read (stderr names it; the other inputs are still \
+            scanned); 64 usage error. When several apply, the first in the order 1, 2, 4 wins.
             """
     )
 
@@ -63,7 +77,10 @@ struct ScanCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Only look for these symbologies, comma-separated: \(Symbology.allCases.map(\.rawValue).joined(separator: ", ")).",
+            """
+            Only look for these symbologies, comma-separated: \
+            \(Symbology.allCases.map(\.rawValue).joined(separator: ", ")).
+            """,
             valueName: "list"))
     var symbology: [SymbologyList] = []
 

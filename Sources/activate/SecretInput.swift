@@ -146,80 +146,37 @@ enum TerminalRestore {
     }
 }
 
-/// `--passcode-fd N` / `--passcode-file F`: the passcode of the store, for scripts and tests.
-struct PasscodeOptions: ParsableArguments {
-    @Option(
-        name: .customLong("passcode-fd"),
-        help: ArgumentHelp(
-            "Read the passcode from this open file descriptor (one line), not the terminal.", valueName: "n"))
-    var passcodeFD: Int32?
-    @Option(
-        name: .customLong("passcode-file"),
-        help: ArgumentHelp(
-            "Read the passcode from the first line of this file (only you may read it).", valueName: "file"),
-        completion: .file())
-    var passcodeFile: String?
+/// Where a secret comes from instead of the terminal: an open descriptor, or a file only its
+/// owner can read. Never argv, never the environment: both are visible to other processes.
+enum SecretSource: Sendable {
+    case descriptor(Int32)
+    case file(String)
 
-    func validate() throws {
-        if passcodeFD != nil && passcodeFile != nil {
-            throw ValidationError("give --passcode-fd or --passcode-file, not both")
-        }
-        if let passcodeFD, passcodeFD < 0 { throw ValidationError("--passcode-fd takes a file descriptor (0 or more)") }
-    }
-
-    /// Whether the passcode comes from a descriptor or file (no question on the terminal).
-    var isGiven: Bool { source != nil }
-
-    /// The descriptor or file the passcode comes from, or `nil` for the terminal.
-    var source: SecretSource? {
-        if let passcodeFD { return .descriptor(passcodeFD) }
-        return passcodeFile.map(SecretSource.file)
-    }
-}
-
-/// The passcode policy for people.
-enum NewPasscode {
-    /// The policy: `at least 8 characters, at least one digit; 10 tries, then the store is deleted; …`.
-    static func describe(_ policy: PasscodePolicy) -> [String] {
-        var lines = ["Passcode policy: \(policy.rules.map(\.description).joined(separator: ", "))."]
-        var after: [String] = []
-        after.append(
-            policy.retryLimit > 0
-                ? "\(policy.retryLimit) wrong passcodes in a row delete the store" : "no limit on wrong passcodes")
-        after.append(
-            policy.lockTimeout > 0
-                ? "unlocked for \(policy.lockTimeout) s after each use" : "locked again after each use")
-        after.append(policy.expiresInDays > 0 ? "to be changed every \(policy.expiresInDays) days" : "never expires")
-        if policy.fingerprintEnabled { after.append("fingerprint unlock is allowed (not on this system)") }
-        lines.append("  " + after.joined(separator: "; ") + ".")
-        return lines
-    }
-}
-
-/// `--credentials-file F` / `--credentials-fd N`: the credentials the configuration signs in with,
-/// as JSON, for scripts; else asked on the terminal.
-struct CredentialOptions: ParsableArguments {
-    @Option(
-        name: .customLong("credentials-file"),
-        help: ArgumentHelp(
-            "Credentials as JSON, {\"user\": …, \"password\": …} or {\"apiKey\": …}, in a file only you may read.",
-            valueName: "file"),
-        completion: .file())
-    var credentialsFile: String?
-    @Option(
-        name: .customLong("credentials-fd"),
-        help: ArgumentHelp("Credentials as JSON from this open file descriptor (read to its end).", valueName: "n"))
-    var credentialsFD: Int32?
-
-    func validate() throws {
-        if credentialsFile != nil && credentialsFD != nil {
-            throw ValidationError("give --credentials-file or --credentials-fd, not both")
+    /// The descriptor or file, as errors name it.
+    var name: String {
+        switch self {
+        case .descriptor(let fd): "file descriptor \(fd)"
+        case .file(let path): path
         }
     }
 
-    /// The descriptor or file the credentials come from, or `nil` for the terminal.
-    var source: SecretSource? {
-        if let credentialsFD { return .descriptor(credentialsFD) }
-        return credentialsFile.map(SecretSource.file)
+    /// One line: the descriptor's next, or the file's first.
+    func line(what: String) throws -> String {
+        switch self {
+        case .descriptor(let fd): try SecretInput.line(fromDescriptor: fd, what: what)
+        case .file(let path): try SecretInput.line(fromFile: path, what: what)
+        }
+    }
+
+    /// All of it, up to `limit` bytes.
+    func bytes(what: String, limit: Int) throws -> [UInt8] {
+        switch self {
+        case .descriptor(let fd):
+            try FileIO.converting { () throws(FileFailure) in
+                try Files.readAll(FileDescriptor(rawValue: fd), name: name, limit: limit)
+            }
+        case .file(let path):
+            try FileIO.readSecret(path, limit: limit, what: what)
+        }
     }
 }

@@ -12,9 +12,14 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract:
-            "Run a discovery service: lookups by e-mail domain or one-time onboarding code, an admin API and a console.",
+            """
+            Run a discovery service: lookups by e-mail domain or one-time onboarding code, an admin API and a console.
+            """,
         discussion: """
-            Lookups come from a database (the default: sqlite:./activate-discovery.sqlite), or with --database none from the folder --configs as it is. A folder given with a database is imported at start: its documents replace those of the same name, its domains are remapped, its codes are added once. Every document is checked first; the server refuses to start on an invalid one.
+            Lookups come from a database (the default: sqlite:./activate-discovery.sqlite), or with --database none \
+            from the folder --configs as it is. A folder given with a database is imported at start: its documents \
+            replace those of the same name, its domains are remapped, its codes are added once. Every document is \
+            checked first; the server refuses to start on an invalid one.
 
             --configs DIR holds configuration documents and a discovery.json:
               {"applications": {"<appID>": {
@@ -25,15 +30,31 @@ struct ServeCommand: AsyncParsableCommand {
               GET /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(
                   AppConfigID='<appID>:<version>',EmailAddress='<email>')
               GET …/getApplicationConfiguration(AppConfigID='…',OnboardingCode='<code>')
-            with 200 and the document; 404 unknown; 410 {"error":{"code":"expired"|"used"|"revoked"}} for a code that existed; 429 with Retry-After past the guessing limits; 400 malformed. A code is used up by its lookup, exactly once across all instances on one database. Codes are typed as people type them: case, dashes and spaces do not matter, I and L read as 1, O as 0.
+            with 200 and the document; 404 unknown; 410 {"error":{"code":"expired"|"used"|"revoked"}} for a code that \
+            existed; 429 with Retry-After past the guessing limits; 400 malformed. A code is used up by its lookup, \
+            exactly once across all instances on one database. Codes are typed as people type them: case, dashes and \
+            spaces do not matter, I and L read as 1, O as 0.
 
-            Guessing: failed code lookups (and wrong admin tokens) are limited per client address (--client-limit) and per application (--app-limit); on one database the limits hold across instances. Behind a proxy, --trust-proxy CIDR makes its X-Forwarded-For name the client.
+            Guessing: failed code lookups (and wrong admin tokens) are limited per client address (--client-limit) and \
+            per application (--app-limit); on one database the limits hold across instances. Behind a proxy, \
+            --trust-proxy CIDR makes its X-Forwarded-For name the client.
 
-            Admin API (JSON under /admin/v1, Authorization: Bearer <token>) and the console at /admin/ are on with --admin-token-file FILE (one token per line, at least 20 characters, the file readable by its owner only); every call is audited. The `activate discovery` commands speak the API.
+            Admin API (JSON under /admin/v1, Authorization: Bearer <token>) and the console at /admin/ are on with \
+            --admin-token-file FILE (one token per line, at least 20 characters, the file readable by its owner only); \
+            every call is audited. The `activate discovery` commands speak the API.
 
-            Operations: GET /health (alive), /ready (the database answers and takes writes), /metrics (Prometheus text), /openapi.yaml (the OpenAPI description of the whole HTTP interface). The first line on stdout is "listening on http://HOST:PORT"; each request is logged on stderr as method, route, status, time and request id (as JSON lines with --log-format json): never a path, query, e-mail address, code or token. SIGINT or SIGTERM finishes the requests under way, then exits 0.
+            Operations: GET /health (alive), /ready (the database answers and takes writes), /metrics (Prometheus \
+            text), /openapi.yaml (the OpenAPI description of the whole HTTP interface). The first line on stdout is \
+            "listening on http://HOST:PORT"; each request is logged on stderr as method, route, status, time and \
+            request id (as JSON lines with --log-format json): never a path, query, e-mail address, code or token. \
+            SIGINT or SIGTERM finishes the requests under way, then exits 0.
 
-            Hostile clients: a request head must be complete within --header-timeout of the connection opening (or of its first byte after a previous answer), else 408 and the connection is closed; a keep-alive connection idle for --idle-timeout is closed; a request must be read and answered within --request-timeout. Beyond --max-connections (lowered to fit the file-descriptor limit), new connections get 503 and are closed. Paths are routed in canonical form; a target over 4 KiB is 414, headers are limited to 16 KiB, lookups carry no body, admin bodies at most 64 KiB.
+            Hostile clients: a request head must be complete within --header-timeout of the connection opening (or of \
+            its first byte after a previous answer), else 408 and the connection is closed; a keep-alive connection \
+            idle for --idle-timeout is closed; a request must be read and answered within --request-timeout. Beyond \
+            --max-connections (lowered to fit the file-descriptor limit), new connections get 503 and are closed. \
+            Paths are routed in canonical form; a target over 4 KiB is 414, headers are limited to 16 KiB, lookups \
+            carry no body, admin bodies at most 64 KiB.
 
             Examples:
               activate serve --configs ./discovery --port 8080
@@ -47,13 +68,17 @@ struct ServeCommand: AsyncParsableCommand {
                   --secret-file /etc/activate/code-secret --admin-token-file /etc/activate/admin-tokens \\
                   --host 0.0.0.0 --port 8080 --trust-proxy 10.0.0.0/8
 
-            Exit codes: 0 stopped by a signal; 2 a document, discovery.json, token file or secret is invalid; 1 a file or the database cannot be read, or the port cannot be bound.
+            Exit codes: 0 stopped by a signal; 2 a document, discovery.json, token file or secret is invalid; 1 a file \
+            or the database cannot be read, or the port cannot be bound.
             """
     )
 
     @Option(
         help: ArgumentHelp(
-            "The folder with discovery.json and the documents (imported into the database; served as files with --database none).",
+            """
+            The folder with discovery.json and the documents (imported into the database; served as files with \
+            --database none).
+            """,
             valueName: "dir"), completion: .directory) var configs: String?
     @Option(help: ArgumentHelp("sqlite:PATH, postgres://user[:password]@host[:port]/db, or none.", valueName: "url"))
     var database = DiscoveryService.Configuration.Store.defaultURL
@@ -161,7 +186,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure)
         } catch let error as IOError {
             Console.report(
-                "serve: cannot listen on \(host) port \(port): \(FileFailure.describe(Errno(rawValue: error.errnoCode)))"
+                """
+                serve: cannot listen on \(host) port \(port): \(FileFailure.describe(Errno(rawValue: error.errnoCode)))
+                """
             )
             throw ExitCode(ExitStatus.failure)
         } catch {

@@ -117,7 +117,10 @@ struct TerminalPresenter: OnboardingPresenter {
         let policy = request.policy
         let upload = policy.uploadDataAfterDays > 0 ? ", uploaded every \(policy.uploadDataAfterDays) days" : ""
         let question =
-            "\(request.previous == nil ? "Your" : "The changed") administrator's policy allows collecting usage data\(upload)\(policy.crashLogUploadEnabled ? " and crash logs" : "")."
+            """
+            \(request.previous == nil ? "Your" : "The changed") administrator's policy allows collecting usage \
+            data\(upload)\(policy.crashLogUploadEnabled ? " and crash logs" : "").
+            """
         guard SecretInput.hasTerminal else {
             Console.note("\(question) There is no terminal to ask on, so none is collected.")
             return false
@@ -153,7 +156,10 @@ struct TerminalPresenter: OnboardingPresenter {
         }
         if let rejection = request.rejection { Console.report(rejection.reason) }
         Console.error(
-            "After signing in, the browser ends on an address starting with \(request.redirectURL) (it may show an error page)."
+            """
+            After signing in, the browser ends on an address starting with \(request.redirectURL) (it may show an \
+            error page).
+            """
         )
         return SecretInput.ask("Paste that whole address here: ", echo: false)?.trimmingCharacters(in: .whitespaces)
     }
@@ -178,40 +184,5 @@ struct TerminalPresenter: OnboardingPresenter {
 
     static func report(_ error: any Error) {
         if let error = error as? ConfigurationError { Console.report(error) } else { Console.report("\(error)") }
-    }
-}
-
-/// Where a secret comes from instead of the terminal: an open descriptor, or a file only its
-/// owner can read. Never argv, never the environment: both are visible to other processes.
-enum SecretSource: Sendable {
-    case descriptor(Int32)
-    case file(String)
-
-    /// The descriptor or file, as errors name it.
-    var name: String {
-        switch self {
-        case .descriptor(let fd): "file descriptor \(fd)"
-        case .file(let path): path
-        }
-    }
-
-    /// One line: the descriptor's next, or the file's first.
-    func line(what: String) throws -> String {
-        switch self {
-        case .descriptor(let fd): try SecretInput.line(fromDescriptor: fd, what: what)
-        case .file(let path): try SecretInput.line(fromFile: path, what: what)
-        }
-    }
-
-    /// All of it, up to `limit` bytes.
-    func bytes(what: String, limit: Int) throws -> [UInt8] {
-        switch self {
-        case .descriptor(let fd):
-            try FileIO.converting { () throws(FileFailure) in
-                try Files.readAll(FileDescriptor(rawValue: fd), name: name, limit: limit)
-            }
-        case .file(let path):
-            try FileIO.readSecret(path, limit: limit, what: what)
-        }
     }
 }

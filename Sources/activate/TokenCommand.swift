@@ -9,13 +9,23 @@ struct TokenCommand: AsyncParsableCommand {
         commandName: "token",
         abstract: "Print the access token of the stored sign-in, refreshed when it expires soon.",
         discussion: """
-            Prints the OAuth 2.0 access token and a newline on stdout, and nothing else, for scripts and tools that call the server:
+            Prints the OAuth 2.0 access token and a newline on stdout, and nothing else, for scripts and tools that \
+            call the server:
               curl -H "Authorization: Bearer $(activate token)" https://mobile.example.com/...
-            A token with at least --min-valid seconds left (default 60) comes from the store without any request. Otherwise it is refreshed first with the stored refresh token; parallel calls on one store take turns (a lock beside the store), so a refresh token the server lets be used once is never spent twice, and a rotated refresh token is in the store before the new access token is printed. --json prints access_token, token_type, expires_at (RFC 3339, UTC), expires_in and scope instead.
+            A token with at least --min-valid seconds left (default 60) comes from the store without any request. \
+            Otherwise it is refreshed first with the stored refresh token; parallel calls on one store take turns (a \
+            lock beside the store), so a refresh token the server lets be used once is never spent twice, and a \
+            rotated refresh token is in the store before the new access token is printed. --json prints access_token, \
+            token_type, expires_at (RFC 3339, UTC), expires_in and scope instead.
 
-            The store opens as restore opens it: with the key the kernel keyring keeps since the last unlock, else with --passcode-fd N or --passcode-file FILE, else with the passcode asked on the terminal. Without a terminal nothing is asked.
+            The store opens as restore opens it: with the key the kernel keyring keeps since the last unlock, else \
+            with --passcode-fd N or --passcode-file FILE, else with the passcode asked on the terminal. Without a \
+            terminal nothing is asked.
 
-            Exit codes: 0 printed; 7 not signed in, or the server refused the refresh (sign in with `activate login`); 8 the store is locked and no passcode was given, with no terminal to ask on; 3 nothing is onboarded; 1 the server could not be reached, or the store cannot be read or written; 2 a wrong passcode. On every failure stdout stays empty.
+            Exit codes: 0 printed; 7 not signed in, or the server refused the refresh (sign in with `activate login`); \
+            8 the store is locked and no passcode was given, with no terminal to ask on; 3 nothing is onboarded; 1 the \
+            server could not be reached, or the store cannot be read or written; 2 a wrong passcode. On every failure \
+            stdout stays empty.
             """
     )
 

@@ -7,7 +7,9 @@ struct TrustCommand: AsyncParsableCommand {
         commandName: "trust",
         abstract: "Add, remove and list the keys of a trust list.",
         discussion: """
-            A trust list is a JSON file of public keys whose AC1 codes apps accept (docs/activation-codes.md). Each change is made under a lock (FILE.lock) and written atomically, so apps and other administrators see the old list or the new one.
+            A trust list is a JSON file of public keys whose AC1 codes apps accept (docs/activation-codes.md). Each \
+            change is made under a lock (FILE.lock) and written atomically, so apps and other administrators see the \
+            old list or the new one.
             """,
         subcommands: [Add.self, Remove.self, List.self]
     )
@@ -45,11 +47,14 @@ struct TrustCommand: AsyncParsableCommand {
             discussion: """
                 Examples:
                   activate keys trust add admin.pub.pem --trust-list trust.json
-                  activate keys trust add new.pub.pem --trust-list trust.json --issuer acme-it --not-before 2027-01-01 --allow-host example.hana.ondemand.com
+                  activate keys trust add new.pub.pem --trust-list trust.json --issuer acme-it --not-before 2027-01-01 \
+                --allow-host example.hana.ondemand.com
 
-                A time (<when>) is a date (2027-01-31, midnight UTC), an RFC 3339 time (2027-01-31T12:00:00Z) or a span from now (30d, 12h, 30m).
+                A time (<when>) is a date (2027-01-31, midnight UTC), an RFC 3339 time (2027-01-31T12:00:00Z) or a \
+                span from now (30d, 12h, 30m).
 
-                Exit codes: 0 added; 1 a file cannot be read or written; 2 the key or list is not usable (a private key, an RSA key, the key is there already); 64 usage error.
+                Exit codes: 0 added; 1 a file cannot be read or written; 2 the key or list is not usable (a private \
+                key, an RSA key, the key is there already); 64 usage error.
                 """
         )
 
@@ -103,7 +108,10 @@ struct TrustCommand: AsyncParsableCommand {
                 }
                 Console.print(lines: [entry.keyID])
                 Console.note(
-                    "\(file.path): trusts key \(entry.keyID) (\(entry.algorithm.rawValue)); \(count) key\(count == 1 ? "" : "s") in the list"
+                    """
+                    \(file.path): trusts key \(entry.keyID) (\(entry.algorithm.rawValue)); \(count) \
+                    key\(count == 1 ? "" : "s") in the list
+                    """
                 )
             }
         }
@@ -113,7 +121,9 @@ struct TrustCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Stop trusting a key: every code it signed is refused from now on.",
             discussion:
-                "Exit codes: 0 removed; 1 a file cannot be read or written; 2 the key is not in the list; 64 usage error."
+                """
+                Exit codes: 0 removed; 1 a file cannot be read or written; 2 the key is not in the list; 64 usage error.
+                """
         )
 
         @Argument(
@@ -142,7 +152,10 @@ struct TrustCommand: AsyncParsableCommand {
                     remaining = list.entries.count
                 }
                 Console.note(
-                    "\(file.path): key \(keyID.lowercased()) removed (codes it signed are refused); \(remaining) key\(remaining == 1 ? "" : "s") left"
+                    """
+                    \(file.path): key \(keyID.lowercased()) removed (codes it signed are refused); \(remaining) \
+                    key\(remaining == 1 ? "" : "s") left
+                    """
                 )
             }
         }
@@ -190,7 +203,10 @@ struct TrustCommand: AsyncParsableCommand {
                     return
                 }
                 var lines = [
-                    "key id            alg    issuer          valid from            until                 status         hosts"
+                    """
+                    key id            alg    issuer          valid from            until                 status \
+                            hosts
+                    """
                 ]
                 for entry in list.entries {
                     func column(_ text: String, _ width: Int) -> String {

@@ -57,8 +57,8 @@ if arguments.first == "--round-trip" {
         }
         print(
             String(
-                format: "%5d×%-5d %6.1f MP  %8.3f ms", width, height, Double(width * height) / 1e6, time.inMilliseconds)
-        )
+                format: "%5d×%-5d %6.1f MP  %8.3f ms", width, height, Double(width * height) / 1e6,
+                time.inMilliseconds))
     }
     exit(0)
 }

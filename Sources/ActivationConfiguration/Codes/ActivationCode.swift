@@ -43,7 +43,8 @@ public struct ActivationCodeClaims: Sendable, Hashable {
 ///
 /// ```swift
 /// let trust = try TrustList(contentsOf: "trust.json")
-/// let code = try ActivationCode.verify(scannedText, trustList: trust, applicationID: "com.example.app", source: "scan")
+/// let code = try ActivationCode.verify(
+///     scannedText, trustList: trust, applicationID: "com.example.app", source: "scan")
 /// let document = try ConfigurationDocument(from: code.document, source: "scan")
 /// ```
 public enum ActivationCode {
@@ -146,7 +147,10 @@ public enum ActivationCode {
         guard let entry = trustList.entry(keyID: frame.keyID) else {
             throw ConfigurationError(
                 .unknownKey, source: source,
-                "the code is signed by key \(Hex.encode(frame.keyID)), which is not in the trust list (unknown or revoked)"
+                """
+                the code is signed by key \(Hex.encode(frame.keyID)), which is not in the trust list \
+                (unknown or revoked)
+                """
             )
         }
         guard entry.algorithm == frame.algorithm else {
@@ -157,7 +161,10 @@ public enum ActivationCode {
         guard entry.key.verify(frame.signature, for: frame.signedBytes, algorithm: frame.algorithm) else {
             throw ConfigurationError(
                 .signatureInvalid, source: source,
-                "the \(frame.algorithm.rawValue) signature does not verify with key \(entry.keyID) (the code was altered or forged)"
+                """
+                the \(frame.algorithm.rawValue) signature does not verify with key \(entry.keyID) \
+                (the code was altered or forged)
+                """
             )
         }
         if !entry.isValid(at: now) {
@@ -186,9 +193,10 @@ public enum ActivationCode {
                 "the code is for \(claims.audience.joined(separator: ", ")), not for \(applicationID)")
         }
         if let issuer = entry.issuer, claims.issuer != issuer {
+            let named = claims.issuer.map { "\"\($0)\"" } ?? "none"
             throw ConfigurationError(
                 .issuerMismatch, source: source,
-                "key \(entry.keyID) speaks for issuer \"\(issuer)\", but the code names \(claims.issuer.map { "\"\($0)\"" } ?? "none")"
+                "key \(entry.keyID) speaks for issuer \"\(issuer)\", but the code names \(named)"
             )
         }
         return Verified(
@@ -221,9 +229,10 @@ public enum ActivationCode {
                 .inputTooLarge, source: source, "\(characters.count) characters; an AC1 code has at most \(maxLength)")
         }
         if let index = characters.firstIndex(where: { !Base45.isAlphabet($0) }) {
+            let position = characters.distance(from: characters.startIndex, to: index) + 1
             throw ConfigurationError(
                 .invalidBase45, source: source,
-                "character \(characters.distance(from: characters.startIndex, to: index) + 1) is not in the QR alphanumeric set an AC1 code uses"
+                "character \(position) is not in the QR alphanumeric set an AC1 code uses"
             )
         }
         guard isActivationCode(text) else {

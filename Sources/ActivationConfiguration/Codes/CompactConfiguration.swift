@@ -1,5 +1,6 @@
 /// The configuration inside an `AC1:` code: a CBOR map with small integer keys, URLs on the
-/// server's own origin stored as paths, and UUID client ids as 16 bytes (docs/activation-codes.md, "The compact configuration").
+/// server's own origin stored as paths, and UUID client ids as 16 bytes (docs/activation-codes.md,
+/// "The compact configuration").
 ///
 /// Top level: 1 format version (1), 2 scheme, 3 host, 4 port (when not the scheme's default),
 /// 5 appID, 6 appVersion, 7 base path, 8 auth items, 9 multiUser, 10 certificate_provider,
@@ -147,7 +148,10 @@ enum CompactConfiguration {
         guard version == formatVersion else {
             throw ConfigurationError(
                 .invalidCBOR, source: source,
-                "the code's configuration has format version \(version ?? 0); this version of activate reads version \(formatVersion)"
+                """
+                the code's configuration has format version \(version ?? 0); \
+                this version of activate reads version \(formatVersion)
+                """
             )
         }
         guard let scheme = try top.text(2), let host = try top.text(3) else {

@@ -181,7 +181,10 @@ public struct TrustList: Sendable, Hashable {
         guard kid == key.keyID else {
             throw fail(
                 "kid",
-                "\"\(kid.prefix(20))\" is not the key's id (\(key.keyID): the first 8 bytes of SHA-256 of its SubjectPublicKeyInfo, in hex)"
+                """
+                "\(kid.prefix(20))" is not the key's id (\(key.keyID): the first 8 bytes of SHA-256 of its \
+                SubjectPublicKeyInfo, in hex)
+                """
             )
         }
         func string(_ key: String) throws -> String? {

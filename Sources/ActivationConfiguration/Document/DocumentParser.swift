@@ -74,9 +74,10 @@ struct ValueReader {
         let hostPath = root.appending("host")
         let host = try string(hostValue, at: hostPath)
         if host.contains("://") || host.contains("/") || host.contains("?") || host.contains("@") {
+            let shown = UntrustedText.escaped(host, maxCharacters: 80)
             throw fail(
                 .invalidHost, hostPath,
-                "\"\(UntrustedText.escaped(host, maxCharacters: 80))\" must be a host name only, without scheme or path (put a full URL in serviceURL)"
+                "\"\(shown)\" must be a host name only, without scheme or path (put a full URL in serviceURL)"
             )
         }
         let canonicalHost: CanonicalURL.Host
@@ -223,9 +224,10 @@ struct ValueReader {
         if SecurityPolicy.isWebURL(redirect) {
             redirect = try canonicalURL(redirect, at: path.appending("redirectURL")).description
         } else if !(Self.hasScheme(redirect) && UntrustedText.isPlain(redirect) && !redirect.contains(" ")) {
+            let shown = UntrustedText.escaped(redirect, maxCharacters: 80)
             throw fail(
                 .invalidURL, path.appending("redirectURL"),
-                "\"\(UntrustedText.escaped(redirect, maxCharacters: 80))\" is not a URL (an https URL or a custom scheme such as com.example.App://host)"
+                "\"\(shown)\" is not a URL (an https URL or a custom scheme such as com.example.App://host)"
             )
         }
         let grantText =
@@ -246,9 +248,10 @@ struct ValueReader {
         let secret = try optionalString(object, "clientSecret", at: path)
         let scope = try optionalString(object, "scope", at: path)
         if let scope, !scope.split(separator: " ", omittingEmptySubsequences: false).allSatisfy(Self.isScopeToken) {
+            let shown = UntrustedText.escaped(scope, maxCharacters: 80)
             throw fail(
                 .invalidValue, path.appending("scope"),
-                "\"\(UntrustedText.escaped(scope, maxCharacters: 80))\" is not a list of scopes separated by single spaces (RFC 6749 §3.3)"
+                "\"\(shown)\" is not a list of scopes separated by single spaces (RFC 6749 §3.3)"
             )
         }
         return OAuth2Client(

@@ -36,7 +36,9 @@ public struct LoadResult: Sendable {
 /// failure is recorded with the provider's id, and the queue goes on.
 ///
 /// ```swift
-/// let loader = ConfigurationLoader(providers: [ManagedConfigurationProvider(), FileConfigurationProvider(path: "config.json")])
+/// let loader = ConfigurationLoader(providers: [
+///     ManagedConfigurationProvider(), FileConfigurationProvider(path: "config.json"),
+/// ])
 /// let result = try await loader.load { keys in ["emailAddress": "someone@example.com"] }
 /// let (provider, configuration) = try result.get()
 /// ```

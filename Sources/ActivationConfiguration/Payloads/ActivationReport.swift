@@ -67,7 +67,10 @@ public struct ActivationReport: Sendable {
             if let claims = payload.claims {
                 let issuer = claims.issuer.map { ", issuer \($0)" } ?? ""
                 lines.append(
-                    "  Signature:  verified (AC1, \(algorithm.rawValue), key \(fingerprint)\(issuer), expires \(claims.expires.formatted(.iso8601)))"
+                    """
+                      Signature:  verified (AC1, \(algorithm.rawValue), key \(fingerprint)\(issuer), \
+                    expires \(claims.expires.formatted(.iso8601)))
+                    """
                 )
             } else {
                 lines.append(

@@ -80,7 +80,10 @@ public enum ConfigurationCode {
             // Anyone who sees a code reads it: a client secret in one is a secret no longer.
             throw ConfigurationError(
                 .passcodeRefused, source: source,
-                "the document carries an OAuth client secret, which never goes into a code; give it to apps by file or managed configuration"
+                """
+                the document carries an OAuth client secret, which never goes into a code; \
+                give it to apps by file or managed configuration
+                """
             )
         }
         if hasPasscode && !allowPasscode {

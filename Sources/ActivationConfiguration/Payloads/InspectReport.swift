@@ -1,9 +1,10 @@
 import Foundation
 
-/// What `activate inspect --json` prints (docs/generating-and-inspecting.md, "inspect --json"), as a type; `scan --json` prints
-/// it for each code, and `restore --json` its ``Configuration``. Programs that run the tool decode
-/// its output with it: `JSONDecoder().decode(InspectReport.self, from: output)`. Absent fields are
-/// left out of the JSON; keys are stable, and new keys may be added.
+/// What `activate inspect --json` prints (docs/generating-and-inspecting.md, "inspect --json"), as
+/// a type; `scan --json` prints it for each code, and `restore --json` its ``Configuration``.
+/// Programs that run the tool decode its output with it:
+/// `JSONDecoder().decode(InspectReport.self, from: output)`. Absent fields are left out of the
+/// JSON; keys are stable, and new keys may be added.
 public struct InspectReport: Codable, Sendable, Hashable {
     /// Whether the input is a configuration that passed the policy, or `AppParameters.plist`.
     public var accepted: Bool

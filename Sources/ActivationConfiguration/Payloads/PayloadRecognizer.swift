@@ -222,7 +222,10 @@ public struct PayloadRecognizer: Sendable {
             let frame = try ActivationCode.frame(of: text, source: source)
             throw ConfigurationError(
                 .unknownKey, source: source,
-                "the code is signed by key \(Hex.encode(frame.keyID)), and no trust list or public key was given to verify it"
+                """
+                the code is signed by key \(Hex.encode(frame.keyID)), \
+                and no trust list or public key was given to verify it
+                """
             )
         }
         let code = try ActivationCode.verify(

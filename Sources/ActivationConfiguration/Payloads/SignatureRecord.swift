@@ -1,8 +1,9 @@
 import Foundation
 
 /// A signature as the reports print it: `configuration.signature` of ``InspectReport`` and
-/// `signature` of ``RestoreReport`` (docs/generating-and-inspecting.md, "inspect --json"; docs/onboarding.md, "restore --json"). The store file
-/// keeps the same record, with the signed code added. Absent fields are left out of the JSON.
+/// `signature` of ``RestoreReport`` (docs/generating-and-inspecting.md, "inspect --json";
+/// docs/onboarding.md, "restore --json"). The store file keeps the same record, with the signed
+/// code added. Absent fields are left out of the JSON.
 public struct SignatureRecord: Codable, Sendable, Hashable {
     /// `unsigned` or `verified` (``SignatureStatus/name``).
     public var status: String

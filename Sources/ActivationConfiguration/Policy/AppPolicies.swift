@@ -42,9 +42,10 @@ public struct LogSettings: Sendable, Hashable {
         case nil, .null?: break
         case .string(let text)?:
             guard let known = Level(rawValue: text.uppercased()) else {
+                let levels = Level.allCases.map(\.rawValue).joined(separator: ", ")
                 throw reader.invalid(
                     "logLevel",
-                    "not one of \(Level.allCases.map(\.rawValue).joined(separator: ", ")): \(ConfigurationValue.string(text).kindDescription)"
+                    "not one of \(levels): \(ConfigurationValue.string(text).kindDescription)"
                 )
             }
             level = known

@@ -171,9 +171,10 @@ public struct PasscodePolicy: Sendable, Hashable {
     public func check(_ passcode: String, source: String? = nil) throws {
         let broken = validate(passcode)
         guard broken.isEmpty else {
+            let needs = broken.map(\.description).joined(separator: ", ")
             throw ConfigurationError(
                 .passcodeRejected, source: source,
-                "the passcode does not meet the passcode policy: it needs \(broken.map(\.description).joined(separator: ", "))"
+                "the passcode does not meet the passcode policy: it needs \(needs)"
             )
         }
     }

@@ -138,7 +138,10 @@ public struct StoredConfiguration: Sendable, Hashable {
                 guard trusted.entries.isEmpty || trusted.entry(keyID: proof.key.keyIDBytes) != nil else {
                     throw ConfigurationError(
                         .unknownKey, source: source,
-                        "the stored configuration was signed with key \(fingerprint), which is not in the trust list (revoked?)"
+                        """
+                        the stored configuration was signed with key \(fingerprint), \
+                        which is not in the trust list (revoked?)
+                        """
                     )
                 }
                 guard proof.key.activationCodeAlgorithm == algorithm else {
@@ -157,7 +160,10 @@ public struct StoredConfiguration: Sendable, Hashable {
                 if !policy.verificationKeys.isEmpty && !policy.verificationKeys.contains(proof.key) {
                     throw ConfigurationError(
                         .signatureInvalid, source: source,
-                        "the stored configuration was signed with key \(fingerprint), which is not among the given public keys"
+                        """
+                        the stored configuration was signed with key \(fingerprint), \
+                        which is not among the given public keys
+                        """
                     )
                 }
                 let parts = try CompactJWS.parse(proof.signedCode, source: "\(source) (stored signed code)")

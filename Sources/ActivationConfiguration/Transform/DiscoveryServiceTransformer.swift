@@ -42,7 +42,10 @@ public struct OAuth2PasswordGrantParameters: Sendable, Hashable, CustomStringCon
     public var passcode: String
 
     public var description: String {
-        "OAuth2PasswordGrantParameters(clientID: \(clientID), tokenEndpointURL: \(tokenEndpointURL), passcode: <redacted>)"
+        """
+        OAuth2PasswordGrantParameters(clientID: \(clientID), tokenEndpointURL: \(tokenEndpointURL), \
+        passcode: <redacted>)
+        """
     }
 }
 

@@ -162,7 +162,10 @@ public struct CanonicalURL: Sendable, Hashable, CustomStringConvertible {
                 if let address = canonicalIPv4(labels) { return .ipv4(address) }
                 if let meaning = ipv4Meaning(labels) {
                     throw Problem(
-                        "a numeric address in a non-standard form (resolvers read it as \(meaning)); write IP addresses as four decimal numbers"
+                        """
+                        a numeric address in a non-standard form (resolvers read it as \(meaning)); \
+                        write IP addresses as four decimal numbers
+                        """
                     )
                 }
                 throw Problem("a host name cannot end in a number")

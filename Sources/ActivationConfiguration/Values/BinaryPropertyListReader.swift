@@ -363,7 +363,10 @@ struct BinaryPropertyListReader {
         if expandedBytes > limits.maxDocumentBytes {
             throw ConfigurationError(
                 .inputTooLarge, source: source,
-                "its strings and data add up to more than \(ByteCount(limits.maxDocumentBytes)), the limit for a configuration document"
+                """
+                its strings and data add up to more than \(ByteCount(limits.maxDocumentBytes)), \
+                the limit for a configuration document
+                """
             )
         }
     }

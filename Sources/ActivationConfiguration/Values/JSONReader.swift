@@ -29,7 +29,8 @@ public struct JSONReader: Sendable {
     /// - Parameters:
     ///   - bytes: the UTF-8 text.
     ///   - source: names the input in errors (a file name, `-`, or `payload`).
-    /// - Throws: ``ConfigurationError`` with `inputTooLarge`, `invalidUTF8`, `tooDeep`, `tooManyItems` or `invalidJSON`.
+    /// - Throws: ``ConfigurationError`` with `inputTooLarge`, `invalidUTF8`, `tooDeep`, `tooManyItems`
+    ///   or `invalidJSON`.
     public func parse(_ bytes: [UInt8], source: String) throws -> ConfigurationValue {
         if bytes.count > maxBytes {
             throw ConfigurationError(

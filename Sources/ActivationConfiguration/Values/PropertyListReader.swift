@@ -25,7 +25,10 @@ public enum PropertyListReader {
         if bytes.count > limits.maxDocumentBytes {
             throw ConfigurationError(
                 .inputTooLarge, source: source,
-                "\(ByteCount(bytes.count)) exceeds the \(ByteCount(limits.maxDocumentBytes)) limit for a configuration document"
+                """
+                \(ByteCount(bytes.count)) exceeds the \(ByteCount(limits.maxDocumentBytes)) limit \
+                for a configuration document
+                """
             )
         }
         if bytes.starts(with: Array("bplist".utf8)) {

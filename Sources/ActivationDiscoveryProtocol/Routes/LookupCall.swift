@@ -29,11 +29,15 @@ public struct LookupCall: Sendable, Hashable {
 extension LookupCall {
     /// The lookup by e-mail address as the OpenAPI document writes it; a client replaces
     /// `{appConfigID}` (`<appID>:<version>`) and `{emailAddress}`, percent-encoded.
-    public static let emailPathTemplate =
-        "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',EmailAddress='{emailAddress}')"
+    public static let emailPathTemplate = """
+        /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(\
+        AppConfigID='{appConfigID}',EmailAddress='{emailAddress}')
+        """
     /// The lookup by onboarding code as the OpenAPI document writes it (`{appConfigID}`, `{onboardingCode}`).
-    public static let codePathTemplate =
-        "/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(AppConfigID='{appConfigID}',OnboardingCode='{onboardingCode}')"
+    public static let codePathTemplate = """
+        /config-api.svc/ApplicationConfigurations/getApplicationConfiguration(\
+        AppConfigID='{appConfigID}',OnboardingCode='{onboardingCode}')
+        """
 
     static let name = Array("getApplicationConfiguration(".utf8)
 

@@ -4,11 +4,12 @@ import Hummingbird
 import NIOCore
 
 /// The console at `/admin/`: one page, its script and its style (`Resources/Console`, compiled
-/// into the binary: no build step, no CDN, no files to install). It signs in with an admin token kept in `sessionStorage` and sent as a header
-/// (no cookie, so no cross-site request can act with it), and speaks the admin API like any
-/// client. Every value from the service is put into the page as text (`textContent`), never as
-/// markup; the Content-Security-Policy allows scripts and styles from this origin only, images
-/// from here and `data:` (the QR codes), and requests to this origin only.
+/// into the binary: no build step, no CDN, no files to install). It signs in with an admin token
+/// kept in `sessionStorage` and sent as a header (no cookie, so no cross-site request can act with
+/// it), and speaks the admin API like any client. Every value from the service is put into the
+/// page as text (`textContent`), never as markup; the Content-Security-Policy allows scripts and
+/// styles from this origin only, images from here and `data:` (the QR codes), and requests to this
+/// origin only.
 enum AdminConsole {
     /// The policy every console file is sent with.
     static let contentSecurityPolicy =

@@ -113,8 +113,10 @@ package struct DatabaseTokenBuckets: TokenBuckets {
     /// names; clocks of instances may differ a little.
     private func refilled(_ limit: RateLimit, at: Int64, table: String = "rate_buckets") -> SQLQueryString {
         let (least, greatest) = functions
-        return
-            "\(least)(\(bind: limit.burst), \(ident: table).tokens + \(greatest)(0, \(bind: at) - \(ident: table).updated_at) * \(bind: limit.perMillisecond))"
+        return """
+            \(least)(\(bind: limit.burst), \(ident: table).tokens \
+            + \(greatest)(0, \(bind: at) - \(ident: table).updated_at) * \(bind: limit.perMillisecond))
+            """
     }
 
     package func take(
@@ -127,13 +129,18 @@ package struct DatabaseTokenBuckets: TokenBuckets {
         // The other bucket as it stood before this statement (a missing one is full).
         let otherTokens: SQLQueryString =
             other.map { other in
-                "(SELECT \(self.refilled(other.limit, at: at, table: "other")) FROM rate_buckets AS other WHERE other.key = \(bind: other.key))"
+                """
+                (SELECT \(self.refilled(other.limit, at: at, table: "other")) FROM rate_buckets AS other \
+                WHERE other.key = \(bind: other.key))
+                """
             } ?? "NULL"
         let row = try await database.withConnection { sql in
             try await sql.raw(
                 """
-                INSERT INTO rate_buckets (key, tokens, updated_at) VALUES (\(bind: key), \(bind: limit.burst - 1), \(bind: at))
-                ON CONFLICT (key) DO UPDATE SET tokens = \(refilled) - 1, updated_at = \(greatest)(rate_buckets.updated_at, \(bind: at))
+                INSERT INTO rate_buckets (key, tokens, updated_at) \
+                VALUES (\(bind: key), \(bind: limit.burst - 1), \(bind: at))
+                ON CONFLICT (key) DO UPDATE SET tokens = \(refilled) - 1, \
+                updated_at = \(greatest)(rate_buckets.updated_at, \(bind: at))
                 WHERE \(refilled) >= 1
                 RETURNING \(otherTokens) AS other_tokens
                 """
@@ -158,7 +165,8 @@ package struct DatabaseTokenBuckets: TokenBuckets {
         try await database.withConnection { sql in
             try await sql.raw(
                 """
-                INSERT INTO rate_buckets (key, tokens, updated_at) VALUES (\(bind: key), \(bind: limit.burst - 1), \(bind: at))
+                INSERT INTO rate_buckets (key, tokens, updated_at) \
+                VALUES (\(bind: key), \(bind: limit.burst - 1), \(bind: at))
                 ON CONFLICT (key) DO UPDATE SET tokens = \(greatest)(\(bind: -limit.burst), \(refilled) - 1),
                   updated_at = \(greatest)(rate_buckets.updated_at, \(bind: at))
                 """

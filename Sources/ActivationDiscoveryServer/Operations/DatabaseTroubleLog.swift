@@ -26,7 +26,10 @@ final class DatabaseTroubleLog: Sendable {
         guard due else { return }
         let what = error is DatabaseUnavailable ? "it did not answer in time" : String(describing: error)
         logger.warning(
-            "answering 503 to \(route): the database failed: \(what); failures in the next \(Self.interval) are not logged"
+            """
+            answering 503 to \(route): the database failed: \(what); \
+            failures in the next \(Self.interval) are not logged
+            """
         )
     }
 }

@@ -81,7 +81,10 @@ extension DiscoveryServer {
             default:
                 return error(
                     .badRequest,
-                    "expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') or OnboardingCode='<code>'"
+                    """
+                    expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') \
+                    or OnboardingCode='<code>'
+                    """
                 )
             }
         }

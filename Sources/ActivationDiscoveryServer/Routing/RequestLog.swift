@@ -35,7 +35,10 @@ extension DiscoveryServer {
             let route = Self.routeName(context)
             metrics.request(route: route, status: response.status.code, duration: elapsed)
             logger.info(
-                "\(Self.loggedMethod(request.method)) \(route) \(response.status.code) \(String(format: "%.2f", elapsed.inMilliseconds)) ms",
+                """
+                \(Self.loggedMethod(request.method)) \(route) \(response.status.code) \
+                \(String(format: "%.2f", elapsed.inMilliseconds)) ms
+                """,
                 metadata: ["request_id": .string(id)])
             return response
         }

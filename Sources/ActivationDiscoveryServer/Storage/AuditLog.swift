@@ -16,11 +16,12 @@ package struct AuditLog: Sendable {
     package typealias Entry = AuditEntry
 
     package func record(_ entry: Entry) async throws {
+        let at = Milliseconds.from(entry.at)
         try await database.withConnection { sql in
             try await sql.raw(
                 """
                 INSERT INTO audit (at, actor, action, app_id, subject_id, outcome)
-                VALUES (\(bind: Milliseconds.from(entry.at)), \(bind: entry.actor), \(bind: entry.action), \(bind: entry.appID),
+                VALUES (\(bind: at), \(bind: entry.actor), \(bind: entry.action), \(bind: entry.appID),
                         \(bind: entry.subject), \(bind: entry.outcome))
                 """
             ).run()
@@ -35,7 +36,8 @@ package struct AuditLog: Sendable {
         try await database.withConnection { sql in
             try await sql.raw(
                 """
-                SELECT at, actor, action, app_id, subject_id, outcome FROM audit WHERE at >= \(bind: Milliseconds.from(since))
+                SELECT at, actor, action, app_id, subject_id, outcome FROM audit \
+                WHERE at >= \(bind: Milliseconds.from(since))
                 ORDER BY id DESC LIMIT \(literal: min(max(1, limit), Self.maxListed))
                 """
             ).all().map { row in

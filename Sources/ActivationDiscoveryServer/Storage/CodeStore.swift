@@ -59,10 +59,12 @@ package struct CodeStore: Sendable {
         _ code: OnboardingCode, hasher: OnboardingCodeHasher, sql: any SQLDatabase, appID: String, document: String,
         label: String?, uses: Int, expires: Date, now: Date
     ) async throws -> Int64? {
-        try await sql.raw(
+        let hash = Data(hasher.hash(code))
+        let expiresAt = Milliseconds.from(expires)
+        return try await sql.raw(
             """
             INSERT INTO codes (app_id, code_hash, document, label, expires_at, uses_left, created_at)
-            VALUES (\(bind: appID), \(bind: Data(hasher.hash(code))), \(bind: document), \(bind: label), \(bind: Milliseconds.from(expires)),
+            VALUES (\(bind: appID), \(bind: hash), \(bind: document), \(bind: label), \(bind: expiresAt),
                     \(bind: uses), \(bind: Milliseconds.from(now)))
             ON CONFLICT (code_hash) DO NOTHING RETURNING id
             """
@@ -79,7 +81,8 @@ package struct CodeStore: Sendable {
             let consumed = try await sql.raw(
                 """
                 UPDATE codes SET uses_left = uses_left - 1, consumed_at = \(bind: at)
-                WHERE app_id = \(bind: appID) AND code_hash = \(bind: hash) AND uses_left > 0 AND revoked_at IS NULL AND expires_at > \(bind: at)
+                WHERE app_id = \(bind: appID) AND code_hash = \(bind: hash) AND uses_left > 0 AND revoked_at IS NULL \
+                AND expires_at > \(bind: at)
                 RETURNING document
                 """
             ).first()?.decode(column: "document", as: String.self)
@@ -88,7 +91,8 @@ package struct CodeStore: Sendable {
             guard
                 let row = try await sql.raw(
                     """
-                    SELECT uses_left, expires_at, revoked_at FROM codes WHERE app_id = \(bind: appID) AND code_hash = \(bind: hash)
+                    SELECT uses_left, expires_at, revoked_at FROM codes \
+                    WHERE app_id = \(bind: appID) AND code_hash = \(bind: hash)
                     """
                 ).first()
             else { return .notFound }
@@ -143,7 +147,8 @@ package struct CodeStore: Sendable {
     {
         let at = Milliseconds.from(now)
         var query: SQLQueryString = """
-            SELECT id, document, label, uses_left, created_at, expires_at, consumed_at, revoked_at FROM codes WHERE app_id = \(bind: appID)
+            SELECT id, document, label, uses_left, created_at, expires_at, consumed_at, revoked_at FROM codes \
+            WHERE app_id = \(bind: appID)
             """
         if let status { query = query + " AND " + status.condition(at: at) }
         query = query + " ORDER BY id DESC LIMIT \(literal: min(max(1, limit), Self.maxListed))"

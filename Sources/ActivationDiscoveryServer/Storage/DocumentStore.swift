@@ -22,12 +22,17 @@ package struct DocumentStore: Sendable {
         let digest = Hex.encode(SHA256.hash(data: Array(json.utf8)))
         try await database.withTransaction { sql in
             try await sql.raw(
-                "INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) ON CONFLICT (app_id) DO NOTHING"
+                """
+                INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) \
+                ON CONFLICT (app_id) DO NOTHING
+                """
             ).run()
             try await sql.raw(
                 """
-                INSERT INTO documents (app_id, name, json, sha256, updated_at) VALUES (\(bind: appID), \(bind: name), \(bind: json), \(bind: digest), \(bind: at))
-                ON CONFLICT (app_id, name) DO UPDATE SET json = excluded.json, sha256 = excluded.sha256, updated_at = excluded.updated_at
+                INSERT INTO documents (app_id, name, json, sha256, updated_at) \
+                VALUES (\(bind: appID), \(bind: name), \(bind: json), \(bind: digest), \(bind: at))
+                ON CONFLICT (app_id, name) DO UPDATE SET json = excluded.json, sha256 = excluded.sha256, \
+                updated_at = excluded.updated_at
                 """
             ).run()
             try await Self.bumpVersion(sql)
@@ -48,7 +53,8 @@ package struct DocumentStore: Sendable {
             }
             try await sql.raw(
                 """
-                INSERT INTO domains (app_id, domain, document) VALUES (\(bind: appID), \(bind: domain.lowercased()), \(bind: document))
+                INSERT INTO domains (app_id, domain, document) \
+                VALUES (\(bind: appID), \(bind: domain.lowercased()), \(bind: document))
                 ON CONFLICT (app_id, domain) DO UPDATE SET document = excluded.document
                 """
             ).run()
@@ -63,7 +69,8 @@ package struct DocumentStore: Sendable {
             let removed =
                 try await sql.raw(
                     """
-                    DELETE FROM domains WHERE app_id = \(bind: appID) AND domain = \(bind: domain.lowercased()) RETURNING domain
+                    DELETE FROM domains WHERE app_id = \(bind: appID) AND domain = \(bind: domain.lowercased()) \
+                    RETURNING domain
                     """
                 ).first() != nil
             if removed { try await Self.bumpVersion(sql) }
@@ -78,12 +85,17 @@ package struct DocumentStore: Sendable {
         let digest = Hex.encode(SHA256.hash(data: Array(json.utf8)))
         try await database.withTransaction { sql in
             try await sql.raw(
-                "INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) ON CONFLICT (app_id) DO NOTHING"
+                """
+                INSERT INTO applications (app_id, created_at) VALUES (\(bind: appID), \(bind: at)) \
+                ON CONFLICT (app_id) DO NOTHING
+                """
             ).run()
             try await sql.raw(
                 """
-                INSERT INTO settings (app_id, json, sha256, updated_at) VALUES (\(bind: appID), \(bind: json), \(bind: digest), \(bind: at))
-                ON CONFLICT (app_id) DO UPDATE SET json = excluded.json, sha256 = excluded.sha256, updated_at = excluded.updated_at
+                INSERT INTO settings (app_id, json, sha256, updated_at) \
+                VALUES (\(bind: appID), \(bind: json), \(bind: digest), \(bind: at))
+                ON CONFLICT (app_id) DO UPDATE SET json = excluded.json, sha256 = excluded.sha256, \
+                updated_at = excluded.updated_at
                 """
             ).run()
             try await Self.bumpVersion(sql)
@@ -128,7 +140,8 @@ package struct DocumentStore: Sendable {
     }
 
     /// What lookups and policy requests need: every document's JSON, every domain's document and
-    /// every application's client policies, by application; read in one transaction with the change counter they belong to.
+    /// every application's client policies, by application; read in one transaction with the
+    /// change counter they belong to.
     package struct Snapshot: Sendable {
         package var version: Int64 = -1
         /// Document JSON by application, then by document name.
@@ -173,13 +186,14 @@ package struct DocumentStore: Sendable {
     /// Every application, by id, with its counts; active codes are those that can still be used.
     package func applications(now: Date = Date()) async throws -> [ApplicationSummary] {
         let at = Milliseconds.from(now)
+        let active = CodeStore.Status.active.condition(at: at)
         return try await database.withConnection { sql in
             try await sql.raw(
                 """
                 SELECT a.app_id,
                   (SELECT COUNT(*) FROM documents d WHERE d.app_id = a.app_id) AS documents,
                   (SELECT COUNT(*) FROM domains m WHERE m.app_id = a.app_id) AS domains,
-                  (SELECT COUNT(*) FROM codes c WHERE c.app_id = a.app_id AND \(CodeStore.Status.active.condition(at: at))) AS active_codes,
+                  (SELECT COUNT(*) FROM codes c WHERE c.app_id = a.app_id AND \(active)) AS active_codes,
                   (SELECT COUNT(*) FROM settings s WHERE s.app_id = a.app_id) AS settings
                 FROM applications a ORDER BY a.app_id
                 """

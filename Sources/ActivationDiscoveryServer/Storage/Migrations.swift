@@ -30,7 +30,8 @@ package enum DiscoverySchema {
                   PRIMARY KEY (app_id, domain), FOREIGN KEY (app_id, document) REFERENCES documents (app_id, name))
                 """,
                 """
-                CREATE TABLE codes (id \(unsafeRaw: key), app_id TEXT NOT NULL, code_hash \(unsafeRaw: bytes) NOT NULL UNIQUE,
+                CREATE TABLE codes (id \(unsafeRaw: key), app_id TEXT NOT NULL, \
+                code_hash \(unsafeRaw: bytes) NOT NULL UNIQUE,
                   document TEXT NOT NULL, label TEXT, expires_at BIGINT NOT NULL, uses_left INTEGER NOT NULL,
                   created_at BIGINT NOT NULL, consumed_at BIGINT, revoked_at BIGINT,
                   FOREIGN KEY (app_id, document) REFERENCES documents (app_id, name))
@@ -50,7 +51,10 @@ package enum DiscoverySchema {
                 "CREATE TABLE changes (id INTEGER PRIMARY KEY CHECK (id = 1), version BIGINT NOT NULL)",
                 "INSERT INTO changes (id, version) VALUES (1, 0)",
                 // Token buckets of failed code lookups, shared by every instance.
-                "CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens \(unsafeRaw: real) NOT NULL, updated_at BIGINT NOT NULL)",
+                """
+                CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens \(unsafeRaw: real) NOT NULL, \
+                updated_at BIGINT NOT NULL)
+                """,
             ]
             if dialect == "postgresql" {
                 // Room on each page, so that using a code (which changes no indexed column) is a
@@ -89,7 +93,8 @@ package enum DiscoverySchema {
             }
             try await sql.raw(
                 """
-                CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)
+                CREATE TABLE IF NOT EXISTS schema_migrations \
+                (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)
                 """
             ).run()
             let found =
@@ -99,7 +104,10 @@ package enum DiscoverySchema {
             guard found <= known else {
                 throw ConfigurationError(
                     .invalidValue, source: source,
-                    "the database has schema version \(found); this activate knows versions up to \(known), so a newer activate made it"
+                    """
+                    the database has schema version \(found); \
+                    this activate knows versions up to \(known), so a newer activate made it
+                    """
                 )
             }
             var applied: [Int] = []

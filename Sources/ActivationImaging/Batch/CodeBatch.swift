@@ -242,8 +242,8 @@ public enum CodeBatch {
             from: bytes, source: job.source, recognizer: settings.recognizer, form: form,
             applicationID: settings.applicationID, allowPasscode: settings.allowPasscode)
         let generated = try settings.generator.generate(Array(code.text.utf8), as: settings.format)
-        let path =
-            "\(settings.outputDirectory)/\(job.name).\(settings.format == .png ? "png" : settings.format == .svg ? "svg" : "txt")"
+        let fileExtension = settings.format == .png ? "png" : settings.format == .svg ? "svg" : "txt"
+        let path = "\(settings.outputDirectory)/\(job.name).\(fileExtension)"
         try FileIO.write(generated.data, to: path, replace: settings.replace, syncFolder: false)
         var keyID: String?
         var expires: Date?

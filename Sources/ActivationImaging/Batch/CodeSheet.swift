@@ -63,9 +63,11 @@ public enum CodeSheet {
             body { font: 11pt system-ui, sans-serif; margin: 1cm; }
             h1 { font-size: 14pt; }
             .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(6.5cm, 1fr)); gap: 0.6cm; }
-            .card { border: 1px solid #999; border-radius: 4px; padding: 0.4cm; break-inside: avoid; page-break-inside: avoid; }
+            .card { border: 1px solid #999; border-radius: 4px; padding: 0.4cm; break-inside: avoid; \
+            page-break-inside: avoid; }
             .card img { width: 100%; image-rendering: pixelated; }
-            .code { font: bold 15pt ui-monospace, monospace; text-align: center; letter-spacing: 0.05em; margin: 0.1cm 0; }
+            .code { font: bold 15pt ui-monospace, monospace; text-align: center; letter-spacing: 0.05em; \
+            margin: 0.1cm 0; }
             .label { font-weight: bold; font-size: 12pt; margin: 0.2cm 0; overflow-wrap: anywhere; }
             dl { display: grid; grid-template-columns: auto 1fr; gap: 0 0.3cm; margin: 0; font-size: 9pt; }
             dt { color: #555; } dd { margin: 0; overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
@@ -82,9 +84,12 @@ public enum CodeSheet {
             if let appID = card.appID { details.append(("App", appID)) }
             if let keyID = card.keyID { details.append(("Key", keyID)) }
             if let expires = card.expires { details.append(("Expires", expires.formatted(.iso8601))) }
+            let label = HTMLText.escaped(card.label)
+            let typedCode = card.typedCode.map { "<div class=\"code\">\(HTMLText.escaped($0))</div>" } ?? ""
+            let definitions = details.map { "<dt>\($0.0)</dt><dd>\(HTMLText.escaped($0.1))</dd>" }.joined()
             page += """
-                <div class="card"><img alt="activation code \(HTMLText.escaped(card.label))" src="data:\(type);base64,\(Base64.encode(image))">
-                \(card.typedCode.map { "<div class=\"code\">\(HTMLText.escaped($0))</div>" } ?? "")<div class="label">\(HTMLText.escaped(card.label))</div><dl>\(details.map { "<dt>\($0.0)</dt><dd>\(HTMLText.escaped($0.1))</dd>" }.joined())</dl></div>
+                <div class="card"><img alt="activation code \(label)" src="data:\(type);base64,\(Base64.encode(image))">
+                \(typedCode)<div class="label">\(label)</div><dl>\(definitions)</dl></div>
 
                 """
         }

@@ -37,9 +37,10 @@ public struct QRCodeEncoder: Sendable, Hashable {
         }
         let densest = QREncodingMode.densest(for: payload)
         let capacity = densest.capacity(at: errorCorrection)
+        let units = densest == .byte ? "bytes" : "characters"
         let tooLarge = ImagingError(
             .payloadTooLarge, source: "payload",
-            "\(payload.count) \(densest == .byte ? "bytes" : "characters") do not fit in a QR code; at error-correction "
+            "\(payload.count) \(units) do not fit in a QR code; at error-correction "
                 + "level \(errorCorrection.rawValue) the largest \(densest.rawValue) payload is \(capacity)"
                 + (errorCorrection == .low ? "" : " (level L holds \(densest.capacity(at: .low)))"))
         // Byte payloads may still fit with their digit and letter runs in denser segments.

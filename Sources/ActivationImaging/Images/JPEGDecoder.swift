@@ -27,7 +27,10 @@ enum JPEGDecoder {
         guard structure.scans <= maxScans else {
             throw ImagingError(
                 .imageTooLarge, source: name,
-                "JPEG has \(structure.scans) scans, more than the \(maxScans) a real image needs (a decoding-time attack?)"
+                """
+                JPEG has \(structure.scans) scans, more than the \(maxScans) a real image needs \
+                (a decoding-time attack?)
+                """
             )
         }
         return try bytes.withUnsafeBufferPointer { input in

@@ -75,8 +75,8 @@ public struct QRCodeGenerator: Sendable, Hashable {
                     data, width: side, height: side, shrinkingBy: factor, name: "rendered PNG")
             else {
                 throw ImagingError(
-                    .verificationFailed, source: "rendered code", "the PNG written is not a \(side)×\(side) 1-bit image"
-                )
+                    .verificationFailed, source: "rendered code",
+                    "the PNG written is not a \(side)×\(side) 1-bit image")
             }
             check = read
             moduleSize = scale / factor

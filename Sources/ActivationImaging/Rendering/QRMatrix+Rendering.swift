@@ -144,7 +144,8 @@ extension QRMatrix {
         }
         guard (0...100).contains(margin) else {
             throw ImagingError(
-                .invalidOption, source: "margin", "\(margin) modules is out of range (0–100; the standard asks for 4)")
+                .invalidOption, source: "margin",
+                "\(margin) modules is out of range (0–100; the standard asks for 4)")
         }
     }
 }

@@ -110,9 +110,10 @@ public struct AuthorizationCallback: Sendable, Hashable, CustomStringConvertible
         // The fragment is cut off: the code comes in the query of the authorization-code flow.
         let withoutFragment = trimmed.prefix { $0 != "#" }
         guard let mark = withoutFragment.firstIndex(of: "?"), withoutFragment[..<mark] == expected else {
+            let shown = UntrustedText.escaped(expected, maxCharacters: 200)
             throw OnboardingError(
                 .signInFailed,
-                "the pasted address does not start with the redirect address \(UntrustedText.escaped(expected, maxCharacters: 200))"
+                "the pasted address does not start with the redirect address \(shown)"
             )
         }
         try self.init(query: withoutFragment[withoutFragment.index(after: mark)...])
@@ -128,10 +129,11 @@ public struct AuthorizationCallback: Sendable, Hashable, CustomStringConvertible
         // another local process must not be able to end the sign-in.
         guard let state, RandomToken.equal(state, request.state) else { return .wrongState }
         if let issuer, let expectedIssuer, issuer != expectedIssuer {
+            let shown = UntrustedText.escaped(issuer, maxCharacters: 200)
             return .failed(
                 OnboardingError(
                     .signInFailed,
-                    "the redirect names the issuer \(UntrustedText.escaped(issuer, maxCharacters: 200)), not \(expectedIssuer): the code came from another server"
+                    "the redirect names the issuer \(shown), not \(expectedIssuer): the code came from another server"
                 ))
         }
         if let error {
@@ -149,7 +151,10 @@ public struct AuthorizationCallback: Sendable, Hashable, CustomStringConvertible
 
     /// Never the code: `AuthorizationCallback(code: (set), error: access_denied)`.
     public var description: String {
-        "AuthorizationCallback(code: \(code == nil ? "none" : "(set)"), error: \(error.map { UntrustedText.escaped($0, maxCharacters: 80) } ?? "none"))"
+        """
+        AuthorizationCallback(code: \(code == nil ? "none" : "(set)"), \
+        error: \(error.map { UntrustedText.escaped($0, maxCharacters: 80) } ?? "none"))
+        """
     }
 
     /// What a callback means for the sign-in.

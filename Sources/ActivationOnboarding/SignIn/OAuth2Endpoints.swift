@@ -56,12 +56,8 @@ public struct OAuth2Endpoints: Sendable, Hashable {
     ) {
         guard let issuer else { return (self, []) }
         guard metadata.issuer == issuer else {
-            return (
-                self,
-                [
-                    "the metadata of \(issuer) names another issuer (\(UntrustedText.escaped(metadata.issuer, maxCharacters: 200))): ignored"
-                ]
-            )
+            let named = UntrustedText.escaped(metadata.issuer, maxCharacters: 200)
+            return (self, ["the metadata of \(issuer) names another issuer (\(named)): ignored"])
         }
         var filled = self
         var warnings: [String] = []

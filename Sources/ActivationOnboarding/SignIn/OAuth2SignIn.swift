@@ -20,7 +20,8 @@
         ///
         /// - Parameters:
         ///   - endpoints: the server's endpoints and the client.
-        ///   - policy: judges the addresses servers hand out; with `allowHTTP`, http to loopback test servers is accepted.
+        ///   - policy: judges the addresses servers hand out; with `allowHTTP`, http to loopback test
+        ///     servers is accepted.
         ///   - timeout: how long the browser sign-in waits for the redirect (default 180 s).
         ///   - requestTimeout: each request's deadline.
         public init(
@@ -148,7 +149,10 @@
             guard let deviceEndpoint = endpoints.deviceAuthorization else {
                 throw OnboardingError(
                     .signInFailed,
-                    "the configuration names no device authorization endpoint (oauth2.deviceAuthorizationEndpoint), and its issuer's metadata none"
+                    """
+                    the configuration names no device authorization endpoint \
+                    (oauth2.deviceAuthorizationEndpoint), and its issuer's metadata none
+                    """
                 )
             }
             var form = [(String, String)]()

@@ -43,7 +43,10 @@ public struct TokenAnswer: Sendable, Hashable, CustomStringConvertible {
 
     /// Never a token.
     public var description: String {
-        "TokenAnswer(Bearer, expires_in: \(expiresIn.map(String.init) ?? "unknown"), refresh token: \(refreshToken == nil ? "none" : "issued"))"
+        """
+        TokenAnswer(Bearer, expires_in: \(expiresIn.map(String.init) ?? "unknown"), \
+        refresh token: \(refreshToken == nil ? "none" : "issued"))
+        """
     }
 }
 
@@ -115,7 +118,10 @@ public struct DeviceAuthorization: Sendable, Hashable, CustomStringConvertible {
 
     /// Never the device code.
     public var description: String {
-        "DeviceAuthorization(user code \(userCode) at \(verificationURI), expires_in: \(expiresIn), interval: \(interval))"
+        """
+        DeviceAuthorization(user code \(userCode) at \(verificationURI), \
+        expires_in: \(expiresIn), interval: \(interval))
+        """
     }
 }
 

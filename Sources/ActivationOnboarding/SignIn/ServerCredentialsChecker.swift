@@ -53,7 +53,10 @@
                 return .otherMethod(
                     OnboardingError(
                         .credentialsRefused,
-                        "\(SignInHTTP.shown(url)) answered with a redirect\(target), which is not followed: the server expects another sign-in method"
+                        """
+                        \(SignInHTTP.shown(url)) answered with a redirect\(target), which is not followed: \
+                        the server expects another sign-in method
+                        """
                     ))
             default:
                 throw OnboardingError(

@@ -91,7 +91,10 @@
                 result = .failure(
                     OnboardingError(
                         .serverUnavailable,
-                        "\(Self.shown(url)): the server could not be reached (\(DiscoveryServiceProvider.describe(error)))"
+                        """
+                        \(Self.shown(url)): the server could not be reached \
+                        (\(DiscoveryServiceProvider.describe(error)))
+                        """
                     ))
             }
             try? await client.shutdown()

@@ -16,7 +16,10 @@ enum SignInPage: Sendable, Hashable {
             case .wrongState:
                 (
                     "Not the current sign-in",
-                    "This address does not belong to the sign-in that is waiting (an old tab, or not from this device). The sign-in goes on: finish it in the tab it opened."
+                    """
+                    This address does not belong to the sign-in that is waiting (an old tab, or not from this \
+                    device). The sign-in goes on: finish it in the tab it opened.
+                    """
                 )
             case .over: ("Sign-in over", "This sign-in is already over. You can close this tab.")
             case .notFound: ("Not found", "Nothing here.")

@@ -45,7 +45,10 @@ public struct PasscodePolicyApplyStep: PolicyApplyStep {
             if left > 0 && left <= Double(warningDays) {
                 let days = Int(left.rounded(.up))
                 notices.append(
-                    "The passcode expires in \(days) day\(days == 1 ? "" : "s") (the policy asks for a new one every \(policy.expiresInDays) days)"
+                    """
+                    The passcode expires in \(days) day\(days == 1 ? "" : "s") \
+                    (the policy asks for a new one every \(policy.expiresInDays) days)
+                    """
                 )
             }
         }

@@ -111,7 +111,10 @@ public struct SettingsDownloadStep: OnboardingStep {
         guard let recorded = store.contents.clientPoliciesSource else {
             throw OnboardingError(
                 .forbidden,
-                "\(path): the client policies did not come from a server (onboarding used given policies or SAP's defaults), so there is none to ask again"
+                """
+                \(path): the client policies did not come from a server \
+                (onboarding used given policies or SAP's defaults), so there is none to ask again
+                """
             )
         }
         let document = store.contents.configuration?.document

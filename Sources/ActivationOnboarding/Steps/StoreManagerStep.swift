@@ -62,7 +62,10 @@ public struct StoreManagerStep: OnboardingStep {
         {
             throw ConfigurationError(
                 .fileUnwritable, source: location.path,
-                "is neither a secure store nor a plaintext configuration of an earlier version; onboarding does not replace it"
+                """
+                is neither a secure store nor a plaintext configuration of an earlier version; \
+                onboarding does not replace it
+                """
             )
         }
         if replacing { return }
@@ -108,23 +111,30 @@ public struct StoreManagerStep: OnboardingStep {
             context.presenter.show(
                 OnboardingNote(
                     .info, step: name,
-                    "A plaintext configuration of an earlier version is still at \(plaintext.path), beside the secure store; a reset removes both",
+                    """
+                    A plaintext configuration of an earlier version is still at \(plaintext.path), \
+                    beside the secure store; a reset removes both
+                    """,
                     topic: .plaintextBesideStore))
             return nil
         }
         context.presenter.show(
             OnboardingNote(
                 .info, step: name,
-                "A plaintext configuration of an earlier version is at \(plaintext.path); it moves into the secure store \(location.path)."
+                """
+                A plaintext configuration of an earlier version is at \(plaintext.path); \
+                it moves into the secure store \(location.path).
+                """
             ))
         let policies = context.pendingContents.clientPolicies
         let passcode = try await newPasscode(policies.passcode, context: context)
         let store = try SecureStore.migrate(
             plaintext, into: location, clientPolicies: policies, passcode: passcode, workFactor: workFactor)
+        let removed = plaintext.path == location.path ? "" : "; the plaintext file is removed"
         context.presenter.show(
             OnboardingNote(
                 .info, step: name,
-                "moved: the configuration is now encrypted in \(location.path)\(plaintext.path == location.path ? "" : "; the plaintext file is removed")"
+                "moved: the configuration is now encrypted in \(location.path)\(removed)"
             ))
         context.store = store
         return store

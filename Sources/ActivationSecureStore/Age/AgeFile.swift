@@ -92,9 +92,13 @@ package enum AgeFormat {
             throw damaged(source, "the scrypt work factor is not a whole number from 1 to \(maxWorkFactor)")
         }
         guard workFactor <= maxWorkFactor else {
+            let memory = workFactor <= 50 ? "\(1 << (workFactor - 10)) MiB" : "more"
             throw ConfigurationError(
                 .storeDamaged, source: source,
-                "the scrypt work factor 2^\(workFactor) is above the limit 2^\(maxWorkFactor) (it would need \(workFactor <= 50 ? "\(1 << (workFactor - 10)) MiB" : "more") of memory)"
+                """
+                the scrypt work factor 2^\(workFactor) is above the limit 2^\(maxWorkFactor) \
+                (it would need \(memory) of memory)
+                """
             )
         }
         // The body: lines of 64 characters, ended by a shorter one. 32 bytes are one line of 43.
@@ -188,8 +192,9 @@ package enum AgeFormat {
             fileKey.withUnsafeBytes { Array($0) }, using: key,
             nonce: ChaChaPoly.Nonce(data: [UInt8](repeating: 0, count: 12)))
         let wrapped = Array(box.ciphertext) + Array(box.tag)
-        let text =
-            "\(versionLine)\n-> scrypt \(Base64.encodeUnpadded(salt)) \(workFactor)\n\(Base64.encodeUnpadded(wrapped))\n---"
+        let saltText = Base64.encodeUnpadded(salt)
+        let wrappedText = Base64.encodeUnpadded(wrapped)
+        let text = "\(versionLine)\n-> scrypt \(saltText) \(workFactor)\n\(wrappedText)\n---"
         let authenticated = Array(text.utf8)
         let mac = Array(HMAC<SHA256>.authenticationCode(for: authenticated, using: headerKey(fileKey)))
         var header = AgeHeader(

@@ -175,8 +175,9 @@ public struct SecureStore: Sendable {
         /// Open even when the passcode has expired (to change it).
         public var allowExpiredPasscode = false
         /// Open even when the block-and-wipe policy blocks the store, so that the caller can
-        /// contact the server and ``SecureStore/recordServerContact(at:)``; until then ``SecureStore/isBlocked(now:)`` is true
-        /// and the contents must not be used. The wipe period still applies.
+        /// contact the server and ``SecureStore/recordServerContact(at:)``; until then
+        /// ``SecureStore/isBlocked(now:)`` is true and the contents must not be used. The wipe
+        /// period still applies.
         public var allowBlocked = false
         /// The time the policies are judged at.
         public var now = Date()
@@ -408,7 +409,10 @@ public struct SecureStore: Sendable {
         guard plaintext.count <= SecureStoreContents.maxPlaintextBytes else {
             throw ConfigurationError(
                 .inputTooLarge, source: location.path,
-                "the store's contents would be \(plaintext.count) bytes, more than the \(SecureStoreContents.maxPlaintextBytes) a store may hold; nothing was written"
+                """
+                the store's contents would be \(plaintext.count) bytes, \
+                more than the \(SecureStoreContents.maxPlaintextBytes) a store may hold; nothing was written
+                """
             )
         }
         do {
@@ -459,7 +463,10 @@ public struct SecureStore: Sendable {
         if FileIO.exists(location.path) && !location.holdsSecureStore {
             throw ConfigurationError(
                 .fileUnwritable, source: location.path,
-                "is not a secure store (it does not start with an age header and a passphrase recipient); nothing was removed"
+                """
+                is not a secure store (it does not start with an age header and a passphrase recipient); \
+                nothing was removed
+                """
             )
         }
         return try FileIO.withExclusiveLock(location.lockPath) { try StoreFiles.removeFiles(location) }

@@ -19,11 +19,13 @@ enum StoreFiles {
             guard let status, status.type == .directory else {
                 // A link could be turned to another folder between two commands; the folder it
                 // points to is the place to give.
+                let linkMessage = """
+                    the store's folder is a symbolic link; only a real folder is used \
+                    (give --store a path in the folder it points to)
+                    """
                 throw FileFailure(
                     .unwritable, location.folder,
-                    status?.type == .symbolicLink
-                        ? "the store's folder is a symbolic link; only a real folder is used (give --store a path in the folder it points to)"
-                        : "the store's folder is not a folder")
+                    status?.type == .symbolicLink ? linkMessage : "the store's folder is not a folder")
             }
             try Files.requirePrivate(location.folder, status, what: "the store's folder")
         }

@@ -71,7 +71,10 @@ struct UnlockRules: Sendable {
             guard headerKnown else {
                 return refuse(
                     .wrongPasscode,
-                    "the passcode does not open the store, and its header is not the one activate wrote: the passcode is wrong, or the file was damaged or replaced (this try is not counted)"
+                    """
+                    the passcode does not open the store, and its header is not the one activate wrote: \
+                    the passcode is wrong, or the file was damaged or replaced (this try is not counted)
+                    """
                 )
             }
             if state.triesLeft == 0 {
@@ -79,7 +82,10 @@ struct UnlockRules: Sendable {
                     deletesStore: true,
                     refusal: error(
                         .storeWiped,
-                        "wrong passcode \(state.failedAttempts) times in a row: the store and everything in it was deleted, as the passcode policy requires"
+                        """
+                        wrong passcode \(state.failedAttempts) times in a row: \
+                        the store and everything in it was deleted, as the passcode policy requires
+                        """
                     ))
             }
             return refuse(.wrongPasscode, "wrong passcode\(triesLeftNote)")
@@ -120,20 +126,29 @@ struct UnlockRules: Sendable {
             case .block(let days):
                 return error(
                     .storeBlocked,
-                    "no contact with the server for \(days) days: the block-and-wipe policy blocks the store after \(policies.blockWiping.blockAfterDays)"
+                    """
+                    no contact with the server for \(days) days: \
+                    the block-and-wipe policy blocks the store after \(policies.blockWiping.blockAfterDays)
+                    """
                 )
             case .wipe(let days):
                 deletes = true
                 return error(
                     .storeWiped,
-                    "no contact with the server for \(days) days: the store and everything in it was deleted, as the block-and-wipe policy requires after \(policies.blockWiping.wipeAfterDays)"
+                    """
+                    no contact with the server for \(days) days: the store and everything in it was deleted, \
+                    as the block-and-wipe policy requires after \(policies.blockWiping.wipeAfterDays)
+                    """
                 )
             }
         }
         if contents.protection == .passcode, !allowExpiredPasscode, let days = contents.passcodeExpiredDays(now: now) {
             return error(
                 .passcodeExpired,
-                "the passcode was set \(days) days ago and the passcode policy asks for a new one every \(policies.passcode.expiresInDays) days"
+                """
+                the passcode was set \(days) days ago \
+                and the passcode policy asks for a new one every \(policies.passcode.expiresInDays) days
+                """
             )
         }
         return nil
