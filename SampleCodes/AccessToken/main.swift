@@ -22,6 +22,6 @@ do {
     print("an access token valid until \(validUntil), \(token.accessToken.count) characters")
 } catch let error as OnboardingError where error.code == .signInRequired {
     print("not signed in: \(error.reason) (`activate login` signs in)")
-} catch let error as ConfigurationError where error.code == .passcodeRequired {
+} catch let error as SecureStoreError where error.code == .passcodeRequired {
     print("the store is locked: \(error.reason)")
 }

@@ -75,8 +75,12 @@ do {
     print("stored and read back: \(read == preferences ? "the same preferences" : "something else")")
     guard read == preferences else { exit(1) }
     SecureStore.lock(at: location)
-} catch let error as ConfigurationError {
-    // `wrong-passcode`, `passcode-expired`, `store-wiped`, … (ConfigurationError.Code)
+} catch let error as SecureStoreError {
+    // `wrong-passcode`, `passcode-expired`, `store-wiped`, … (SecureStoreError.Code)
     print("cannot open the store: \(error.reason)")
     exit(2)
+} catch let error as ConfigurationError {
+    // A file that cannot be read or written (`file-unreadable`, …).
+    print("cannot use the store's files: \(error.reason)")
+    exit(1)
 }

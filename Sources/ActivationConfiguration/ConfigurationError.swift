@@ -5,127 +5,168 @@
 /// e.g. `config.json: auth[0].config.oauth2.tokenEndpoint: not an https URL`. Errors never contain
 /// secrets, and say only what went wrong: advice on what to do (a command-line option, a command)
 /// is the caller's to give.
+///
+/// Two errors are equal when their codes are: the code is the identity, the rest is the report.
+/// The other libraries have error types of their own (`SecureStoreError`, `ImagingError`,
+/// `OnboardingError`, …); the file errors of every library are this type's `file…` codes, as
+/// every file is read and written through ``FileIO``.
 public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A stable identifier of the kind of failure. New codes may be added.
+    /// A stable identifier of the kind of failure, from a closed set: a switch over the static
+    /// members needs no guess at codes of other libraries.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// The identifier, e.g. `file-not-found`.
-        public let rawValue: String
-        /// A code with the identifier `rawValue`; define your own as static constants, as the built-in ones are.
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The closed set of kinds; the static members below are the only codes.
+        private enum Kind: String, Sendable {
+            case fileNotFound = "file-not-found"
+            case fileUnreadable = "file-unreadable"
+            case inputTooLarge = "input-too-large"
+            case fileExists = "file-exists"
+            case fileUnwritable = "file-unwritable"
+            case invalidJSON = "invalid-json"
+            case invalidUTF8 = "invalid-utf8"
+            case invalidPropertyList = "invalid-property-list"
+            case tooDeep = "too-deep"
+            case tooManyItems = "too-many-items"
+            case wrongType = "wrong-type"
+            case missingKey = "missing-key"
+            case invalidValue = "invalid-value"
+            case invalidHost = "invalid-host"
+            case invalidURL = "invalid-url"
+            case unsupportedAuth = "unsupported-auth"
+            case insecureURL = "insecure-url"
+            case hostNotAllowed = "host-not-allowed"
+            case signatureRequired = "signature-required"
+            case signatureForbidden = "signature-forbidden"
+            case signatureInvalid = "signature-invalid"
+            case unsupportedAlgorithm = "unsupported-algorithm"
+            case malformedSignedPayload = "malformed-signed-payload"
+            case invalidKey = "invalid-key"
+            case passcodeRefused = "passcode-refused"
+            case notFound = "not-found"
+            case expired = "expired"
+            case codeUsed = "code-used"
+            case codeRevoked = "code-revoked"
+            case rateLimited = "rate-limited"
+            case serviceUnavailable = "service-unavailable"
+            case storeDamaged = "store-damaged"
+            case passcodeRejected = "passcode-rejected"
+            case notConfiguration = "not-configuration"
+            case noCodeFound = "no-code-found"
+            case invalidBase45 = "invalid-base45"
+            case invalidCBOR = "invalid-cbor"
+            case unknownKey = "unknown-key"
+            case notYetValid = "not-yet-valid"
+            case audienceMismatch = "audience-mismatch"
+            case issuerMismatch = "issuer-mismatch"
+            case invalidTrustList = "invalid-trust-list"
+        }
+
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// The code's stable name, e.g. `file-not-found`: what `--json` output and the documentation show.
+        public var rawValue: String { kind.rawValue }
         public var description: String { rawValue }
 
         /// The file does not exist.
-        public static let fileNotFound = Code("file-not-found")
+        public static let fileNotFound = Code(.fileNotFound)
         /// The file exists but cannot be read (permissions, a directory, an I/O error).
-        public static let fileUnreadable = Code("file-unreadable")
+        public static let fileUnreadable = Code(.fileUnreadable)
         /// The input is larger than the cap the caller set.
-        public static let inputTooLarge = Code("input-too-large")
+        public static let inputTooLarge = Code(.inputTooLarge)
         /// The output file exists and the caller did not ask to replace it.
-        public static let fileExists = Code("file-exists")
+        public static let fileExists = Code(.fileExists)
         /// The output file could not be written.
-        public static let fileUnwritable = Code("file-unwritable")
+        public static let fileUnwritable = Code(.fileUnwritable)
 
         // Reading documents
         /// The text is not valid JSON (the reason gives line and column).
-        public static let invalidJSON = Code("invalid-json")
+        public static let invalidJSON = Code(.invalidJSON)
         /// The bytes are not valid UTF-8.
-        public static let invalidUTF8 = Code("invalid-utf8")
+        public static let invalidUTF8 = Code(.invalidUTF8)
         /// The bytes are not a valid property list.
-        public static let invalidPropertyList = Code("invalid-property-list")
+        public static let invalidPropertyList = Code(.invalidPropertyList)
         /// Arrays and objects are nested deeper than the cap.
-        public static let tooDeep = Code("too-deep")
+        public static let tooDeep = Code(.tooDeep)
         /// More auth items, clients, or values in one document than the cap.
-        public static let tooManyItems = Code("too-many-items")
+        public static let tooManyItems = Code(.tooManyItems)
 
         // Document content (reasons name the key path)
         /// A key holds the wrong kind of value.
-        public static let wrongType = Code("wrong-type")
+        public static let wrongType = Code(.wrongType)
         /// A required key is missing.
-        public static let missingKey = Code("missing-key")
+        public static let missingKey = Code(.missingKey)
         /// A value has the right type but is not acceptable (a port of 0, an unknown grant type).
-        public static let invalidValue = Code("invalid-value")
+        public static let invalidValue = Code(.invalidValue)
         /// `host` holds a scheme or path, or a URL has no usable host.
-        public static let invalidHost = Code("invalid-host")
+        public static let invalidHost = Code(.invalidHost)
         /// A URL is not valid.
-        public static let invalidURL = Code("invalid-url")
+        public static let invalidURL = Code(.invalidURL)
         /// No auth item has a type this toolkit supports.
-        public static let unsupportedAuth = Code("unsupported-auth")
+        public static let unsupportedAuth = Code(.unsupportedAuth)
 
         // Policy
         /// A URL is not https (or has user info or an IP literal) and the policy does not allow it.
-        public static let insecureURL = Code("insecure-url")
+        public static let insecureURL = Code(.insecureURL)
         /// A host is not on the policy's allow list.
-        public static let hostNotAllowed = Code("host-not-allowed")
+        public static let hostNotAllowed = Code(.hostNotAllowed)
         /// The policy requires a signature and the payload has none.
-        public static let signatureRequired = Code("signature-required")
+        public static let signatureRequired = Code(.signatureRequired)
         /// The policy forbids signed payloads and this one is signed.
-        public static let signatureForbidden = Code("signature-forbidden")
+        public static let signatureForbidden = Code(.signatureForbidden)
         /// The signature does not verify with the given key.
-        public static let signatureInvalid = Code("signature-invalid")
+        public static let signatureInvalid = Code(.signatureInvalid)
         /// The signature algorithm is `none` or not one this toolkit accepts.
-        public static let unsupportedAlgorithm = Code("unsupported-algorithm")
+        public static let unsupportedAlgorithm = Code(.unsupportedAlgorithm)
         /// A JWS that is not three base64url parts with JSON header and payload.
-        public static let malformedSignedPayload = Code("malformed-signed-payload")
+        public static let malformedSignedPayload = Code(.malformedSignedPayload)
         /// A key file is not a usable PEM public or private key.
-        public static let invalidKey = Code("invalid-key")
+        public static let invalidKey = Code(.invalidKey)
         /// A configuration carries an OAuth passcode (a short-lived secret) where the caller did
         /// not allow one, or in a code that lives too long.
-        public static let passcodeRefused = Code("passcode-refused")
+        public static let passcodeRefused = Code(.passcodeRefused)
 
         // Providers and the store
         /// A provider found nothing (no file, no such e-mail domain or code).
-        public static let notFound = Code("not-found")
+        public static let notFound = Code(.notFound)
         /// An onboarding code or a signed activation code has expired.
-        public static let expired = Code("expired")
+        public static let expired = Code(.expired)
         /// The onboarding code was used as many times as it may be.
-        public static let codeUsed = Code("code-used")
+        public static let codeUsed = Code(.codeUsed)
         /// The onboarding code was revoked by an administrator.
-        public static let codeRevoked = Code("code-revoked")
+        public static let codeRevoked = Code(.codeRevoked)
         /// The service refused the request for now: too many failed attempts from this client.
-        public static let rateLimited = Code("rate-limited")
+        public static let rateLimited = Code(.rateLimited)
         /// A discovery service could not be reached or answered with an error.
-        public static let serviceUnavailable = Code("service-unavailable")
+        public static let serviceUnavailable = Code(.serviceUnavailable)
         /// The stored configuration is damaged.
-        public static let storeDamaged = Code("store-damaged")
+        public static let storeDamaged = Code(.storeDamaged)
 
-        // The secure store
-        /// The passcode does not open the store (another try may be left; the reason says how many).
-        public static let wrongPasscode = Code("wrong-passcode")
-        /// The store needs a passcode and none was given.
-        public static let passcodeRequired = Code("passcode-required")
-        /// A new passcode breaks the passcode policy (the reason names every rule), repeats the current
-        /// one, or is missing where the policy requires a store to have one.
-        public static let passcodeRejected = Code("passcode-rejected")
-        /// The passcode is older than the policy allows and must be changed before the store opens.
-        public static let passcodeExpired = Code("passcode-expired")
-        /// The store does not open: the device has been without contact with the server for too long.
-        public static let storeBlocked = Code("store-blocked")
-        /// The store was deleted: too many wrong passcodes, or too long without contact with the server.
-        public static let storeWiped = Code("store-wiped")
-        /// Another process changed or deleted the store since it was opened; nothing was written.
-        public static let storeChanged = Code("store-changed")
+        // Passcodes (the secure store has its own errors: SecureStoreError in ActivationSecureStore)
+        /// A passcode breaks the passcode policy (``PasscodePolicy/check(_:source:)``; the reason
+        /// names every rule it breaks).
+        public static let passcodeRejected = Code(.passcodeRejected)
 
         // Payloads
         /// The text is something else (a URL, Wi-Fi settings, a product code), not a configuration.
-        public static let notConfiguration = Code("not-configuration")
+        public static let notConfiguration = Code(.notConfiguration)
         /// An image holds no QR code or barcode at all.
-        public static let noCodeFound = Code("no-code-found")
+        public static let noCodeFound = Code(.noCodeFound)
 
         // Compact signed codes (`AC1:`) and trust lists
         /// The text after `AC1:` is not valid Base45.
-        public static let invalidBase45 = Code("invalid-base45")
+        public static let invalidBase45 = Code(.invalidBase45)
         /// The bytes are not CBOR of the strict profile activation codes use (the reason says where).
-        public static let invalidCBOR = Code("invalid-cbor")
+        public static let invalidCBOR = Code(.invalidCBOR)
         /// The code's key id is in no trust list given, or the key is outside its validity period.
-        public static let unknownKey = Code("unknown-key")
+        public static let unknownKey = Code(.unknownKey)
         /// The code is not valid yet (`nbf`, or issued in the future), beyond the allowed clock skew.
-        public static let notYetValid = Code("not-yet-valid")
+        public static let notYetValid = Code(.notYetValid)
         /// The code names audiences (app ids) and the app is not one of them.
-        public static let audienceMismatch = Code("audience-mismatch")
+        public static let audienceMismatch = Code(.audienceMismatch)
         /// The code's issuer is not the one the trust list binds its key to.
-        public static let issuerMismatch = Code("issuer-mismatch")
+        public static let issuerMismatch = Code(.issuerMismatch)
         /// A trust list is not valid (the reason names the entry and key).
-        public static let invalidTrustList = Code("invalid-trust-list")
+        public static let invalidTrustList = Code(.invalidTrustList)
     }
 
     /// What went wrong, for programs.
@@ -174,4 +215,9 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     }
 
     public var description: String { reason }
+
+    /// Equal when the codes are: the source, key path and message only report.
+    public static func == (lhs: ConfigurationError, rhs: ConfigurationError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -54,8 +54,9 @@ extension Activate {
         Foundation.exit(await execute(Array(CommandLine.arguments.dropFirst())))
     }
 
-    /// Parses `arguments`, runs the command and tells its exit status; errors and ArgumentParser's
-    /// messages (help on stdout, usage errors on stderr) go where the console writes. The one path
+    /// Parses `arguments`, runs the command and tells its exit status; the libraries' errors
+    /// (``ErrorReport``) and ArgumentParser's messages (help on stdout, usage errors on stderr) go
+    /// where the console writes. The one path
     /// of every command, for the process and for tests that run a command in-process.
     static func execute(_ arguments: [String]) async -> Int32 {
         do {
@@ -66,6 +67,11 @@ extension Activate {
                 try command.run()
             }
         } catch {
+            // The libraries' errors: the reason, the command line's advice, the documented status.
+            if let report = ErrorReport(error) {
+                report.write()
+                return Console.finish() ? report.status : ExitStatus.failure
+            }
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if !message.isEmpty {

@@ -60,14 +60,11 @@ enum Console {
     /// `activate: <message>` on stderr.
     static func report(_ message: String) { error("activate: \(message)") }
 
-    /// `activate: <reason>; <hint>` on stderr (``Hint``); a reason's lines
+    /// `activate: <reason>; <advice>` on stderr (``ErrorReport``); a reason's lines
     /// (``ConfigurationError/init(_:lines:)``, each already escaped) stay lines.
-    static func report(_ error: ConfigurationError) {
-        for (index, line) in Hint.reason(error).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            self.error(index == 0 ? "activate: \(line)" : String(line))
-        }
-    }
+    static func report(_ error: ConfigurationError) { ErrorReport(error).write() }
 
+    /// `activate: <reason>` on stderr.
     static func report(_ error: ImagingError) { report(error.reason) }
 
     /// A question on stderr, without a newline.

@@ -76,8 +76,7 @@ struct DiscoveryCommand: AsyncParsableCommand {
         do {
             try await body()
         } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(error.exitStatusWithService)
+            throw ErrorReport(error, judgement: .serviceRequired).exit()
         }
     }
 

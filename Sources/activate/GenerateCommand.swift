@@ -208,15 +208,7 @@ struct GenerateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        do {
-            if batch.isEmpty { try generate() } else { try generateBatch() }
-        } catch let error as ImagingError {
-            Console.report(error)
-            throw ExitCode(ExitStatus.failure)
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(error.exitStatus)
-        }
+        if batch.isEmpty { try generate() } else { try generateBatch() }
     }
 
     private func generate() throws {
@@ -347,7 +339,7 @@ struct GenerateCommand: AsyncParsableCommand {
                 Console.print(lines: [code.path])
                 if sheet != nil { cards.append(CodeSheet.Card(code, label: outcome.job.name)) }
             case .failure(let error):
-                if let error = error as? ConfigurationError, error.exitStatus == ExitStatus.rejected {
+                if let error = error as? ConfigurationError, ErrorReport.status(of: error) == ExitStatus.rejected {
                     rejected += 1
                 } else {
                     failed += 1

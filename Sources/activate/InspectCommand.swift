@@ -51,8 +51,7 @@ struct InspectCommand: AsyncParsableCommand {
                 transformer: DiscoveryServiceTransformer(applicationID: appID), source: file)
         } catch let error as ConfigurationError {
             if json { Console.raw(JSONOutput.encode(InspectReport(rejecting: error)) + "\n") }
-            Console.report(error)
-            throw ExitCode(error.exitStatus)
+            throw error
         }
         if json {
             Console.raw(JSONOutput.encode(InspectReport(report)) + "\n")

@@ -25,16 +25,6 @@ struct KeysCommand: AsyncParsableCommand {
             """,
         subcommands: [CreateKey.self, PublicKey.self, KeyIdentifier.self, TrustCommand.self]
     )
-
-    /// Runs `body`, reporting a configuration error on stderr with its exit status.
-    static func reporting(_ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(error.exitStatus)
-        }
-    }
 }
 
 extension KeysCommand {
@@ -68,17 +58,15 @@ extension KeysCommand {
         }
 
         func run() async throws {
-            try KeysCommand.reporting {
-                let key = SigningKey(generating: algorithm)
-                try FileIO.write(Array(key.pemRepresentation.utf8), to: out, replace: force, mode: 0o600)
-                Console.print(lines: [key.keyID])
-                Console.note(
-                    """
-                    wrote \(out): \(key.verificationKey.kind) private key \(key.keyID) (keep it secret); its public \
-                    key: activate keys public \(out)
-                    """
-                )
-            }
+            let key = SigningKey(generating: algorithm)
+            try FileIO.write(Array(key.pemRepresentation.utf8), to: out, replace: force, mode: 0o600)
+            Console.print(lines: [key.keyID])
+            Console.note(
+                """
+                wrote \(out): \(key.verificationKey.kind) private key \(key.keyID) (keep it secret); its public \
+                key: activate keys public \(out)
+                """
+            )
         }
     }
 
@@ -107,15 +95,13 @@ extension KeysCommand {
         var force = false
 
         func run() async throws {
-            try KeysCommand.reporting {
-                let signing = try SigningKey(pem: try PolicyOptions.readKey(key), source: key)
-                let pem = signing.verificationKey.pemRepresentation
-                if let out {
-                    try FileIO.write(Array(pem.utf8), to: out, replace: force)
-                    Console.note("wrote \(out): \(signing.verificationKey.kind) public key \(signing.keyID)")
-                } else {
-                    Console.raw(pem)
-                }
+            let signing = try SigningKey(pem: try PolicyOptions.readKey(key), source: key)
+            let pem = signing.verificationKey.pemRepresentation
+            if let out {
+                try FileIO.write(Array(pem.utf8), to: out, replace: force)
+                Console.note("wrote \(out): \(signing.verificationKey.kind) public key \(signing.keyID)")
+            } else {
+                Console.raw(pem)
             }
         }
     }
@@ -131,16 +117,14 @@ extension KeysCommand {
         var key: String
 
         func run() async throws {
-            try KeysCommand.reporting {
-                let pem = try PolicyOptions.readKey(key)
-                let id: String
-                if let signing = try? SigningKey(pem: pem, source: key) {
-                    id = signing.keyID
-                } else {
-                    id = try VerificationKey(pem: pem, source: key).keyID
-                }
-                Console.print(lines: [id])
+            let pem = try PolicyOptions.readKey(key)
+            let id: String
+            if let signing = try? SigningKey(pem: pem, source: key) {
+                id = signing.keyID
+            } else {
+                id = try VerificationKey(pem: pem, source: key).keyID
             }
+            Console.print(lines: [id])
         }
     }
 }

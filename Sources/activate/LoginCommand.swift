@@ -37,13 +37,7 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var quietOption: QuietOption
 
     func run() async throws {
-        let securityPolicy: SecurityPolicy
-        do {
-            securityPolicy = try policy.policy()
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(error.exitStatus)
-        }
+        let securityPolicy = try policy.policy()
         let presenter = TerminalPresenter(
             currentPasscode: passcode.source, credentials: credentials.source, noBrowser: signIn.noBrowser,
             signInTimeoutSeconds: signIn.timeout)

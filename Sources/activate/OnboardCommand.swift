@@ -153,31 +153,26 @@ struct OnboardCommand: AsyncParsableCommand {
                 currentPasscode: passcode.source, newPasscode: passcode.source, credentials: credentials.source,
                 summaryOnStandardError: json,
                 noBrowser: signIn.noBrowser, signInTimeoutSeconds: signIn.timeout))
-        do {
-            let securityPolicy = try policy.policy(applicationID: appID)
-            let given = try policyOptions.policies()
-            // What a plaintext store of an earlier version moves into before anything is asked.
-            context.pendingContents.clientPolicies = given
-            let settings: SettingsDownloadStep.Source =
-                policyOptions.isGiven ? .given(given) : offline ? .defaults : .servers(discovery: discovery)
-            flow = .standard(
-                configuration: ConfigurationStep(
-                    providers: try providers(recognizer: PayloadRecognizer(policy: securityPolicy)),
-                    policy: securityPolicy,
-                    applicationID: appID, confirms: Console.stdinIsTerminal && !yes),
-                credentials: CredentialsStep(
-                    checker: offline || noSignIn
-                        ? nil : ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)),
-                signIn: offline || noSignIn ? nil : signIn.step(policy: securityPolicy),
-                settings: SettingsDownloadStep(
-                    source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
-                store: StoreManagerStep(
-                    protection: noPasscode ? .deviceSecret : .passcode, workFactor: policyOptions.workFactor,
-                    replacing: force))
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(error.exitStatus)
-        }
+        let securityPolicy = try policy.policy(applicationID: appID)
+        let given = try policyOptions.policies()
+        // What a plaintext store of an earlier version moves into before anything is asked.
+        context.pendingContents.clientPolicies = given
+        let settings: SettingsDownloadStep.Source =
+            policyOptions.isGiven ? .given(given) : offline ? .defaults : .servers(discovery: discovery)
+        flow = .standard(
+            configuration: ConfigurationStep(
+                providers: try providers(recognizer: PayloadRecognizer(policy: securityPolicy)),
+                policy: securityPolicy,
+                applicationID: appID, confirms: Console.stdinIsTerminal && !yes),
+            credentials: CredentialsStep(
+                checker: offline || noSignIn
+                    ? nil : ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)),
+            signIn: offline || noSignIn ? nil : signIn.step(policy: securityPolicy),
+            settings: SettingsDownloadStep(
+                source: settings, fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
+            store: StoreManagerStep(
+                protection: noPasscode ? .deviceSecret : .passcode, workFactor: policyOptions.workFactor,
+                replacing: force))
         let result = await flow.onboard(context)
         if let failure = result.failure { throw failure.exit(rejectingConfiguration: true) }
         guard let store = result.context.store else { throw ExitCode(ExitStatus.failure) }

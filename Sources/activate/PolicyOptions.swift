@@ -77,20 +77,3 @@ struct PolicyOptions: ParsableArguments {
 }
 
 extension SignatureRequirement: ExpressibleByArgument {}
-
-extension ConfigurationError {
-    /// Errors about reading files and a damaged store exit 1; a store that was wiped or is
-    /// blocked, 6; everything else about the input (a wrong passcode among it) is a rejection (2).
-    var exitStatus: Int32 {
-        if [.storeWiped, .storeBlocked].contains(code) { return ExitStatus.lockedOut }
-        if code == .passcodeRequired { return ExitStatus.passcodeNeeded }
-        return [.fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists, .storeDamaged, .storeChanged].contains(
-            code) ? ExitStatus.failure : ExitStatus.rejected
-    }
-
-    /// For commands that depend on a service (`serve` on its database, `discovery` on the
-    /// discovery service): one that cannot be reached is a failure (1) like an unreadable file.
-    var exitStatusWithService: Int32 {
-        code == .serviceUnavailable ? ExitStatus.failure : exitStatus
-    }
-}

@@ -54,19 +54,14 @@ struct RestoreCommand: AsyncParsableCommand {
         var context = OnboardingContext(
             location: storeOptions.location,
             presenter: TerminalPresenter(currentPasscode: passcode.source, newPasscode: passcode.source))
-        do {
-            // What a plaintext store of an earlier version moves into.
-            context.pendingContents.clientPolicies = try policyOptions.policies()
-            let securityPolicy = try policy.policy()
-            flow = .standard(
-                configuration: ConfigurationStep(providers: [], policy: securityPolicy),
-                settings: SettingsDownloadStep(
-                    source: .servers(discovery: nil), fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
-                store: StoreManagerStep(workFactor: policyOptions.workFactor, allowsBlocked: refresh))
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(error.exitStatus)
-        }
+        // What a plaintext store of an earlier version moves into.
+        context.pendingContents.clientPolicies = try policyOptions.policies()
+        let securityPolicy = try policy.policy()
+        flow = .standard(
+            configuration: ConfigurationStep(providers: [], policy: securityPolicy),
+            settings: SettingsDownloadStep(
+                source: .servers(discovery: nil), fetcher: SettingsExchangeFetcher(allowInsecureLoopback: true)),
+            store: StoreManagerStep(workFactor: policyOptions.workFactor, allowsBlocked: refresh))
         var result = await flow.restore(context)
         if refresh, result.succeeded { result = await flow.sync(result.context) }
         if let failure = result.failure { throw failure.exit() }

@@ -117,13 +117,7 @@ struct ScanCommand: AsyncParsableCommand {
             symbologies: symbologies, decoder: ImageDecoder(maxPixels: maxPixels), effort: effort)
         let format: ScanOutput.Format =
             raw ? (binary ? .binary : .raw) : json ? .json : jsonLines ? .jsonLines : .readable
-        let recognizer: PayloadRecognizer
-        do {
-            recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
-        } catch let error as ConfigurationError {
-            Console.report(error)
-            throw ExitCode(ExitStatus.failure)
-        }
+        let recognizer = PayloadRecognizer(policy: try policy.policy(applicationID: appID))
         // Each argument is expanded once; a folder without images is reported like an image without a code.
         var paths: [String] = []
         var emptyFolders: [String] = []
@@ -247,7 +241,7 @@ struct ScanOutput {
                 case .success(let report) where report.payload.document != nil:
                     lines += report.lines(headline: "Scan succeeded.").map { "  \($0)" }
                 case .failure(let error):
-                    lines.append("  Rejected: \(Hint.reason(error))")
+                    lines.append("  Rejected: \(ErrorReport.reason(error))")
                 case .success:
                     break
                 }

@@ -44,7 +44,7 @@ enum SecretInput {
         }
         if line.last == 0x0D { line.removeLast() }
         guard ended || !line.isEmpty else {
-            throw ConfigurationError(.passcodeRequired, source: source, "gave no \(what) (it was closed)")
+            throw SecureStoreError(.passcodeRequired, source: source, "gave no \(what) (it was closed)")
         }
         return try text(line, source: source, what: what)
     }

@@ -165,8 +165,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             service = DiscoveryService(try configuration())
         } catch let error as ConfigurationError {
-            Console.report("not starting: \(error.reason)")
-            throw ExitCode(error.exitStatusWithService)
+            throw Self.notStarting(error)
         }
         let host = self.host
         do {
@@ -174,8 +173,7 @@ struct ServeCommand: AsyncParsableCommand {
                 Console.print("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
         } catch let error as ConfigurationError {
-            Console.report("not starting: \(error.reason)")
-            throw ExitCode(error.exitStatusWithService)
+            throw Self.notStarting(error)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             Console.report(
                 "serve: port \(port) is in use on \(host) (another server listens there); choose another with --port")
@@ -195,6 +193,14 @@ struct ServeCommand: AsyncParsableCommand {
             Console.report("serve: \(error)")
             throw ExitCode(ExitStatus.failure)
         }
+    }
+
+    /// Why the service did not start: its reason after `not starting: `; a database that cannot
+    /// be reached is a failure (1) like an unreadable file.
+    static func notStarting(_ error: ConfigurationError) -> ExitCode {
+        var report = ErrorReport(error, judgement: .serviceRequired)
+        report.message = "not starting: \(report.message)"
+        return report.exit()
     }
 
     func makeLogger() -> Logger {

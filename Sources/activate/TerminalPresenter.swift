@@ -54,7 +54,7 @@ struct TerminalPresenter: OnboardingPresenter {
             return Passcode(try newPasscode.line(what: "passcode"))
         }
         guard SecretInput.hasTerminal else {
-            throw ConfigurationError(.passcodeRequired, "a passcode is needed and there is no terminal to ask on")
+            throw SecureStoreError(.passcodeRequired, "a passcode is needed and there is no terminal to ask on")
         }
         if let rejection = request.rejection {
             Self.report(rejection)
@@ -68,7 +68,7 @@ struct TerminalPresenter: OnboardingPresenter {
             if first == second { return Passcode(first) }
             if attempt < 3 { Console.report("the two entries differ") }
         }
-        throw ConfigurationError(.passcodeRejected, "the two entries differ")
+        throw SecureStoreError(.passcodeRejected, "the two entries differ")
     }
 
     func currentPasscode(_ request: PasscodeRequest) async throws -> Passcode? {
@@ -183,6 +183,6 @@ struct TerminalPresenter: OnboardingPresenter {
     }
 
     static func report(_ error: any Error) {
-        if let error = error as? ConfigurationError { Console.report(error) } else { Console.report("\(error)") }
+        if let report = ErrorReport(error) { report.write() } else { Console.report("\(error)") }
     }
 }

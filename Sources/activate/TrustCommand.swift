@@ -90,30 +90,28 @@ struct TrustCommand: AsyncParsableCommand {
         var replace = false
 
         func run() async throws {
-            try KeysCommand.reporting {
-                let now = Date()
-                let entry = try TrustList.Entry(
-                    key: try VerificationKey(pem: try PolicyOptions.readKey(key), source: key), issuer: issuer,
-                    notBefore: notBefore?.date(from: now), notAfter: notAfter?.date(from: now),
-                    allowedHosts: allowedHosts, source: key)
-                var count = 0
-                try file.update { list in
-                    do {
-                        try list.add(entry, replacing: replace)
-                    } catch let error as ConfigurationError {
-                        throw ConfigurationError(
-                            error.code, "\(file.path): \(error.reason)\(replace ? "" : " (--replace updates it)")")
-                    }
-                    count = list.entries.count
+            let now = Date()
+            let entry = try TrustList.Entry(
+                key: try VerificationKey(pem: try PolicyOptions.readKey(key), source: key), issuer: issuer,
+                notBefore: notBefore?.date(from: now), notAfter: notAfter?.date(from: now),
+                allowedHosts: allowedHosts, source: key)
+            var count = 0
+            try file.update { list in
+                do {
+                    try list.add(entry, replacing: replace)
+                } catch let error as ConfigurationError {
+                    throw ConfigurationError(
+                        error.code, "\(file.path): \(error.reason)\(replace ? "" : " (--replace updates it)")")
                 }
-                Console.print(lines: [entry.keyID])
-                Console.note(
-                    """
-                    \(file.path): trusts key \(entry.keyID) (\(entry.algorithm.rawValue)); \(count) \
-                    key\(count == 1 ? "" : "s") in the list
-                    """
-                )
+                count = list.entries.count
             }
+            Console.print(lines: [entry.keyID])
+            Console.note(
+                """
+                \(file.path): trusts key \(entry.keyID) (\(entry.algorithm.rawValue)); \(count) \
+                key\(count == 1 ? "" : "s") in the list
+                """
+            )
         }
     }
 
@@ -142,22 +140,20 @@ struct TrustCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            try KeysCommand.reporting {
-                var remaining = 0
-                try file.update { list in
-                    guard list.remove(keyID: keyID) else {
-                        throw ConfigurationError(
-                            .unknownKey, source: file.path, "the key \(keyID.lowercased()) is not in the trust list")
-                    }
-                    remaining = list.entries.count
+            var remaining = 0
+            try file.update { list in
+                guard list.remove(keyID: keyID) else {
+                    throw ConfigurationError(
+                        .unknownKey, source: file.path, "the key \(keyID.lowercased()) is not in the trust list")
                 }
-                Console.note(
-                    """
-                    \(file.path): key \(keyID.lowercased()) removed (codes it signed are refused); \(remaining) \
-                    key\(remaining == 1 ? "" : "s") left
-                    """
-                )
+                remaining = list.entries.count
             }
+            Console.note(
+                """
+                \(file.path): key \(keyID.lowercased()) removed (codes it signed are refused); \(remaining) \
+                key\(remaining == 1 ? "" : "s") left
+                """
+            )
         }
     }
 
@@ -174,58 +170,56 @@ struct TrustCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            try KeysCommand.reporting {
-                let list = try file.read(allowMissing: false)
-                let now = Date()
-                func status(_ entry: TrustList.Entry) -> String {
-                    if let notBefore = entry.notBefore, now < notBefore { return "not yet valid" }
-                    if let notAfter = entry.notAfter, now > notAfter { return "expired" }
-                    return "valid"
-                }
-                if json {
-                    let value = ConfigurationValue.array(
-                        list.entries.map { entry in
-                            var object: ConfigurationObject = [
-                                "kid": .string(entry.keyID), "alg": .string(entry.algorithm.rawValue),
-                            ]
-                            if let issuer = entry.issuer { object["issuer"] = .string(issuer) }
-                            if let notBefore = entry.notBefore {
-                                object["notBefore"] = .string(notBefore.formatted(.iso8601))
-                            }
-                            if let notAfter = entry.notAfter {
-                                object["notAfter"] = .string(notAfter.formatted(.iso8601))
-                            }
-                            object["allowedHosts"] = .array(entry.allowedHosts.map(ConfigurationValue.string))
-                            object["status"] = .string(status(entry))
-                            return .object(object)
-                        })
-                    Console.raw(JSONOutput.encode(value) + "\n")
-                    return
-                }
-                var lines = [
-                    """
-                    key id            alg    issuer          valid from            until                 status \
-                            hosts
-                    """
-                ]
-                for entry in list.entries {
-                    func column(_ text: String, _ width: Int) -> String {
-                        text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0)
-                    }
-                    lines.append(
-                        [
-                            column(entry.keyID, 17), column(entry.algorithm.rawValue, 6),
-                            column(entry.issuer ?? "-", 15),
-                            column(entry.notBefore?.formatted(.iso8601) ?? "-", 21),
-                            column(entry.notAfter?.formatted(.iso8601) ?? "-", 21),
-                            column(status(entry), 14),
-                            entry.allowedHosts.isEmpty ? "any" : entry.allowedHosts.joined(separator: ", "),
-                        ]
-                        .joined(separator: " "))
-                }
-                Console.print(lines: lines)
-                if list.entries.isEmpty { Console.note("\(file.path): the trust list is empty") }
+            let list = try file.read(allowMissing: false)
+            let now = Date()
+            func status(_ entry: TrustList.Entry) -> String {
+                if let notBefore = entry.notBefore, now < notBefore { return "not yet valid" }
+                if let notAfter = entry.notAfter, now > notAfter { return "expired" }
+                return "valid"
             }
+            if json {
+                let value = ConfigurationValue.array(
+                    list.entries.map { entry in
+                        var object: ConfigurationObject = [
+                            "kid": .string(entry.keyID), "alg": .string(entry.algorithm.rawValue),
+                        ]
+                        if let issuer = entry.issuer { object["issuer"] = .string(issuer) }
+                        if let notBefore = entry.notBefore {
+                            object["notBefore"] = .string(notBefore.formatted(.iso8601))
+                        }
+                        if let notAfter = entry.notAfter {
+                            object["notAfter"] = .string(notAfter.formatted(.iso8601))
+                        }
+                        object["allowedHosts"] = .array(entry.allowedHosts.map(ConfigurationValue.string))
+                        object["status"] = .string(status(entry))
+                        return .object(object)
+                    })
+                Console.raw(JSONOutput.encode(value) + "\n")
+                return
+            }
+            var lines = [
+                """
+                key id            alg    issuer          valid from            until                 status \
+                        hosts
+                """
+            ]
+            for entry in list.entries {
+                func column(_ text: String, _ width: Int) -> String {
+                    text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0)
+                }
+                lines.append(
+                    [
+                        column(entry.keyID, 17), column(entry.algorithm.rawValue, 6),
+                        column(entry.issuer ?? "-", 15),
+                        column(entry.notBefore?.formatted(.iso8601) ?? "-", 21),
+                        column(entry.notAfter?.formatted(.iso8601) ?? "-", 21),
+                        column(status(entry), 14),
+                        entry.allowedHosts.isEmpty ? "any" : entry.allowedHosts.joined(separator: ", "),
+                    ]
+                    .joined(separator: " "))
+            }
+            Console.print(lines: lines)
+            if list.entries.isEmpty { Console.note("\(file.path): the trust list is empty") }
         }
     }
 }

@@ -14,6 +14,9 @@ extension ServerSuites {
         var folder: String { temporary.path }
         static let appID = "com.example.fieldservice"
         static let json = #"{"host":"mobile.example.com","auth":[{"type":"basic.default"}]}"#
+        /// The pool's wait for a connection: these tests are about the store, not about that wait,
+        /// which a loaded machine can outlast (the outage tests keep the service's own).
+        static let lease: Duration = .seconds(60)
 
         enum Backend: String, CaseIterable, Sendable { case sqlite, postgres }
 
@@ -34,7 +37,8 @@ extension ServerSuites {
                 let database: any DiscoveryDatabase =
                     switch backend {
                     case .sqlite: try await SQLiteDiscoveryDatabase.open(path: "\(folder)/discovery.sqlite")
-                    case .postgres: try await PostgresDiscoveryDatabase.open(url: try #require(server).url)
+                    case .postgres:
+                        try await PostgresDiscoveryDatabase.open(url: try #require(server).url, lease: Self.lease)
                     }
                 try await DiscoverySchema.migrate(database, source: backend.rawValue)
                 try await DocumentStore(database: database).put(appID: Self.appID, name: "basic.json", json: Self.json)
@@ -83,7 +87,8 @@ extension ServerSuites {
             let database: any DiscoveryDatabase =
                 switch backend {
                 case .sqlite: try await SQLiteDiscoveryDatabase.open(path: "\(folder)/old.sqlite")
-                case .postgres: try await PostgresDiscoveryDatabase.open(url: try #require(server).url)
+                case .postgres:
+                    try await PostgresDiscoveryDatabase.open(url: try #require(server).url, lease: Self.lease)
                 }
             let older = DiscoverySchema.migrations.filter { $0.version <= 2 }
             #expect(try await DiscoverySchema.migrate(database, source: "db", migrations: older).applied == [1, 2])

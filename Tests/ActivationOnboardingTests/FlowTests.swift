@@ -206,7 +206,7 @@ struct FlowTests {
             StoreManagerStep(workFactor: 4, replacing: true, usesKeyring: false)
         ])
         .onboard(OnboardingContext(location: notes, presenter: presenter))
-        #expect((overNotes.failure?.error as? ConfigurationError)?.code == .fileUnwritable)
+        #expect((overNotes.failure?.error as? SecureStoreError)?.code == .notAStore)
         #expect(presenter.asked.isEmpty)
         #expect(FileManager.default.contents(atPath: notes.path) == Data("my notes\n".utf8))
     }

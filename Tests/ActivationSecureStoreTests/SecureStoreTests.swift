@@ -54,7 +54,21 @@ struct SecureStoreTests {
             options: .init(useKeyring: keyring, allowExpiredPasscode: allowExpired, now: now))
     }
 
-    func expectError<T>(_ code: ConfigurationError.Code, containing text: String = "", _ body: () throws -> T) {
+    func expectError<T>(_ code: SecureStoreError.Code, containing text: String = "", _ body: () throws -> T) {
+        do {
+            _ = try body()
+            Issue.record("no error; expected \(code)")
+        } catch let error as SecureStoreError {
+            #expect(error.code == code, "\(error.reason)")
+            #expect(text.isEmpty || error.reason.contains(text), "\(error.reason)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    /// A file error: the store's files are read and written through FileIO, whose errors are
+    /// `ConfigurationError`'s file codes.
+    func expectFileError<T>(_ code: ConfigurationError.Code, containing text: String = "", _ body: () throws -> T) {
         do {
             _ = try body()
             Issue.record("no error; expected \(code)")
@@ -115,7 +129,7 @@ struct SecureStoreTests {
     func creation() throws {
         let folder = try StoreFolder()
         _ = try make(folder)
-        expectError(.fileExists) { try make(folder) }
+        expectError(.storeExists) { try make(folder) }
         let strict = try policies([
             "passwordPolicyMinLength": "12", "passwordPolicyDigitRequired": "true",
             "passwordPolicySpecialRequired": "true",
@@ -136,7 +150,7 @@ struct SecureStoreTests {
         // A mistyped store path removes nothing that is not a store.
         let notes = SecureStoreLocation(path: "\(other.path)/notes.txt")
         #expect(FileManager.default.createFile(atPath: notes.path, contents: Data("keep".utf8)))
-        expectError(.fileUnwritable, containing: "is not a secure store") { try SecureStore.delete(at: notes) }
+        expectError(.notAStore, containing: "is not a secure store") { try SecureStore.delete(at: notes) }
         #expect(FileManager.default.contents(atPath: notes.path) == Data("keep".utf8))
     }
 
@@ -316,14 +330,14 @@ struct SecureStoreTests {
             do {
                 _ = try open(folder, Self.passcode)
                 Issue.record("a damaged store opened")
-            } catch let error as ConfigurationError {
+            } catch let error as SecureStoreError {
                 // A changed header cannot tell a wrong passcode from damage: refused, and not counted.
                 // Without its first line and scrypt stanza the file is no store at all (so no reset
                 // removes it either).
                 let noStore = !AgeFormat.startsLikeScryptFile(variant)
                 #expect(
                     noStore
-                        ? error.code == .fileUnreadable && error.message.hasPrefix("is not a secure store")
+                        ? error.code == .notAStore && error.message.hasPrefix("is not a secure store")
                         : error.code == .storeDamaged
                             || (error.code == .wrongPasscode && error.message.contains("this try is not counted")),
                     "\(error.reason)")
@@ -376,7 +390,7 @@ struct SecureStoreTests {
         // Each value is within the cap; together they are not.
         try first.setValue(String(repeating: "x", count: SecureStoreContents.maxPlaintextBytes * 2 / 3), forKey: "big1")
         try first.setValue(String(repeating: "y", count: SecureStoreContents.maxPlaintextBytes * 2 / 3), forKey: "big2")
-        expectError(.inputTooLarge, containing: "nothing was written") { try first.save() }
+        expectError(.contentsTooLarge, containing: "nothing was written") { try first.save() }
         #expect(try folder.bytes(folder.location.path) == before)
     }
 
@@ -447,7 +461,7 @@ struct SecureStoreTests {
         let folder = try StoreFolder()
         _ = try make(folder)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder.location.path)
-        expectError(.fileUnreadable, containing: "readable by other users") { try open(folder, Self.passcode) }
+        expectFileError(.fileUnreadable, containing: "readable by other users") { try open(folder, Self.passcode) }
     }
 
     @Test("a store folder that is a symbolic link is refused, and the error says what to give instead")
@@ -457,7 +471,9 @@ struct SecureStoreTests {
         let link = folder.path + "-link"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder.path)
         defer { try? FileManager.default.removeItem(atPath: link) }
-        expectError(.fileUnwritable, containing: "the store's folder is a symbolic link; only a real folder is used") {
+        expectFileError(
+            .fileUnwritable, containing: "the store's folder is a symbolic link; only a real folder is used"
+        ) {
             try SecureStore.open(
                 at: SecureStoreLocation(path: "\(link)/store.age"), passcode: Self.passcode,
                 options: .init(useKeyring: false))
@@ -500,10 +516,10 @@ struct SecureStoreTests {
             #expect(FileManager.default.createFile(atPath: location.lockPath, contents: nil))
             #expect(!location.holdsSecureStore, "\(other.name)")
             #expect(location.plaintextStore() == nil, "\(other.name)")
-            expectError(.fileUnwritable, containing: "\(location.path): is not a secure store") {
+            expectError(.notAStore, containing: "\(location.path): is not a secure store") {
                 try SecureStore.delete(at: location)
             }
-            expectError(.fileUnreadable, containing: "\(location.path): is not a secure store") {
+            expectError(.notAStore, containing: "\(location.path): is not a secure store") {
                 try SecureStore.open(at: location, passcode: Self.passcode, options: .init(useKeyring: false))
             }
             #expect(try folder.bytes(location.path) == Array(other.text.utf8), "\(other.name) is left as it was")

@@ -50,7 +50,7 @@ struct UnlockRulesTests {
         /// The failed attempts the state to write holds, or `nil` when nothing is written.
         var writesFailedAttempts: Int?
         var deletes = false
-        var refusal: ConfigurationError.Code?
+        var refusal: SecureStoreError.Code?
         var messageHas = ""
         var testDescription: String { name }
     }

@@ -17,10 +17,13 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
     private let runner: Task<Void, Never>
     /// The URL as messages show it: without the password.
     package let shown: String
+    /// The longest a caller waits for a connection (``DatabaseWait/lease``).
+    private let lease: Duration
 
-    private init(client: PostgresClient, shown: String) {
+    private init(client: PostgresClient, shown: String, lease: Duration) {
         self.client = client
         self.shown = shown
+        self.lease = lease
         // The pool lives as long as this task, which starts at once: a query before run() has
         // begun would be queued with a warning.
         if #available(macOS 26, *) {
@@ -31,12 +34,14 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
     }
 
     /// Connects to the database of `url`, checking the address and the credentials once before
-    /// the pool starts.
+    /// the pool starts. A caller waits at most `lease` for a connection of the pool, then gets
+    /// ``DatabaseUnavailable`` (the service answers 503); tests that are not about that wait give
+    /// a longer one, as a loaded machine can take longer than a server may keep a client waiting.
     ///
     /// - Throws: `ConfigurationError` (`invalidURL` for a malformed URL, `serviceUnavailable` when
     ///   the server cannot be reached or refuses the credentials), naming the URL without its password.
     package static func open(
-        url: String, password: String? = nil, maximumConnections: Int = 10,
+        url: String, password: String? = nil, maximumConnections: Int = 10, lease: Duration = DatabaseWait.lease,
         logger: Logger = Logger(label: "activate.postgres")
     ) async throws -> PostgresDiscoveryDatabase {
         let target = try Target(url: url, password: password)
@@ -61,14 +66,16 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
         configuration.options.maximumConnections = maximumConnections
         configuration.options.minimumConnections = 1
         return PostgresDiscoveryDatabase(
-            client: PostgresClient(configuration: configuration, backgroundLogger: logger), shown: target.shown)
+            client: PostgresClient(configuration: configuration, backgroundLogger: logger), shown: target.shown,
+            lease: lease)
     }
 
     /// The pool waits for a connection as long as the server is away: the wait is bounded here.
     package func withConnection<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         let client = client
         return try await DatabaseWait.leasing(
-            { use in try await client.withConnection { connection in try await use(connection.sql()) } }, body)
+            within: lease, { use in try await client.withConnection { connection in try await use(connection.sql()) } },
+            body)
     }
 
     package func withTransaction<R: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> R) async throws -> R {

@@ -44,8 +44,8 @@
         /// first when needed.
         ///
         /// - Throws: ``OnboardingError`` `signInRequired` (not signed in, no refresh token, or the
-        ///   server refused the refresh) or `serverUnavailable`; `ConfigurationError` when the store
-        ///   cannot be read again or written.
+        ///   server refused the refresh) or `serverUnavailable`; `SecureStoreError` or
+        ///   `ConfigurationError` when the store cannot be read again or written.
         public mutating func accessToken(minimumValidity: Duration = .seconds(60)) async throws -> StoredSignIn {
             let now = Date()
             let kept = try Self.signIn(in: store)
@@ -114,7 +114,7 @@
             latest.contents.signIn = signIn
             do {
                 try latest.save()
-            } catch let error as ConfigurationError where error.code == .storeChanged {
+            } catch let error as SecureStoreError where error.code == .storeChanged {
                 latest = try store.reloaded()
                 latest.contents.signIn = signIn
                 try latest.save()

@@ -103,8 +103,8 @@ public struct SettingsDownloadStep: OnboardingStep {
     /// blocked store stays blocked.
     ///
     /// - Throws: ``OnboardingError`` `forbidden` when the policies did not come from a server;
-    ///   `ConfigurationError` `storeBlocked` when the server cannot be asked and the store is
-    ///   blocked, or when it answers with policies that cannot be read.
+    ///   `SecureStoreError` `storeBlocked` when the server cannot be asked and the store is
+    ///   blocked; `ConfigurationError` when it answers with policies that cannot be read.
     public func sync(_ context: inout OnboardingContext) async throws {
         guard let store = context.store else { throw OnboardingError(.notOnboarded, "nothing is restored to sync") }
         let path = store.location.path
@@ -124,9 +124,8 @@ public struct SettingsDownloadStep: OnboardingStep {
                 from: [server], document: document, credentials: store.contents.credentials, context: context)
         else {
             if store.isBlocked(now: context.now()) {
-                throw ConfigurationError(
-                    .storeBlocked, source: path,
-                    "the server could not be asked, so the store stays blocked; try again when it can be reached")
+                throw SecureStoreError(
+                    .storeBlocked, source: path, "the server could not be asked, so the store stays blocked")
             }
             context.presenter.show(OnboardingNote(.info, step: name, "The stored client policies stay in force."))
             return

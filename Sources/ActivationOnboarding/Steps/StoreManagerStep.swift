@@ -52,16 +52,16 @@ public struct StoreManagerStep: OnboardingStep {
     /// the store's path in any case. A plaintext store of an earlier version there is first moved
     /// into the secure store, so that nothing is lost and the next restore finds it there.
     ///
-    /// - Throws: ``OnboardingError`` `alreadyOnboarded`; `ConfigurationError` `fileUnwritable`
-    ///   for a file that is no store.
+    /// - Throws: ``OnboardingError`` `alreadyOnboarded`; `SecureStoreError` `notAStore` for a
+    ///   file that is no store.
     public func checkBeforeOnboarding(_ context: inout OnboardingContext) async throws {
         let location = context.location
         guard FileIO.exists(location.path) || location.plaintextStore() != nil else { return }
         if FileIO.exists(location.path) && !location.holdsSecureStore
             && location.plaintextStore()?.path != location.path
         {
-            throw ConfigurationError(
-                .fileUnwritable, source: location.path,
+            throw SecureStoreError(
+                .notAStore, source: location.path,
                 """
                 is neither a secure store nor a plaintext configuration of an earlier version; \
                 onboarding does not replace it
@@ -81,8 +81,9 @@ public struct StoreManagerStep: OnboardingStep {
     /// then removes a plaintext store of an earlier version that the new store replaces.
     ///
     /// - Throws: ``OnboardingError`` `alreadyOnboarded` (a store is there and ``replacing`` is
-    ///   off) or `unanswered` (no passcode was given); `ConfigurationError` `passcodeRequired`
-    ///   (a device secret where the policy requires a passcode), `passcodeRejected`, or a file error.
+    ///   off) or `unanswered` (no passcode was given); `SecureStoreError` `passcodeRejected` (a
+    ///   device secret where the policy requires a passcode), `notAStore`; or a file error
+    ///   (`ConfigurationError`).
     public func onboard(_ context: inout OnboardingContext) async throws {
         let location = context.location
         try await checkBeforeOnboarding(&context)
@@ -146,7 +147,7 @@ public struct StoreManagerStep: OnboardingStep {
         case .deviceSecret:
             guard policy.allowsNoPasscode else {
                 // A store without a passcode breaks the policy: refused, as a passcode that breaks it is.
-                throw ConfigurationError(
+                throw SecureStoreError(
                     .passcodeRejected, source: context.location.path,
                     "the passcode policy requires a passcode (passwordPolicyDefaultPasswordAllowed is not \"true\")")
             }
@@ -165,9 +166,9 @@ public struct StoreManagerStep: OnboardingStep {
     /// Opens the store: with the key kept in the keyring or the device secret when it can, else
     /// with the current passcode, asked up to ``attempts`` times.
     ///
-    /// - Throws: ``OnboardingError`` `notOnboarded` (no store); `ConfigurationError`
+    /// - Throws: ``OnboardingError`` `notOnboarded` (no store); `SecureStoreError`
     ///   `wrongPasscode`, `passcodeRequired`, `passcodeExpired`, `storeBlocked`, `storeWiped`,
-    ///   `storeDamaged`, or a file error.
+    ///   `storeDamaged`; or a file error (`ConfigurationError`).
     public func restore(_ context: inout OnboardingContext) async throws {
         if try await migratePlaintextStore(&context) != nil { return }
         let location = context.location
@@ -183,7 +184,7 @@ public struct StoreManagerStep: OnboardingStep {
         var opened: SecureStore?
         do {
             opened = try SecureStore.open(at: location, passcode: nil, options: options)
-        } catch let error as ConfigurationError where error.code == .passcodeRequired {
+        } catch let error as SecureStoreError where error.code == .passcodeRequired {
             var rejection: (any Error)?
             for attempt in 1...max(1, attempts) {
                 let request = PasscodeRequest(location: location, attempt: attempt, rejection: rejection)
@@ -191,7 +192,7 @@ public struct StoreManagerStep: OnboardingStep {
                 do {
                     opened = try SecureStore.open(at: location, passcode: passcode, options: options)
                     break
-                } catch let wrong as ConfigurationError where wrong.code == .wrongPasscode && attempt < attempts {
+                } catch let wrong as SecureStoreError where wrong.code == .wrongPasscode && attempt < attempts {
                     rejection = wrong
                 }
             }
@@ -230,8 +231,8 @@ public struct StoreManagerStep: OnboardingStep {
     /// plaintext store of an earlier version, and nothing else: a file at the store's path that
     /// is neither store is refused, before anything is removed.
     ///
-    /// - Throws: `ConfigurationError` `fileUnwritable` naming a file that is no store, or one
-    ///   that cannot be removed.
+    /// - Throws: `SecureStoreError` `notAStore` naming a file that is no store, or
+    ///   `ConfigurationError` `fileUnwritable` naming one that cannot be removed.
     public func reset(_ context: inout OnboardingContext) async throws {
         let location = context.location
         // A plaintext store at the store's own path goes first, so that the secure store's

@@ -59,7 +59,7 @@ package enum AgeFormat {
 
     /// Parses the header at the start of `file`.
     ///
-    /// - Throws: `ConfigurationError` `storeDamaged` saying what is wrong, naming `source`.
+    /// - Throws: `SecureStoreError` `storeDamaged` saying what is wrong, naming `source`.
     package static func header(of file: [UInt8], source: String) throws -> AgeHeader {
         var lines = HeaderLines(bytes: file, source: source)
         if file.starts(with: Array(armorLine.utf8)) {
@@ -93,7 +93,7 @@ package enum AgeFormat {
         }
         guard workFactor <= maxWorkFactor else {
             let memory = workFactor <= 50 ? "\(1 << (workFactor - 10)) MiB" : "more"
-            throw ConfigurationError(
+            throw SecureStoreError(
                 .storeDamaged, source: source,
                 """
                 the scrypt work factor 2^\(workFactor) is above the limit 2^\(maxWorkFactor) \
@@ -149,7 +149,7 @@ package enum AgeFormat {
 
     /// The payload after `header`, decrypted and authenticated.
     ///
-    /// - Throws: `ConfigurationError` `storeDamaged` when any chunk was changed, moved, cut or added.
+    /// - Throws: `SecureStoreError` `storeDamaged` when any chunk was changed, moved, cut or added.
     package static func decryptPayload(of file: [UInt8], header: AgeHeader, fileKey: SymmetricKey, source: String)
         throws -> [UInt8]
     {
@@ -232,7 +232,7 @@ package enum AgeFormat {
     static func scryptKey(passphrase: [UInt8], salt: [UInt8], workFactor: Int) throws -> SymmetricKey {
         // BoringSSL's scrypt takes the passphrase's address, which an empty array does not have.
         guard !passphrase.isEmpty else {
-            throw ConfigurationError(.invalidValue, "an empty passcode cannot protect a store")
+            throw SecureStoreError(.passcodeRejected, "an empty passcode cannot protect a store")
         }
         return try KDF.Scrypt.deriveKey(
             from: passphrase, salt: scryptLabel + salt, outputByteCount: 32,
@@ -262,8 +262,8 @@ package enum AgeFormat {
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
-    static func damaged(_ source: String, _ why: String) -> ConfigurationError {
-        ConfigurationError(.storeDamaged, source: source, "the store is damaged: \(why)")
+    static func damaged(_ source: String, _ why: String) -> SecureStoreError {
+        SecureStoreError(.storeDamaged, source: source, "the store is damaged: \(why)")
     }
 }
 

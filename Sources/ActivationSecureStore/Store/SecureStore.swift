@@ -82,8 +82,9 @@ public struct SecureStore: Sendable {
     ///   - workFactor: log2 of scrypt's N for the passcode (1 to 20).
     ///   - replacing: replace a store that is already there (its files are overwritten atomically).
     ///   - now: the time the passcode counts as set (for its expiry).
-    /// - Throws: `ConfigurationError`: `passcodeRequired` (no passcode, and the policy requires one),
-    ///   `passcodeRejected` (naming every rule it breaks), `fileExists`, or a file error.
+    /// - Throws: `SecureStoreError`: `passcodeRejected` (naming every rule the passcode breaks, or
+    ///   none given where the policy requires one), `storeExists`, `invalidWorkFactor`; or a file
+    ///   error (`ConfigurationError`).
     public static func create(
         at location: SecureStoreLocation, contents: SecureStoreContents, passcode: Passcode?,
         workFactor: Int = defaultWorkFactor, replacing: Bool = false, now: Date = Date()
@@ -93,7 +94,7 @@ public struct SecureStore: Sendable {
         let passphrase: [UInt8]
         let factor: Int
         if let passcode {
-            try policy.check(passcode.text, source: location.path)
+            try checkPolicy(policy, passcode, location)
             try checkWorkFactor(workFactor)
             passphrase = passcode.bytes
             factor = workFactor
@@ -101,7 +102,7 @@ public struct SecureStore: Sendable {
             contents.passcodeChangedAt = now
         } else {
             guard policy.allowsNoPasscode else {
-                throw ConfigurationError(
+                throw SecureStoreError(
                     .passcodeRejected, source: location.path, "the passcode policy requires a passcode for this store")
             }
             passphrase = []
@@ -112,7 +113,7 @@ public struct SecureStore: Sendable {
         try StoreFiles.prepareFolder(location)
         return try FileIO.withExclusiveLock(location.lockPath) {
             if !replacing && FileIO.exists(location.path) {
-                throw ConfigurationError(.fileExists, source: location.path, "a store is already there")
+                throw SecureStoreError(.storeExists, source: location.path, "a store is already there")
             }
             let previous = replacing ? StoreFiles.currentDigests(location) : []
             var secret = passphrase
@@ -145,14 +146,15 @@ public struct SecureStore: Sendable {
     /// into a new secure store: its configuration is kept, the plaintext file is removed only once
     /// the encrypted store is written (or replaced by it, when both have the same path).
     ///
-    /// - Throws: `ConfigurationError`: the plaintext store's errors (`storeDamaged`, …), then
-    ///   those of ``create(at:contents:passcode:workFactor:replacing:now:)``.
+    /// - Throws: the plaintext store's errors (`ConfigurationError` `storeDamaged`, …),
+    ///   `SecureStoreError` `nothingToMove`, then those of
+    ///   ``create(at:contents:passcode:workFactor:replacing:now:)``.
     public static func migrate(
         _ plaintext: FileConfigurationStore, into location: SecureStoreLocation, clientPolicies: ClientPolicies,
         passcode: Passcode?, workFactor: Int = defaultWorkFactor
     ) throws -> SecureStore {
         guard let record = try plaintext.load() else {
-            throw ConfigurationError(.notFound, source: plaintext.path, "no plaintext configuration to move")
+            throw SecureStoreError(.nothingToMove, source: plaintext.path, "no plaintext configuration to move")
         }
         // The move is not a contact with the server, but the block-and-wipe clock cannot start
         // earlier: the plaintext store kept no record of one.
@@ -201,9 +203,9 @@ public struct SecureStore: Sendable {
     /// everything beside it is deleted. After opening, the policies stored inside are applied:
     /// an expired passcode, and the block and wipe periods since the last server contact.
     ///
-    /// - Throws: `ConfigurationError`: `passcodeRequired`, `wrongPasscode` (the reason says how
-    ///   many tries are left), `storeWiped`, `storeBlocked`, `passcodeExpired`, `storeDamaged`, or a
-    ///   file error.
+    /// - Throws: `SecureStoreError`: `passcodeRequired`, `wrongPasscode` (the reason says how
+    ///   many tries are left), `storeWiped`, `storeBlocked`, `passcodeExpired`, `storeDamaged`,
+    ///   `notAStore`; or a file error (`ConfigurationError`).
     public static func open(at location: SecureStoreLocation, passcode: Passcode?, options: OpenOptions = OpenOptions())
         throws -> SecureStore?
     {
@@ -215,10 +217,10 @@ public struct SecureStore: Sendable {
             let header: AgeHeader
             do {
                 header = try AgeFormat.header(of: file, source: location.path)
-            } catch let error as ConfigurationError where !AgeFormat.startsLikeScryptFile(file) {
+            } catch let error as SecureStoreError where !AgeFormat.startsLikeScryptFile(file) {
                 // Not a store at all, so not a damaged one either: deleting it is not ours to offer.
-                throw ConfigurationError(
-                    .fileUnreadable, source: location.path, "is not a secure store: \(error.message)")
+                throw SecureStoreError(
+                    .notAStore, source: location.path, "is not a secure store: \(error.message)")
             }
             // A header activate did not write here (the owner re-encrypted the store with
             // `age -p`, or the file was damaged or swapped) may still open with the passcode.
@@ -257,7 +259,7 @@ public struct SecureStore: Sendable {
                 try follow(fileKey == nil ? .passcodeWrong : .passcodeRight)
             }
             guard let fileKey, AgeFormat.verify(header, fileKey: fileKey) else {
-                throw ConfigurationError(
+                throw SecureStoreError(
                     .storeDamaged, source: location.path, "the store is damaged: its header's MAC does not verify")
             }
             let plaintext = try AgeFormat.decryptPayload(
@@ -278,9 +280,9 @@ public struct SecureStore: Sendable {
     /// Writes ``contents`` back to the store (a new payload under the same key; the passcode is
     /// unchanged). The state beside it follows the client policies in ``contents``.
     ///
-    /// - Throws: `ConfigurationError`: `storeChanged` when another process wrote or deleted the
-    ///   store since this value read it (open it again), `inputTooLarge` when the contents would
-    ///   make a store larger than can be read back, or a file error.
+    /// - Throws: `SecureStoreError`: `storeChanged` when another process wrote or deleted the
+    ///   store since this value read it, `contentsTooLarge` when the contents would make a store
+    ///   larger than can be read back; or a file error (`ConfigurationError`).
     public mutating func save() throws {
         try FileIO.withExclusiveLock(location.lockPath) {
             let header = try unchangedHeader()
@@ -309,21 +311,22 @@ public struct SecureStore: Sendable {
     /// The store as it is on disk now, read with the key this value holds: what another process
     /// wrote since is seen, and no passcode is asked again.
     ///
-    /// - Throws: `ConfigurationError`: `storeChanged` when the store was deleted or sealed under
-    ///   another key since (its passcode changed: open it again), `storeDamaged`, or a file error.
+    /// - Throws: `SecureStoreError`: `storeChanged` when the store was deleted or sealed under
+    ///   another key since (its passcode changed), `storeDamaged`; or a file error
+    ///   (`ConfigurationError`).
     public func reloaded() throws -> SecureStore {
         try FileIO.withExclusiveLock(location.lockPath) {
             guard FileIO.exists(location.path) else {
-                throw ConfigurationError(
+                throw SecureStoreError(
                     .storeChanged, source: location.path, "the store was deleted since it was opened")
             }
             let file = try StoreFiles.readStoreFile(location)
             if Array(SHA256.hash(data: file)) == fileDigest { return self }
             let header = try AgeFormat.header(of: file, source: location.path)
             guard AgeFormat.verify(header, fileKey: fileKey) else {
-                throw ConfigurationError(
+                throw SecureStoreError(
                     .storeChanged, source: location.path,
-                    "the store was sealed under another key since it was opened; open it again")
+                    "the store was sealed under another key since it was opened")
             }
             let plaintext = try AgeFormat.decryptPayload(
                 of: file, header: header, fileKey: fileKey, source: location.path)
@@ -345,12 +348,13 @@ public struct SecureStore: Sendable {
     /// leaves either the old or the new passcode working, never neither. A key the keyring kept
     /// is replaced by the new one.
     ///
-    /// - Throws: `ConfigurationError`: `passcodeRejected` when `newPasscode` breaks the policy
-    ///   or is the current passcode, `storeChanged`, `inputTooLarge`, or a file error.
+    /// - Throws: `SecureStoreError`: `passcodeRejected` when `newPasscode` breaks the policy
+    ///   or is the current passcode, `storeChanged`, `contentsTooLarge`, `invalidWorkFactor`; or a
+    ///   file error (`ConfigurationError`).
     public mutating func changePasscode(
         to newPasscode: Passcode, workFactor: Int = defaultWorkFactor, now: Date = Date()
     ) throws {
-        try contents.clientPolicies.passcode.check(newPasscode.text, source: location.path)
+        try Self.checkPolicy(contents.clientPolicies.passcode, newPasscode, location)
         try Self.checkWorkFactor(workFactor)
         var changed = contents
         changed.protection = .passcode
@@ -361,8 +365,8 @@ public struct SecureStore: Sendable {
             if contents.protection == .passcode,
                 try AgeFormat.unwrapFileKey(current, passphrase: newPasscode.bytes) != nil
             {
-                throw ConfigurationError(
-                    .passcodeRejected, source: location.path, "the new passcode is the current one; choose another")
+                throw SecureStoreError(
+                    .passcodeRejected, source: location.path, "the new passcode is the current one")
             }
             let header = try AgeFormat.makeHeader(
                 fileKey: newKey, passphrase: newPasscode.bytes, workFactor: workFactor)
@@ -382,23 +386,32 @@ public struct SecureStore: Sendable {
         if usesKeyring { cache.remember(newKey, timeout: changed.clientPolicies.passcode.lockTimeout) }
     }
 
+    /// The passcode policy's verdict on `passcode`, as this library's error.
+    static func checkPolicy(_ policy: PasscodePolicy, _ passcode: Passcode, _ location: SecureStoreLocation) throws {
+        do {
+            try policy.check(passcode.text, source: location.path)
+        } catch let error as ConfigurationError where error.code == .passcodeRejected {
+            throw SecureStoreError(.passcodeRejected, source: location.path, error.message)
+        }
+    }
+
     static func checkWorkFactor(_ workFactor: Int) throws {
         guard (1...maxWorkFactor).contains(workFactor) else {
-            throw ConfigurationError(
-                .invalidValue, "the scrypt work factor must be from 1 to \(maxWorkFactor), not \(workFactor)")
+            throw SecureStoreError(
+                .invalidWorkFactor, "the scrypt work factor must be from 1 to \(maxWorkFactor), not \(workFactor)")
         }
     }
 
     /// The store's header, when the file on disk is still the one this value read or wrote.
     private func unchangedHeader() throws -> AgeHeader {
         guard FileIO.exists(location.path) else {
-            throw ConfigurationError(.storeChanged, source: location.path, "the store was deleted since it was opened")
+            throw SecureStoreError(.storeChanged, source: location.path, "the store was deleted since it was opened")
         }
         let file = try StoreFiles.readStoreFile(location)
         guard Array(SHA256.hash(data: file)) == fileDigest else {
-            throw ConfigurationError(
+            throw SecureStoreError(
                 .storeChanged, source: location.path,
-                "another process changed the store since it was opened; open it again")
+                "another process changed the store since it was opened")
         }
         return try AgeFormat.header(of: file, source: location.path)
     }
@@ -407,8 +420,8 @@ public struct SecureStore: Sendable {
     static func sealable(_ contents: SecureStoreContents, _ location: SecureStoreLocation) throws -> [UInt8] {
         let plaintext = contents.plaintext
         guard plaintext.count <= SecureStoreContents.maxPlaintextBytes else {
-            throw ConfigurationError(
-                .inputTooLarge, source: location.path,
+            throw SecureStoreError(
+                .contentsTooLarge, source: location.path,
                 """
                 the store's contents would be \(plaintext.count) bytes, \
                 more than the \(SecureStoreContents.maxPlaintextBytes) a store may hold; nothing was written
@@ -417,9 +430,9 @@ public struct SecureStore: Sendable {
         }
         do {
             _ = try SecureStoreContents(plaintext: plaintext, source: location.path)
-        } catch let error as ConfigurationError {
-            throw ConfigurationError(
-                .inputTooLarge, source: location.path,
+        } catch let error as SecureStoreError {
+            throw SecureStoreError(
+                .contentsTooLarge, source: location.path,
                 "the store's contents could not be read back (\(error.message)); nothing was written")
         }
         return plaintext
@@ -451,7 +464,8 @@ public struct SecureStore: Sendable {
 
     /// Deletes the store, its state file, its device secret and its cached key. `false` when there was no store.
     ///
-    /// - Throws: `ConfigurationError` when a file cannot be removed.
+    /// - Throws: `SecureStoreError` `notAStore` when the file is not a secure store (nothing is
+    ///   removed), or `ConfigurationError` when a file cannot be removed.
     @discardableResult
     public static func delete(at location: SecureStoreLocation) throws -> Bool {
         guard FileIO.exists(location.folder) else {
@@ -461,8 +475,8 @@ public struct SecureStore: Sendable {
         // Only a store is deleted, damaged or not, and a store is known by its age header line:
         // a mistyped path removes nothing else, even where an earlier command left a lock beside it.
         if FileIO.exists(location.path) && !location.holdsSecureStore {
-            throw ConfigurationError(
-                .fileUnwritable, source: location.path,
+            throw SecureStoreError(
+                .notAStore, source: location.path,
                 """
                 is not a secure store (it does not start with an age header and a passphrase recipient); \
                 nothing was removed
@@ -486,7 +500,8 @@ public struct SecureStore: Sendable {
 
     /// The store's status without opening it; `nil` when there is no store.
     ///
-    /// - Throws: `ConfigurationError` when the state file is damaged or unreadable.
+    /// - Throws: `SecureStoreError` `storeDamaged` when the state file is damaged, or
+    ///   `ConfigurationError` when it is unreadable.
     public static func status(at location: SecureStoreLocation) throws -> Status? {
         guard FileIO.exists(location.path) else { return nil }
         let state = try StoreFiles.readState(location) ?? StoreState()

@@ -190,13 +190,13 @@ public struct SecureStoreContents: Sendable, Hashable {
 
     /// Reads the documented plaintext.
     ///
-    /// - Throws: `ConfigurationError` `storeDamaged` naming `source` and the key path.
+    /// - Throws: `SecureStoreError` `storeDamaged` naming `source` and the key path.
     public init(plaintext: [UInt8], source: String) throws {
         let value: ConfigurationValue
         do {
             value = try JSONReader(maxBytes: Self.maxPlaintextBytes, maxDepth: 64).parse(plaintext, source: source)
         } catch let error as ConfigurationError {
-            throw ConfigurationError(
+            throw SecureStoreError(
                 .storeDamaged, source: source, "the store's contents are not its JSON: \(error.message)")
         }
         try self.init(from: value, source: source)
@@ -204,7 +204,7 @@ public struct SecureStoreContents: Sendable, Hashable {
 
     /// Reads the documented plaintext from a parsed value.
     ///
-    /// - Throws: `ConfigurationError` `storeDamaged` naming `source` and the key path.
+    /// - Throws: `SecureStoreError` `storeDamaged` naming `source` and the key path.
     public init(from value: ConfigurationValue, source: String) throws {
         let read = ContentsReader(source: source)
         guard let object = value.objectValue else {
@@ -231,7 +231,7 @@ public struct SecureStoreContents: Sendable, Hashable {
             do {
                 configuration = try StoredConfiguration(from: stored, source: "\(source): configuration")
             } catch let error as ConfigurationError {
-                throw ConfigurationError(.storeDamaged, source: source, keyPath: "configuration", error.message)
+                throw SecureStoreError(.storeDamaged, source: source, keyPath: "configuration", error.message)
             }
         } else {
             configuration = nil
@@ -247,7 +247,7 @@ public struct SecureStoreContents: Sendable, Hashable {
             do {
                 clientPolicies = try ClientPolicies(from: policies, source: source)
             } catch let error as ConfigurationError {
-                throw ConfigurationError(
+                throw SecureStoreError(
                     .storeDamaged, source: source,
                     keyPath: ["clientPolicies", error.keyPath].compactMap { $0 }.joined(separator: "."),
                     error.message)
@@ -341,8 +341,8 @@ extension SecureStoreContents {
 struct ContentsReader {
     var source: String
 
-    func damaged(_ keyPath: String?, _ message: String) -> ConfigurationError {
-        ConfigurationError(.storeDamaged, source: source, keyPath: keyPath, message)
+    func damaged(_ keyPath: String?, _ message: String) -> SecureStoreError {
+        SecureStoreError(.storeDamaged, source: source, keyPath: keyPath, message)
     }
 
     func object(_ value: ConfigurationValue, _ keyPath: String) throws -> ConfigurationObject {

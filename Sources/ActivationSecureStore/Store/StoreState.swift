@@ -60,17 +60,17 @@ struct StoreState: Sendable, Hashable {
 
     /// Reads the state file's text.
     ///
-    /// - Throws: `ConfigurationError` `storeDamaged` naming `source` and the key.
+    /// - Throws: `SecureStoreError` `storeDamaged` naming `source` and the key.
     init(json bytes: [UInt8], source: String) throws {
         let value: ConfigurationValue
         do {
             value = try JSONReader(maxBytes: Self.maxBytes, maxDepth: 4).parse(bytes, source: source)
         } catch let error as ConfigurationError {
-            throw ConfigurationError(
+            throw SecureStoreError(
                 .storeDamaged, source: source, "the store's state file is not its JSON: \(error.message)")
         }
-        func damaged(_ key: String?, _ message: String) -> ConfigurationError {
-            ConfigurationError(
+        func damaged(_ key: String?, _ message: String) -> SecureStoreError {
+            SecureStoreError(
                 .storeDamaged, source: source, keyPath: key, "the store's state file is damaged: \(message)")
         }
         guard let object = value.objectValue else { throw damaged(nil, "not an object") }

@@ -39,7 +39,7 @@ struct UnlockRules: Sendable {
         /// Delete the store and everything beside it (then refuse).
         var deletesStore = false
         /// Refuse to open, with this error; `nil`: go on.
-        var refusal: ConfigurationError?
+        var refusal: SecureStoreError?
 
         static let proceed = Decision()
     }
@@ -109,7 +109,7 @@ struct UnlockRules: Sendable {
     }
 
     /// The refusal of ``Outcome/passcodeMissing``, which the shell throws at once.
-    var passcodeMissing: ConfigurationError {
+    var passcodeMissing: SecureStoreError {
         error(.passcodeRequired, "the store is locked; its passcode is needed\(headerKnown ? triesLeftNote : "")")
     }
 
@@ -117,7 +117,7 @@ struct UnlockRules: Sendable {
     private func policyRefusal(
         _ contents: SecureStoreContents, now: Date, allowBlocked: Bool, allowExpiredPasscode: Bool,
         deletes: inout Bool
-    ) -> ConfigurationError? {
+    ) -> SecureStoreError? {
         let policies = contents.clientPolicies
         if let lastContact = contents.lastServerContact {
             switch policies.blockWiping.verdict(lastContact: lastContact, now: now) {
@@ -161,11 +161,11 @@ struct UnlockRules: Sendable {
         return "; \(left) tries left"
     }
 
-    private func error(_ code: ConfigurationError.Code, _ message: String) -> ConfigurationError {
-        ConfigurationError(code, source: source, message)
+    private func error(_ code: SecureStoreError.Code, _ message: String) -> SecureStoreError {
+        SecureStoreError(code, source: source, message)
     }
 
-    private func refuse(_ code: ConfigurationError.Code, _ message: String) -> Decision {
+    private func refuse(_ code: SecureStoreError.Code, _ message: String) -> Decision {
         Decision(refusal: error(code, message))
     }
 }
