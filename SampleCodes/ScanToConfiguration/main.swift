@@ -8,7 +8,10 @@ let image = CommandLine.arguments.dropFirst().first ?? "SampleCodes/oauth-activa
 do {
     // 1. Find the QR codes in the image.
     let symbols = try BarcodeScanner(symbologies: [.qr]).scanFile(image)
-    guard let symbol = symbols.first else { throw ImagingError(.corruptImage, "\(image): no QR code found") }
+    guard let symbol = symbols.first else {
+        print("\(image): no QR code found")
+        exit(4)
+    }
 
     // 2. Tell what the payload is, and check it against the policy: https only, SAP cloud hosts.
     let policy = SecurityPolicy(allowedHosts: SecurityPolicy.sapCloudHosts)

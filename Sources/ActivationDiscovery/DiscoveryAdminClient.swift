@@ -15,10 +15,10 @@ import NIOCore
 ///     appID: "com.example.app", CodeOrder(document: "fieldservice.json", count: 20))
 /// ```
 ///
-/// Errors are `ConfigurationError`s mapped from the protocol's error codes, carrying the service's
-/// message and key path and never the token: `serviceUnavailable` when the service cannot be
-/// reached, answers 5xx or not the expected JSON; `notFound` for 404; `invalidKey` for a refused
-/// token; `rateLimited` for 429; `invalidValue` for another refusal.
+/// Errors are ``DiscoveryClientError``s mapped from the protocol's error codes, carrying the
+/// service's message, key path and code, never the token: `unreachable` when the service cannot be
+/// reached or answers 5xx; `invalidAnswer` when it answers not the expected JSON; `notFound` for
+/// 404; `unauthorized` for a refused token; `rateLimited` for 429; `refused` for another refusal.
 public struct DiscoveryAdminClient: Sendable {
     /// The service's base URL: https, or http to a loopback address.
     public let base: String
@@ -45,7 +45,7 @@ public struct DiscoveryAdminClient: Sendable {
             let token = text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) })
                 .first(where: { !$0.isEmpty && !$0.hasPrefix("#") })
         else {
-            throw ConfigurationError(.invalidKey, source: path, "no token in the file")
+            throw DiscoveryClientError(.noToken, source: path, "no token in the file")
         }
         return token
     }
@@ -129,8 +129,8 @@ public struct DiscoveryAdminClient: Sendable {
         do {
             return try AdminJSON.decoder().decode(Answer.self, from: Data(bytes))
         } catch {
-            throw ConfigurationError(
-                .serviceUnavailable, source: "\(base)\(operation.template)",
+            throw DiscoveryClientError(
+                .invalidAnswer, source: "\(base)\(operation.template)",
                 "the answer is not the JSON of \(operation.rawValue)")
         }
     }
@@ -162,28 +162,27 @@ public struct DiscoveryAdminClient: Sendable {
             status = response.status.code
             bytes = Array(buffer: try await response.body.collect(upTo: maxResponseBytes))
         } catch {
-            throw ConfigurationError(
-                .serviceUnavailable, source: shown,
+            throw DiscoveryClientError(
+                .unreachable, source: shown,
                 "the discovery service could not be reached (\(DiscoveryServiceProvider.describe(error)))")
         }
         guard status >= 300 else { return bytes }
         // The protocol's error code decides; an answer without one (a proxy's page) is judged by its status.
         guard let error = DiscoveryErrorBody(json: bytes)?.error else {
-            throw ConfigurationError(
-                status < 500 ? .invalidValue : .serviceUnavailable, source: shown, "HTTP \(status)")
+            throw DiscoveryClientError(status < 500 ? .refused : .unreachable, source: shown, "HTTP \(status)")
         }
-        let code: ConfigurationError.Code =
+        let code: DiscoveryClientError.Code =
             switch error.code {
-            case .unauthorized: .invalidKey
+            case .unauthorized: .unauthorized
             case .notFound: .notFound
             case .rateLimited: .rateLimited
-            case .unavailable, .notReady, .busy: .serviceUnavailable
+            case .unavailable, .notReady, .busy: .unreachable
             case .expired, .used, .revoked, .badRequest, .invalidDocument, .invalidSettings, .methodNotAllowed,
                 .tooLarge, .tooLong:
-                .invalidValue
+                .refused
             }
-        throw ConfigurationError(
-            code, source: shown, keyPath: error.keyPath,
+        throw DiscoveryClientError(
+            code, source: shown, keyPath: error.keyPath, refusal: error.code,
             error.code == .unauthorized ? "the token was refused" : error.message)
     }
 }

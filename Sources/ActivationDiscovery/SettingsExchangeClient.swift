@@ -77,12 +77,12 @@ public struct SettingsExchangeClient: Sendable {
 
     /// Asks the server for the policies.
     ///
-    /// - Throws: `ConfigurationError` naming the URL: `serviceUnavailable` when the server
-    ///   cannot be reached, answers 5xx, a redirect or something else unexpected; `notFound` for
-    ///   404 (it keeps no policies for the application); `invalidKey` for 401 or 403 (the
-    ///   credentials were refused or missing); `inputTooLarge` past
-    ///   `ClientPolicies.maxDocumentBytes`; the policy reader's errors, with the key path, for a
-    ///   document that is no valid `settingsExchange`.
+    /// - Throws: ``DiscoveryClientError`` naming the URL: `unreachable` when the server cannot be
+    ///   reached, answers 5xx, a redirect or another unexpected status; `notFound` for 404 (it
+    ///   keeps no policies for the application); `unauthorized` for 401 or 403 (the credentials
+    ///   were refused or missing); `invalidAnswer` past `ClientPolicies.maxDocumentBytes`. The
+    ///   policy reader's `ConfigurationError`, with the key path, for a document that is no valid
+    ///   `settingsExchange`; `ConfigurationError` for a URL the checks of ``url()`` refuse.
     public func fetch() async throws -> ClientPolicies {
         let url = try url()
         var request = HTTPClientRequest(url: url)
@@ -94,20 +94,20 @@ public struct SettingsExchangeClient: Sendable {
         // until the deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let answer: Result<(UInt, ByteBuffer), ConfigurationError>
+        let answer: Result<(UInt, ByteBuffer), DiscoveryClientError>
         do {
             let response = try await client.execute(request, timeout: .init(timeout))
             answer = .success(
                 (response.status.code, try await response.body.collect(upTo: ClientPolicies.maxDocumentBytes)))
         } catch is NIOTooManyBytesError {
             answer = .failure(
-                ConfigurationError(
-                    .inputTooLarge, source: url,
+                DiscoveryClientError(
+                    .invalidAnswer, source: url,
                     "the answer exceeds the \(ByteCount(ClientPolicies.maxDocumentBytes)) limit"))
         } catch {
             answer = .failure(
-                ConfigurationError(
-                    .serviceUnavailable, source: url,
+                DiscoveryClientError(
+                    .unreachable, source: url,
                     "the server could not be reached (\(DiscoveryServiceProvider.describe(error)))"))
         }
         try? await client.shutdown()
@@ -116,19 +116,20 @@ public struct SettingsExchangeClient: Sendable {
         case 200:
             return try ClientPolicies(json: Array(buffer: body), source: url)
         case 404:
-            throw ConfigurationError(.notFound, source: url, "the server keeps no client policies for \(applicationID)")
+            throw DiscoveryClientError(
+                .notFound, source: url, "the server keeps no client policies for \(applicationID)")
         case 401, 403:
-            throw ConfigurationError(
-                .invalidKey, source: url,
+            throw DiscoveryClientError(
+                .unauthorized, source: url,
                 credentials == nil
                     ? "the server asks for credentials (HTTP \(status))"
                     : "the server refused the credentials (HTTP \(status))")
         case 300..<400:
-            throw ConfigurationError(
-                .serviceUnavailable, source: url,
+            throw DiscoveryClientError(
+                .unreachable, source: url,
                 "the server answered with a redirect (HTTP \(status)), which is not followed")
         default:
-            throw ConfigurationError(.serviceUnavailable, source: url, "the server answered HTTP \(status)")
+            throw DiscoveryClientError(.unreachable, source: url, "the server answered HTTP \(status)")
         }
     }
 }

@@ -66,35 +66,33 @@ extension DiscoveryCommand.Codes {
         }
 
         func run() async throws {
-            try await DiscoveryCommand.run {
-                let client = try connection.client()
-                for path in [csv, sheet].compactMap({ $0 }) { try Self.checkWritable(path, replace: force) }
-                let now = Date()
-                let seconds = Int(expires.date(from: now).timeIntervalSince(now).rounded())
-                let order = CodeOrder(document: document, expiresIn: seconds, uses: uses, label: label, count: count)
-                let answer = try await client.issueCodes(appID: application.appID, order)
-                let codes = answer.codes
-                if connection.json && csv == nil && sheet == nil { return DiscoveryCommand.printJSON(answer) }
-                do {
-                    if let csv {
-                        try FileIO.write(Array(Self.csv(codes).utf8), to: csv, replace: force, mode: 0o600)
-                        Console.note("wrote \(codes.count) codes to \(csv)")
-                    }
-                    if let sheet {
-                        let host = try await Self.host(of: document, in: application, client: client)
-                        try FileIO.write(
-                            Array(try Self.sheet(codes, appID: application.appID, host: host).utf8), to: sheet,
-                            replace: force, mode: 0o600)
-                        Console.note("wrote a sheet of \(codes.count) cards to \(sheet)")
-                    }
-                } catch let error as ConfigurationError {
-                    Console.report(error)
-                    Console.report("the codes were issued and are shown only now; here they are:")
-                    Self.printCodes(codes)
-                    throw ExitCode(ExitStatus.failure)
+            let client = try connection.client()
+            for path in [csv, sheet].compactMap({ $0 }) { try Self.checkWritable(path, replace: force) }
+            let now = Date()
+            let seconds = Int(expires.date(from: now).timeIntervalSince(now).rounded())
+            let order = CodeOrder(document: document, expiresIn: seconds, uses: uses, label: label, count: count)
+            let answer = try await client.issueCodes(appID: application.appID, order)
+            let codes = answer.codes
+            if connection.json && csv == nil && sheet == nil { return DiscoveryCommand.printJSON(answer) }
+            do {
+                if let csv {
+                    try FileIO.write(Array(Self.csv(codes).utf8), to: csv, replace: force, mode: 0o600)
+                    Console.note("wrote \(codes.count) codes to \(csv)")
                 }
-                if csv == nil && sheet == nil { Self.printCodes(codes) }
+                if let sheet {
+                    let host = try await Self.host(of: document, in: application, client: client)
+                    try FileIO.write(
+                        Array(try Self.sheet(codes, appID: application.appID, host: host).utf8), to: sheet,
+                        replace: force, mode: 0o600)
+                    Console.note("wrote a sheet of \(codes.count) cards to \(sheet)")
+                }
+            } catch let error as ConfigurationError {
+                Console.report(error)
+                Console.report("the codes were issued and are shown only now; here they are:")
+                Self.printCodes(codes)
+                throw ExitCode(ExitStatus.failure)
             }
+            if csv == nil && sheet == nil { Self.printCodes(codes) }
         }
 
         static func printCodes(_ codes: [IssuedCode]) {
@@ -107,7 +105,7 @@ extension DiscoveryCommand.Codes {
         /// code is issued.
         static func checkWritable(_ path: String, replace: Bool) throws {
             if FileIO.exists(path) && !replace {
-                throw ConfigurationError(.fileExists, source: path, "exists; give --force to replace it")
+                throw ConfigurationError(.fileExists, source: path, "exists")
             }
             let folder = Files.parentFolder(of: path)
             guard Files.type(of: folder, followLinks: true) == .directory else {
@@ -161,18 +159,16 @@ extension DiscoveryCommand.Codes {
         @Option(help: ArgumentHelp("Only codes of this status.", valueName: "status")) var status: CodeStatus?
 
         func run() async throws {
-            try await DiscoveryCommand.run {
-                let answer = try await connection.client().codes(appID: application.appID, status: status)
-                if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(
-                    ["ID", "STATUS", "USES LEFT", "DOCUMENT", "LABEL", "EXPIRES"],
-                    answer.codes.map {
-                        [
-                            String($0.id), $0.status.rawValue, String($0.usesLeft), $0.document, $0.label ?? "",
-                            DiscoveryCommand.time($0.expiresAt),
-                        ]
-                    })
-            }
+            let answer = try await connection.client().codes(appID: application.appID, status: status)
+            if connection.json { return DiscoveryCommand.printJSON(answer) }
+            DiscoveryCommand.printTable(
+                ["ID", "STATUS", "USES LEFT", "DOCUMENT", "LABEL", "EXPIRES"],
+                answer.codes.map {
+                    [
+                        String($0.id), $0.status.rawValue, String($0.usesLeft), $0.document, $0.label ?? "",
+                        DiscoveryCommand.time($0.expiresAt),
+                    ]
+                })
         }
     }
 
@@ -188,12 +184,10 @@ extension DiscoveryCommand.Codes {
         }
 
         func run() async throws {
-            try await DiscoveryCommand.run {
-                let client = try connection.client()
-                for id in ids {
-                    _ = try await client.revokeCode(appID: application.appID, id: id)
-                    Console.print("revoked \(id)")
-                }
+            let client = try connection.client()
+            for id in ids {
+                _ = try await client.revokeCode(appID: application.appID, id: id)
+                Console.print("revoked \(id)")
             }
         }
     }

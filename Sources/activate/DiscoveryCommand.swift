@@ -71,15 +71,6 @@ struct DiscoveryCommand: AsyncParsableCommand {
 
     }
 
-    /// Runs one call of a command: a refusal or an unreachable service is reported with its exit status.
-    static func run(_ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch let error as ConfigurationError {
-            throw ErrorReport(error, judgement: .serviceRequired).exit()
-        }
-    }
-
     /// The answer as JSON on stdout (`--json`), as the service sent it.
     static func printJSON(_ value: some Encodable) {
         Console.raw(Array((AdminJSON.text(value) + "\n").utf8))
@@ -116,18 +107,16 @@ extension DiscoveryCommand {
         @OptionGroup var connection: Connection
 
         func run() async throws {
-            try await DiscoveryCommand.run {
-                let answer = try await connection.client().applications()
-                if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(
-                    ["APPLICATION", "DOCUMENTS", "DOMAINS", "ACTIVE CODES", "POLICIES"],
-                    answer.applications.map {
-                        [
-                            $0.appID, String($0.documents), String($0.domains), String($0.activeCodes),
-                            $0.settings ? "yes" : "no",
-                        ]
-                    })
-            }
+            let answer = try await connection.client().applications()
+            if connection.json { return DiscoveryCommand.printJSON(answer) }
+            DiscoveryCommand.printTable(
+                ["APPLICATION", "DOCUMENTS", "DOMAINS", "ACTIVE CODES", "POLICIES"],
+                answer.applications.map {
+                    [
+                        $0.appID, String($0.documents), String($0.domains), String($0.activeCodes),
+                        $0.settings ? "yes" : "no",
+                    ]
+                })
         }
     }
 
@@ -139,24 +128,22 @@ extension DiscoveryCommand {
             DateArgument?
 
         func run() async throws {
-            try await DiscoveryCommand.run {
-                let now = Date()
-                // A span counts back from now here: `--since 7d` is the last seven days.
-                let from: Date? = since.map { argument in
-                    if case .fromNow(let span) = argument.value { return now.addingTimeInterval(-span) }
-                    return argument.date(from: now)
-                }
-                let answer = try await connection.client().audit(since: from)
-                if connection.json { return DiscoveryCommand.printJSON(answer) }
-                DiscoveryCommand.printTable(
-                    ["TIME", "ACTOR", "ACTION", "APPLICATION", "SUBJECT", "OUTCOME"],
-                    answer.entries.map {
-                        [
-                            DiscoveryCommand.time($0.at), $0.actor, $0.action, $0.appID ?? "", $0.subject ?? "",
-                            $0.outcome,
-                        ]
-                    })
+            let now = Date()
+            // A span counts back from now here: `--since 7d` is the last seven days.
+            let from: Date? = since.map { argument in
+                if case .fromNow(let span) = argument.value { return now.addingTimeInterval(-span) }
+                return argument.date(from: now)
             }
+            let answer = try await connection.client().audit(since: from)
+            if connection.json { return DiscoveryCommand.printJSON(answer) }
+            DiscoveryCommand.printTable(
+                ["TIME", "ACTOR", "ACTION", "APPLICATION", "SUBJECT", "OUTCOME"],
+                answer.entries.map {
+                    [
+                        DiscoveryCommand.time($0.at), $0.actor, $0.action, $0.appID ?? "", $0.subject ?? "",
+                        $0.outcome,
+                    ]
+                })
         }
     }
 
@@ -178,15 +165,13 @@ extension DiscoveryCommand {
             var file: String
 
             func run() async throws {
-                try await DiscoveryCommand.run {
-                    let bytes = try FileIO.read(file, limit: ConfigurationLimits.default.maxDocumentBytes)
-                    let name = self.name ?? URL(fileURLWithPath: file).lastPathComponent
-                    let answer = try await connection.client().putDocument(
-                        appID: application.appID, name: name, json: bytes)
-                    if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    Console.print("stored \(name) for \(application.appID): connects to \(answer.summary.host ?? "?")")
-                    for warning in answer.summary.warnings { Console.note("warning: \(warning)") }
-                }
+                let bytes = try FileIO.read(file, limit: ConfigurationLimits.default.maxDocumentBytes)
+                let name = self.name ?? URL(fileURLWithPath: file).lastPathComponent
+                let answer = try await connection.client().putDocument(
+                    appID: application.appID, name: name, json: bytes)
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                Console.print("stored \(name) for \(application.appID): connects to \(answer.summary.host ?? "?")")
+                for warning in answer.summary.warnings { Console.note("warning: \(warning)") }
             }
         }
 
@@ -197,19 +182,17 @@ extension DiscoveryCommand {
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
             func run() async throws {
-                try await DiscoveryCommand.run {
-                    let answer = try await connection.client().documents(appID: application.appID)
-                    if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    DiscoveryCommand.printTable(
-                        ["NAME", "HOST", "AUTH", "UPDATED", "WARNINGS"],
-                        answer.documents.map { document in
-                            [
-                                document.name, document.summary.host ?? "",
-                                document.summary.auth.joined(separator: ","),
-                                DiscoveryCommand.time(document.updatedAt), String(document.summary.warnings.count),
-                            ]
-                        })
-                }
+                let answer = try await connection.client().documents(appID: application.appID)
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                DiscoveryCommand.printTable(
+                    ["NAME", "HOST", "AUTH", "UPDATED", "WARNINGS"],
+                    answer.documents.map { document in
+                        [
+                            document.name, document.summary.host ?? "",
+                            document.summary.auth.joined(separator: ","),
+                            DiscoveryCommand.time(document.updatedAt), String(document.summary.warnings.count),
+                        ]
+                    })
             }
         }
     }
@@ -229,12 +212,10 @@ extension DiscoveryCommand {
                 String
 
             func run() async throws {
-                try await DiscoveryCommand.run {
-                    let answer = try await connection.client().putDomain(
-                        appID: application.appID, domain: domain, document: document)
-                    if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    Console.print("\(domain.lowercased()) → \(document)")
-                }
+                let answer = try await connection.client().putDomain(
+                    appID: application.appID, domain: domain, document: document)
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                Console.print("\(domain.lowercased()) → \(document)")
             }
         }
 
@@ -245,11 +226,9 @@ extension DiscoveryCommand {
             @Argument(help: ArgumentHelp("The e-mail domain.", valueName: "domain")) var domain: String
 
             func run() async throws {
-                try await DiscoveryCommand.run {
-                    let answer = try await connection.client().deleteDomain(appID: application.appID, domain: domain)
-                    if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    Console.print("\(domain.lowercased()) removed")
-                }
+                let answer = try await connection.client().deleteDomain(appID: application.appID, domain: domain)
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                Console.print("\(domain.lowercased()) removed")
             }
         }
 
@@ -260,12 +239,10 @@ extension DiscoveryCommand {
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
             func run() async throws {
-                try await DiscoveryCommand.run {
-                    let answer = try await connection.client().domains(appID: application.appID)
-                    if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    DiscoveryCommand.printTable(
-                        ["DOMAIN", "DOCUMENT"], answer.domains.map { [$0.domain, $0.document] })
-                }
+                let answer = try await connection.client().domains(appID: application.appID)
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                DiscoveryCommand.printTable(
+                    ["DOMAIN", "DOCUMENT"], answer.domains.map { [$0.domain, $0.document] })
             }
         }
     }
@@ -296,15 +273,13 @@ extension DiscoveryCommand {
             var file: String
 
             func run() async throws {
-                try await DiscoveryCommand.run {
-                    let bytes = try FileIO.read(file, limit: ClientPolicies.maxDocumentBytes)
-                    // Checked here first, so that a mistake names the file and key path.
-                    let policies = try ClientPolicies(json: bytes, source: file)
-                    let answer = try await connection.client().putSettings(appID: application.appID, json: bytes)
-                    if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    Console.print("stored the client policies of \(application.appID)")
-                    Console.print(lines: Settings.describe(policies))
-                }
+                let bytes = try FileIO.read(file, limit: ClientPolicies.maxDocumentBytes)
+                // Checked here first, so that a mistake names the file and key path.
+                let policies = try ClientPolicies(json: bytes, source: file)
+                let answer = try await connection.client().putSettings(appID: application.appID, json: bytes)
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                Console.print("stored the client policies of \(application.appID)")
+                Console.print(lines: Settings.describe(policies))
             }
         }
 
@@ -321,11 +296,9 @@ extension DiscoveryCommand {
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
             func run() async throws {
-                try await DiscoveryCommand.run {
-                    let answer = try await connection.client().settings(appID: application.appID)
-                    if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    Console.raw(Array((Settings.pretty(answer.settings) + "\n").utf8))
-                }
+                let answer = try await connection.client().settings(appID: application.appID)
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                Console.raw(Array((Settings.pretty(answer.settings) + "\n").utf8))
             }
         }
 
@@ -337,11 +310,9 @@ extension DiscoveryCommand {
             @OptionGroup var application: DiscoveryCommand.ApplicationOption
 
             func run() async throws {
-                try await DiscoveryCommand.run {
-                    let answer = try await connection.client().deleteSettings(appID: application.appID)
-                    if connection.json { return DiscoveryCommand.printJSON(answer) }
-                    Console.print("removed the client policies of \(application.appID)")
-                }
+                let answer = try await connection.client().deleteSettings(appID: application.appID)
+                if connection.json { return DiscoveryCommand.printJSON(answer) }
+                Console.print("removed the client policies of \(application.appID)")
             }
         }
 

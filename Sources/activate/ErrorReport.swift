@@ -1,4 +1,5 @@
 import ActivationConfiguration
+import ActivationDiscovery
 import ActivationImaging
 import ActivationOnboarding
 import ActivationSecureStore
@@ -24,7 +25,7 @@ struct ErrorReport: Sendable {
         /// failure says why no configuration was acceptable.
         case configurationRejected
         /// A service that cannot be reached is a failure (1) like an unreadable file, for commands
-        /// that depend on one (`serve` on its database, `discovery` on the service).
+        /// that depend on one (`serve` on its database).
         case serviceRequired
     }
 
@@ -39,6 +40,8 @@ struct ErrorReport: Sendable {
         case let error as OnboardingError where error.code == .declined:
             self.init("not stored", advice: nil, status: ExitStatus.cancelled)
         case let error as OnboardingError:
+            self.init(error.reason, advice: Self.advice(for: error), status: Self.status(of: error))
+        case let error as DiscoveryClientError:
             self.init(error.reason, advice: Self.advice(for: error), status: Self.status(of: error))
         case let error as ImagingError:
             self.init(error.reason, advice: nil, status: ExitStatus.failure)
@@ -108,6 +111,15 @@ struct ErrorReport: Sendable {
         }
     }
 
+    /// A server that could not be asked, or answered what no server of the protocol answers, is a
+    /// failure (1); a refusal, a rejection (2).
+    static func status(of error: DiscoveryClientError) -> Int32 {
+        switch error.code {
+        case .unreachable, .invalidAnswer: ExitStatus.failure
+        default: ExitStatus.rejected
+        }
+    }
+
     static func status(of error: OnboardingError) -> Int32 {
         switch error.code {
         case .declined: ExitStatus.cancelled
@@ -145,6 +157,13 @@ struct ErrorReport: Sendable {
         case .storeWiped: "run `activate onboard` to start again"
         case .storeBlocked:
             "run `activate restore --refresh` where the server can be reached, or ask your administrator"
+        default: nil
+        }
+    }
+
+    static func advice(for error: DiscoveryClientError) -> String? {
+        switch error.code {
+        case .unauthorized, .noToken: "give the service's admin token with --token-file FILE or $ACTIVATE_ADMIN_TOKEN"
         default: nil
         }
     }

@@ -366,26 +366,26 @@ extension ServerSuites {
         )
         func adminAPI() async throws {
             try await withInstances(.sqlite, perClient: RateLimit(perMinute: 60, burst: 100)) { service in
-                let wrong = await #expect(throws: ConfigurationError.self) {
+                let wrong = await #expect(throws: DiscoveryClientError.self) {
                     try await service.admin(token: "wrong-token-wrong-token-wrong").applications()
                 }
-                #expect(wrong?.code == .invalidKey)
+                #expect(wrong?.code == .unauthorized)
                 #expect(
                     try await rawRequest(port: service.port, "/admin/v1/nothing-here")?.status == 401,
                     "paths are not told apart without a token")
                 let admin = try service.admin()
-                let invalid = await #expect(throws: ConfigurationError.self) {
+                let invalid = await #expect(throws: DiscoveryClientError.self) {
                     try await admin.putDocument(
                         appID: Self.appID, name: "bad.json", json: Array(#"{"host":"https://bad.example.com"}"#.utf8))
                 }
-                #expect(invalid?.code == .invalidValue)
+                #expect(invalid?.code == .refused && invalid?.refusal == .invalidDocument)
                 #expect(invalid?.keyPath == "host", "\(invalid?.reason ?? "")")
-                let badOrder = await #expect(throws: ConfigurationError.self) {
+                let badOrder = await #expect(throws: DiscoveryClientError.self) {
                     try await admin.issueCodes(
                         appID: Self.appID, CodeOrder(document: "android-basic.json", count: 5000))
                 }
                 #expect(badOrder?.keyPath == "count")
-                let noDocument = await #expect(throws: ConfigurationError.self) {
+                let noDocument = await #expect(throws: DiscoveryClientError.self) {
                     try await admin.issueCodes(appID: Self.appID, CodeOrder(document: "missing.json"))
                 }
                 #expect(noDocument?.code == .notFound)
@@ -424,7 +424,7 @@ extension ServerSuites {
                 let admin = try service.admin()
                 let other = Instances.port(of: service.urls[1])
                 #expect(try await rawRequest(port: other, Self.settingsTarget())?.status == 404)
-                let invalid = await #expect(throws: ConfigurationError.self) {
+                let invalid = await #expect(throws: DiscoveryClientError.self) {
                     try await admin.putSettings(
                         appID: Self.appID,
                         json: Array(
@@ -434,9 +434,9 @@ extension ServerSuites {
                             """#
                             .utf8))
                 }
-                #expect(invalid?.code == .invalidValue)
+                #expect(invalid?.code == .refused && invalid?.refusal == .invalidSettings)
                 #expect(invalid?.keyPath == "passwordPolicy.passwordPolicyUpperRequired", "\(invalid?.reason ?? "")")
-                let notObject = await #expect(throws: ConfigurationError.self) {
+                let notObject = await #expect(throws: DiscoveryClientError.self) {
                     try await admin.putSettings(appID: Self.appID, json: Array(#"{"blockWipingPolicy":"on"}"#.utf8))
                 }
                 #expect(notObject?.keyPath == "blockWipingPolicy")
@@ -471,7 +471,7 @@ extension ServerSuites {
                 #expect(
                     try await rawRequest(port: service.port, Self.settingsTarget("com.example.other"))?.status == 404)
                 _ = try await admin.deleteSettings(appID: Self.appID)
-                let gone = await #expect(throws: ConfigurationError.self) {
+                let gone = await #expect(throws: DiscoveryClientError.self) {
                     try await admin.settings(appID: Self.appID)
                 }
                 #expect(gone?.code == .notFound)

@@ -31,8 +31,10 @@ public struct BarcodeConfigurationProvider: ConfigurationProvider {
             // Off the cooperative pool; a cancelled task stops between the pipeline's passes.
             symbols = try await scanner.scan(file: imagePath)
         } catch let error as ImagingError {
+            // The loader keeps the providers' ConfigurationError: an image that cannot be read or
+            // decoded is an input that cannot be read; one too large, an input over its cap.
             throw ConfigurationError(
-                error.code == .unreadable ? .fileUnreadable : .notConfiguration, source: error.source, error.message)
+                error.code == .imageTooLarge ? .inputTooLarge : .fileUnreadable, source: error.source, error.message)
         }
         if symbols.isEmpty {
             throw ConfigurationError(.noCodeFound, source: imagePath, "no QR code or barcode found")

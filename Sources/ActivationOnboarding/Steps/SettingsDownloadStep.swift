@@ -167,10 +167,10 @@ public struct SettingsDownloadStep: OnboardingStep {
                 let (policies, url) = try await fetcher.fetch(request)
                 context.presenter.show(OnboardingNote(.info, step: name, "Client policies from \(url)."))
                 return (policies, server.baseURL)
-            } catch let error as ConfigurationError where error.code == .invalidKey && request.signsIn {
+            } catch let error as OnboardingError where error.code == .credentialsRefused && request.signsIn {
                 // The sign-in was refused where it counts: never onboarded under SAP's defaults instead.
-                throw OnboardingError(.credentialsRefused, error.reason)
-            } catch let error as ConfigurationError where Self.unanswered.contains(error.code) {
+                throw error
+            } catch let error as OnboardingError where Self.unanswered.contains(error.code) {
                 context.presenter.show(OnboardingNote(.warning, step: name, "No client policies: \(error.reason)."))
             }
         }
@@ -179,8 +179,8 @@ public struct SettingsDownloadStep: OnboardingStep {
 
     /// What a server not answering with policies comes to: it could not be asked, had none, or
     /// refused the credentials. Other errors (policies that cannot be read) stop the step.
-    public static let unanswered: Set<ConfigurationError.Code> = [
-        .serviceUnavailable, .notFound, .invalidKey, .insecureURL, .invalidURL,
+    public static let unanswered: Set<OnboardingError.Code> = [
+        .serverUnavailable, .noClientPolicies, .credentialsRefused,
     ]
 }
 
@@ -212,8 +212,9 @@ public struct ClientPoliciesRequest: Sendable, Hashable {
 public protocol ClientPoliciesFetcher: Sendable {
     /// The server's policies and the URL they came from (for people).
     ///
-    /// - Throws: `ConfigurationError`: `serviceUnavailable`, `notFound`, `invalidKey` (refused
-    ///   credentials), `insecureURL` or `invalidURL` when the server gives none; any other code
-    ///   when it answers with policies that cannot be read.
+    /// - Throws: ``OnboardingError`` when the server gives none: `serverUnavailable` (it could
+    ///   not be reached or failed), `noClientPolicies` (it keeps none, or its address is not one
+    ///   the client may ask), `credentialsRefused` (HTTP 401 or 403); `ConfigurationError` when it
+    ///   answers with policies that cannot be read.
     func fetch(_ request: ClientPoliciesRequest) async throws -> (policies: ClientPolicies, url: String)
 }

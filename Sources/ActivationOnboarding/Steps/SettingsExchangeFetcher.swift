@@ -21,14 +21,26 @@
 
         /// The server's policies and the URL they came from.
         ///
-        /// - Throws: `SettingsExchangeClient`'s errors, naming the URL, never the credentials.
+        /// - Throws: what ``ClientPoliciesFetcher`` says, naming the URL, never the credentials.
         public func fetch(_ request: ClientPoliciesRequest) async throws -> (policies: ClientPolicies, url: String) {
             let client = SettingsExchangeClient(
                 serverURL: request.serverURL, applicationID: request.applicationID,
                 credentials: request.accessToken.map(SettingsExchangeClient.Credentials.bearer)
                     ?? request.credentials.flatMap(Self.credentials), timeout: timeout,
                 allowInsecureLoopback: allowInsecureLoopback)
-            return (try await client.fetch(), try client.url())
+            do {
+                return (try await client.fetch(), try client.url())
+            } catch let error as DiscoveryClientError {
+                switch error.code {
+                case .unauthorized: throw OnboardingError(.credentialsRefused, error.reason)
+                case .notFound: throw OnboardingError(.noClientPolicies, error.reason)
+                default: throw OnboardingError(.serverUnavailable, error.reason)
+                }
+            } catch let error as ConfigurationError
+                where [.insecureURL, .invalidURL, .invalidHost].contains(error.code)
+            {
+                throw OnboardingError(.noClientPolicies, error.reason)
+            }
         }
 
         /// The stored credentials as the request sends them: basic when there are a user and a
