@@ -37,7 +37,7 @@ public struct DiscoveryService: Sendable {
 
             /// Reads `sqlite:PATH`, `postgres://…` (or `postgresql://…`) or `none` (``folder``).
             ///
-            /// - Throws: `ConfigurationError` (`invalidURL`) for anything else.
+            /// - Throws: ``DiscoveryServiceError`` (`invalidDatabaseURL`) for anything else.
             public init(url: String, password: String? = nil) throws {
                 if url == "none" {
                     self = .folder
@@ -46,8 +46,9 @@ public struct DiscoveryService: Sendable {
                 } else if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
                     self = .postgres(url: url, password: password)
                 } else {
-                    throw ConfigurationError(
-                        .invalidURL, source: "--database", "expected sqlite:PATH, postgres://user@host/db or none")
+                    throw DiscoveryServiceError(
+                        .invalidDatabaseURL, source: UntrustedText.escaped(url, maxCharacters: 200),
+                        "expected sqlite:PATH, postgres://user@host/db or none")
                 }
             }
         }
@@ -66,9 +67,9 @@ public struct DiscoveryService: Sendable {
         /// Codes issued have this many digits (8 for SAP-style apps); nil: 12 Base32 characters.
         public var codeDigits: Int?
         /// Failed code lookups (and wrong admin tokens) allowed per client address; nil: unlimited.
-        public var clientLimit = RateLimit(parsing: "10/min,burst=20")
+        public var clientLimit: RateLimit? = RateLimit(perMinute: 10, burst: 20)
         /// Failed code lookups allowed per application, across its clients; nil: unlimited.
-        public var applicationLimit = RateLimit(parsing: "600/min,burst=600")
+        public var applicationLimit: RateLimit? = RateLimit(perMinute: 600, burst: 600)
         /// Proxies whose `X-Forwarded-For` names the client.
         public var trustedProxies: [IPNetwork] = []
         /// What documents must satisfy to be served or stored.
@@ -105,8 +106,10 @@ public struct DiscoveryService: Sendable {
     /// cancelled); then finishes the requests under way and closes the store.
     ///
     /// - Parameter onListening: called with the bound port (useful with port 0).
-    /// - Throws: `ConfigurationError` before serving: an invalid document, `discovery.json`, secret
-    ///   or database URL, a database that cannot be opened; the server's error when it cannot listen.
+    /// - Throws: before serving, ``DiscoveryServiceError`` (`discovery.json`, the secret, the
+    ///   token file, the database URL, a database that cannot be opened) or `ConfigurationError` (a
+    ///   document that is refused, a file that cannot be read); the server's error when it cannot
+    ///   listen.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let service = try await makeService()
         let server = DiscoveryServer(
@@ -126,7 +129,8 @@ public struct DiscoveryService: Sendable {
         switch configuration.store {
         case .folder:
             guard let folder else {
-                throw ConfigurationError(.invalidURL, source: "--database", "none serves a folder: give the folder")
+                throw DiscoveryServiceError(
+                    .invalidDatabaseURL, source: "none", "serves a folder, and no folder was given")
             }
             return DiscoveryServer.Service(
                 lookups: folder,

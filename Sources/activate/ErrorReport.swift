@@ -1,5 +1,6 @@
 import ActivationConfiguration
 import ActivationDiscovery
+import ActivationDiscoveryServer
 import ActivationImaging
 import ActivationOnboarding
 import ActivationSecureStore
@@ -24,9 +25,6 @@ struct ErrorReport: Sendable {
         /// Every error about the configuration is a rejection (2): onboarding, where each source's
         /// failure says why no configuration was acceptable.
         case configurationRejected
-        /// A service that cannot be reached is a failure (1) like an unreadable file, for commands
-        /// that depend on one (`serve` on its database).
-        case serviceRequired
     }
 
     /// The report of `error`, or `nil` for an error that is no library's (ArgumentParser's own,
@@ -42,6 +40,8 @@ struct ErrorReport: Sendable {
         case let error as OnboardingError:
             self.init(error.reason, advice: Self.advice(for: error), status: Self.status(of: error))
         case let error as DiscoveryClientError:
+            self.init(error.reason, advice: Self.advice(for: error), status: Self.status(of: error))
+        case let error as DiscoveryServiceError:
             self.init(error.reason, advice: Self.advice(for: error), status: Self.status(of: error))
         case let error as ImagingError:
             self.init(error.reason, advice: nil, status: ExitStatus.failure)
@@ -60,12 +60,7 @@ struct ErrorReport: Sendable {
     }
 
     init(_ error: ConfigurationError, judgement: Judgement = .byCode) {
-        let status: Int32 =
-            switch judgement {
-            case .configurationRejected: ExitStatus.rejected
-            case .serviceRequired where error.code == .serviceUnavailable: ExitStatus.failure
-            default: Self.status(of: error)
-            }
+        let status = judgement == .configurationRejected ? ExitStatus.rejected : Self.status(of: error)
         // A reason of several lines (a summary, then one line per cause) stays as it is.
         let advice = error.reason.contains("\n") ? nil : Self.advice(for: error)
         self.init(error.reason, advice: advice, status: status)
@@ -120,6 +115,15 @@ struct ErrorReport: Sendable {
         }
     }
 
+    /// A database that cannot be reached or written is a failure (1), like an unreadable file; a
+    /// file or URL that is not what the service takes, a rejection (2).
+    static func status(of error: DiscoveryServiceError) -> Int32 {
+        switch error.code {
+        case .databaseUnavailable, .databaseUnwritable: ExitStatus.failure
+        default: ExitStatus.rejected
+        }
+    }
+
     static func status(of error: OnboardingError) -> Int32 {
         switch error.code {
         case .declined: ExitStatus.cancelled
@@ -164,6 +168,13 @@ struct ErrorReport: Sendable {
     static func advice(for error: DiscoveryClientError) -> String? {
         switch error.code {
         case .unauthorized, .noToken: "give the service's admin token with --token-file FILE or $ACTIVATE_ADMIN_TOKEN"
+        default: nil
+        }
+    }
+
+    static func advice(for error: DiscoveryServiceError) -> String? {
+        switch error.code {
+        case .invalidDatabaseURL: "--database takes sqlite:PATH, postgres://user@host/db or none (with --configs)"
         default: nil
         }
     }

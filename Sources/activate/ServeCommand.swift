@@ -92,7 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The secret codes are hashed with; made (mode 0600) when missing. Instances on one database need the same.",
             valueName: "file"))
-    var secretFile = "./activate-discovery.secret"
+    var secretFile = Self.defaults.secretFile
     @Option(
         name: .customLong("admin-token-file"),
         help: ArgumentHelp("Bearer tokens of the admin API and console; without it both are off.", valueName: "file"))
@@ -104,35 +104,38 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("client-limit"),
         help: ArgumentHelp("Failed code lookups per client address: RATE[,burst=N] or off.", valueName: "rate"))
-    var clientLimit = "10/min,burst=20"
+    var clientLimit = Self.defaults.clientLimit?.description ?? "off"
     @Option(
         name: .customLong("app-limit"),
         help: ArgumentHelp("Failed code lookups per application: RATE[,burst=N] or off.", valueName: "rate"))
-    var appLimit = "600/min,burst=600"
+    var appLimit = Self.defaults.applicationLimit?.description ?? "off"
     @Option(
         name: .customLong("trust-proxy"),
         help: ArgumentHelp("A proxy (CIDR) whose X-Forwarded-For names the client; repeatable.", valueName: "cidr"))
     var trustProxy: [String] = []
-    @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port (0: any free port).") var port = 8080
+    @Option(help: "The address to listen on.") var host = Self.defaults.host
+    @Option(help: "The port (0: any free port).") var port = Self.defaults.port
     @Option(name: .customLong("log-level"), help: "trace, debug, info (each request), warning, error.") var logLevel:
         String = "info"
     @Option(name: .customLong("log-format"), help: "text, or json (one JSON object a line).") var logFormat = "text"
     @Option(
         name: .customLong("header-timeout"),
         help: ArgumentHelp("Seconds to receive a request head.", valueName: "seconds"))
-    var headerTimeout: Double = 10
+    var headerTimeout = Self.defaults.limits.headerTimeout.inMilliseconds / 1000
     @Option(
         name: .customLong("idle-timeout"),
         help: ArgumentHelp("Seconds an idle connection is kept.", valueName: "seconds"))
-    var idleTimeout: Double = 10
+    var idleTimeout = Self.defaults.limits.idleTimeout.inMilliseconds / 1000
     @Option(
         name: .customLong("request-timeout"),
         help: ArgumentHelp("Seconds to read and answer a request.", valueName: "seconds"))
-    var requestTimeout: Double = 30
+    var requestTimeout = Self.defaults.limits.requestTimeout.inMilliseconds / 1000
     @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections served at once.", valueName: "n"))
-    var maxConnections = 512
+    var maxConnections = Self.defaults.limits.maxConnections
     @OptionGroup(title: "Security policy (for the documents served)") var policy: PolicyOptions
+
+    /// The service's own defaults, which the options show and start from: spelled once, in the library.
+    static let defaults = DiscoveryService.Configuration(store: .folder)
 
     func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0-65535.") }
@@ -164,7 +167,7 @@ struct ServeCommand: AsyncParsableCommand {
         let service: DiscoveryService
         do {
             service = DiscoveryService(try configuration())
-        } catch let error as ConfigurationError {
+        } catch {
             throw Self.notStarting(error)
         }
         let host = self.host
@@ -173,6 +176,8 @@ struct ServeCommand: AsyncParsableCommand {
                 Console.print("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             }
         } catch let error as ConfigurationError {
+            throw Self.notStarting(error)
+        } catch let error as DiscoveryServiceError {
             throw Self.notStarting(error)
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             Console.report(
@@ -195,10 +200,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Why the service did not start: its reason after `not starting: `; a database that cannot
-    /// be reached is a failure (1) like an unreadable file.
-    static func notStarting(_ error: ConfigurationError) -> ExitCode {
-        var report = ErrorReport(error, judgement: .serviceRequired)
+    /// Why the service did not start: its reason after `not starting: `, with the status and
+    /// advice of ``ErrorReport``.
+    static func notStarting(_ error: any Error) -> any Error {
+        guard var report = ErrorReport(error) else { return error }
         report.message = "not starting: \(report.message)"
         return report.exit()
     }

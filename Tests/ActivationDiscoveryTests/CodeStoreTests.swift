@@ -65,7 +65,7 @@ extension ServerSuites {
                         "INSERT INTO schema_migrations (version, name, applied_at) VALUES (7, 'from the future', 0)"
                     ).run()
                 }
-                let refused = await #expect(throws: ConfigurationError.self) {
+                let refused = await #expect(throws: DiscoveryServiceError.self) {
                     try await DiscoverySchema.migrate(database, source: "db")
                 }
                 #expect(
@@ -176,10 +176,10 @@ extension ServerSuites {
             defer { server.stop() }
             let clock = ContinuousClock()
             let start = clock.now
-            let wrong = await #expect(throws: ConfigurationError.self) {
+            let wrong = await #expect(throws: DiscoveryServiceError.self) {
                 try await PostgresDiscoveryDatabase.open(url: server.urlWithoutPassword, password: "not-the-password")
             }
-            #expect(wrong?.code == .serviceUnavailable)
+            #expect(wrong?.code == .databaseUnavailable)
             #expect(wrong?.reason.contains("password authentication failed") == true, "\(wrong?.reason ?? "")")
             #expect(wrong?.reason.contains("not-the-password") == false)
             // The password may come from elsewhere than the URL (the environment, a file).
@@ -187,10 +187,10 @@ extension ServerSuites {
                 url: server.urlWithoutPassword, password: PostgresServer.password)
             try await database.close()
             server.stop()
-            let dead = await #expect(throws: ConfigurationError.self) {
+            let dead = await #expect(throws: DiscoveryServiceError.self) {
                 try await PostgresDiscoveryDatabase.open(url: server.url)
             }
-            #expect(dead?.code == .serviceUnavailable)
+            #expect(dead?.code == .databaseUnavailable)
             #expect(dead?.reason.contains(PostgresServer.password) == false)
             #expect(clock.now - start < .seconds(30))
         }

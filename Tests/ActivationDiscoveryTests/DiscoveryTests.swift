@@ -319,7 +319,18 @@ struct DirectoryTests {
         ])
     func malformedIndex(index: String, message: String) throws {
         let folder = try ServedFolder(index: index)
-        let error = #expect(throws: ConfigurationError.self) { try DiscoveryDirectory(folder: folder.path) }
-        #expect(error?.reason.contains(message) == true, "\(error?.reason ?? "")")
+        // The index's own structure is the service's error; a file it names that cannot be read, a file error.
+        let reason: String
+        do {
+            _ = try DiscoveryDirectory(folder: folder.path)
+            reason = "accepted"
+        } catch let error as DiscoveryServiceError {
+            #expect(error.code == .invalidFolder)
+            reason = error.reason
+        } catch let error as ConfigurationError {
+            #expect(error.code == .fileNotFound)
+            reason = error.reason
+        }
+        #expect(reason.contains(message), "\(reason)")
     }
 }

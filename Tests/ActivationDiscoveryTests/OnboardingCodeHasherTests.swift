@@ -65,10 +65,10 @@ final class OnboardingCodeHasherTests {
         for (name, content) in [("short", "c2hvcnQ=\n"), ("garbled", "not base64 at all!\n")] {
             let path = "\(folder)/\(name)"
             try FileIO.write(Array(content.utf8), to: path, replace: false, mode: 0o600)
-            let error = #expect(throws: ConfigurationError.self) {
+            let error = #expect(throws: DiscoveryServiceError.self) {
                 try OnboardingCodeHasher.loadOrCreate(secretFile: path)
             }
-            #expect(error?.code == .invalidKey)
+            #expect(error?.code == .invalidSecret)
             #expect(error?.source == path)
         }
     }

@@ -15,7 +15,7 @@ public struct AdminTokens: Sendable {
 
     /// Tokens as given (for tests and callers that hold them already).
     ///
-    /// - Throws: `ConfigurationError` (`invalidKey`) for no token, or one shorter than
+    /// - Throws: ``DiscoveryServiceError`` (`invalidTokenFile`) for no token, or one shorter than
     ///   ``minimumLength`` or holding spaces or non-ASCII characters; `source` names where they came from.
     public init(tokens: [String], source: String = "tokens") throws {
         var digests: [SHA256Digest] = []
@@ -23,20 +23,22 @@ public struct AdminTokens: Sendable {
             guard token.count >= Self.minimumLength,
                 token.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline })
             else {
-                throw ConfigurationError(
-                    .invalidKey, source: source, keyPath: "line \(index + 1)",
+                throw DiscoveryServiceError(
+                    .invalidTokenFile, source: source, keyPath: "line \(index + 1)",
                     "a token must be at least \(Self.minimumLength) printable ASCII characters without spaces")
             }
             digests.append(SHA256.hash(data: Array(token.utf8)))
         }
-        guard !digests.isEmpty else { throw ConfigurationError(.invalidKey, source: source, "no token in the file") }
+        guard !digests.isEmpty else {
+            throw DiscoveryServiceError(.invalidTokenFile, source: source, "no token in the file")
+        }
         self.digests = digests
     }
 
     /// Reads the token file at `path`, which only its owner may read (like an SSH key).
     ///
-    /// - Throws: `ConfigurationError` naming the file: unreadable, readable by others, too large,
-    ///   or holding no valid token.
+    /// - Throws: `ConfigurationError` naming the file when it is unreadable, readable by others or
+    ///   too large; ``DiscoveryServiceError`` `invalidTokenFile` when it holds no valid token.
     public init(file path: String) throws {
         let text = String(
             decoding: try FileIO.readSecret(path, limit: Self.maxFileBytes, what: "the admin token file"), as: UTF8.self

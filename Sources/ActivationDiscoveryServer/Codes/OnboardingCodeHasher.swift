@@ -15,11 +15,11 @@ public struct OnboardingCodeHasher: Sendable {
 
     /// A hasher keyed with `secret` (at least ``minimumSecretBytes`` bytes).
     ///
-    /// - Throws: `ConfigurationError` (`invalidKey`) for a shorter secret.
+    /// - Throws: ``DiscoveryServiceError`` (`invalidSecret`) for a shorter secret.
     public init(secret: [UInt8], source: String = "secret") throws {
         guard secret.count >= Self.minimumSecretBytes else {
-            throw ConfigurationError(
-                .invalidKey, source: source,
+            throw DiscoveryServiceError(
+                .invalidSecret, source: source,
                 "the secret holds \(secret.count) bytes; at least \(Self.minimumSecretBytes) are needed")
         }
         key = SymmetricKey(data: secret)
@@ -34,9 +34,9 @@ public struct OnboardingCodeHasher: Sendable {
     /// there is no file. Two instances starting at once read the same secret: the file appears
     /// whole or not at all, and the one that finds it made reads it.
     ///
-    /// - Throws: `ConfigurationError`: the file is a link, belongs to another user, may be read or
-    ///   changed by others (`fileUnreadable`), or holds no base64 secret of 32 bytes or more
-    ///   (`invalidKey`).
+    /// - Throws: `ConfigurationError` `fileUnreadable` when the file is a link, belongs to another
+    ///   user, or may be read or changed by others; ``DiscoveryServiceError`` `invalidSecret` when
+    ///   it holds no base64 secret of 32 bytes or more.
     public static func loadOrCreate(secretFile path: String) throws -> OnboardingCodeHasher {
         if !FileIO.exists(path) {
             let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
@@ -48,7 +48,7 @@ public struct OnboardingCodeHasher: Sendable {
         }
         let text = String(decoding: try FileIO.readSecret(path, limit: 4096, what: "the code secret"), as: UTF8.self)
         guard let secret = Base64.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw ConfigurationError(.invalidKey, source: path, "the code secret is not base64")
+            throw DiscoveryServiceError(.invalidSecret, source: path, "the code secret is not base64")
         }
         return try OnboardingCodeHasher(secret: secret, source: path)
     }

@@ -57,13 +57,14 @@ public struct DiscoveryDirectory: Sendable {
 
     /// Reads and validates `discovery.json` and every document it names.
     ///
-    /// - Throws: `ConfigurationError` naming the file (and key path) that is wrong, so the server
-    ///   refuses to start rather than serve a broken configuration.
+    /// - Throws: ``DiscoveryServiceError`` `invalidFolder` naming `discovery.json` and the key path
+    ///   that is wrong, or `ConfigurationError` naming a file that cannot be read or a document
+    ///   that is refused, so the server refuses to start rather than serve a broken configuration.
     public init(folder: String, recognizer: PayloadRecognizer = PayloadRecognizer()) throws {
         let indexPath = "\(folder)/discovery.json"
         let index = try JSONReader().parse(try FileIO.read(indexPath, limit: 4 << 20), source: indexPath)
-        func fail(_ path: String, _ message: String) -> ConfigurationError {
-            ConfigurationError(.wrongType, source: indexPath, keyPath: path, "\(message)")
+        func fail(_ path: String, _ message: String) -> DiscoveryServiceError {
+            DiscoveryServiceError(.invalidFolder, source: indexPath, keyPath: path, "\(message)")
         }
         guard let apps = index.objectValue?["applications"]?.objectValue else {
             throw fail("applications", "expected an object of application ids")
@@ -137,8 +138,8 @@ public struct DiscoveryDirectory: Sendable {
             applications[appID] = application
         }
         if count > Self.maxEntries {
-            throw ConfigurationError(
-                .tooManyItems, source: indexPath, "\(count) lookups exceed the limit of \(Self.maxEntries)")
+            throw DiscoveryServiceError(
+                .invalidFolder, source: indexPath, "\(count) lookups exceed the limit of \(Self.maxEntries)")
         }
         self.applications = applications
     }

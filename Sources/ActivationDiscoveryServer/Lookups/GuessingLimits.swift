@@ -3,7 +3,7 @@ import SQLKit
 import Synchronization
 
 /// A token bucket's size: `burst` failures at once, refilled at `perMinute`.
-public struct RateLimit: Sendable, Hashable {
+public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     /// Tokens refilled per minute.
     public var perMinute: Double
     /// The bucket's size: failures allowed at once.
@@ -36,6 +36,12 @@ public struct RateLimit: Sendable, Hashable {
             }
             burst = value.rounded(.down)
         }
+    }
+
+    /// The limit as ``init(parsing:)`` reads it: `10/min,burst=20`.
+    public var description: String {
+        func number(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+        return "\(number(perMinute))/min,burst=\(number(burst))"
     }
 
     /// Tokens earned per millisecond.

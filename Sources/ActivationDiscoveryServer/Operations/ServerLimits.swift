@@ -22,7 +22,7 @@ extension DiscoveryServer {
         /// Makes limits; by default a 10-second header timeout, 30-second idle and request timeouts,
         /// and 512 connections.
         public init(
-            headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(30),
+            headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(10),
             requestTimeout: Duration = .seconds(30), maxConnections: Int = 512
         ) {
             self.headerTimeout = headerTimeout

@@ -17,7 +17,9 @@ extension DiscoveryServer {
         func respond(to request: Request, context: Context) async throws -> Response {
             let route = context.route
             if case .admin(let segments) = route {
-                guard let admin else { return error(.notFound, "the admin API is off (start with --admin-token-file)") }
+                guard let admin else {
+                    return error(.notFound, "the admin API is off: the service has no admin tokens")
+                }
                 var head = request.head
                 let query = request.uri.query.map { "?" + $0 } ?? ""
                 head.path =
@@ -40,7 +42,7 @@ extension DiscoveryServer {
             case .unknown: return error(.notFound, "no such resource")
             case .console(let file):
                 guard admin != nil else {
-                    return error(.notFound, "the console is off (start with --admin-token-file)")
+                    return error(.notFound, "the console is off: the service has no admin tokens")
                 }
                 guard request.method == .get else { return methodNotAllowed() }
                 return AdminConsole.response(for: file)

@@ -36,20 +36,20 @@ func runInTransaction<R: Sendable>(
     }
 }
 
-/// Opening the database a `--database` URL names.
+/// Opening the database a URL names (`activate serve --database`).
 package enum DiscoveryDatabaseURL {
     /// Opens `sqlite:PATH` or `postgres://user[:password]@host[:port]/db` (the password, when not in
     /// the URL, is `password`) and brings its schema up to date.
     ///
-    /// - Throws: `ConfigurationError`: `invalidURL` for another scheme; the database's own errors
-    ///   naming it (never with its password); a schema newer than this build knows.
+    /// - Throws: ``DiscoveryServiceError``: `invalidDatabaseURL` for another scheme; the database's
+    ///   own errors naming it (never with its password); `schemaTooNew`.
     package static func open(_ url: String, password: String?, logger: Logger) async throws -> any DiscoveryDatabase {
         let database: any DiscoveryDatabase
         let shown: String
         if url.hasPrefix("sqlite:") {
             let path = String(url.dropFirst("sqlite:".count))
             guard !path.isEmpty else {
-                throw ConfigurationError(.invalidURL, source: "--database", "expected sqlite:PATH")
+                throw DiscoveryServiceError(.invalidDatabaseURL, source: url, "expected sqlite:PATH")
             }
             database = try await SQLiteDiscoveryDatabase.open(path: path, logger: logger)
             shown = path
@@ -58,19 +58,20 @@ package enum DiscoveryDatabaseURL {
             database = postgres
             shown = postgres.shown
         } else {
-            throw ConfigurationError(
-                .invalidURL, source: "--database", "expected sqlite:PATH, postgres://user@host/db or none")
+            throw DiscoveryServiceError(
+                .invalidDatabaseURL, source: UntrustedText.escaped(url, maxCharacters: 200),
+                "expected sqlite:PATH, postgres://user@host/db or none")
         }
         do {
             try await DiscoverySchema.migrate(database, source: shown)
-        } catch let error as ConfigurationError {
+        } catch let error as DiscoveryServiceError {
             try? await database.close()
             throw error
         } catch {
             // Checking the schema takes a write: a read-only file or server fails here, at start.
             try? await database.close()
-            throw ConfigurationError(
-                database.dialect == "sqlite" ? .fileUnwritable : .serviceUnavailable, source: shown,
+            throw DiscoveryServiceError(
+                database.dialect == "sqlite" ? .databaseUnwritable : .databaseUnavailable, source: shown,
                 "cannot check the database's schema: \(error)")
         }
         return database

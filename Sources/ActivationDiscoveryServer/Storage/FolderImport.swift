@@ -17,8 +17,8 @@ package enum FolderImport {
     /// Copies `directory` into the stores: documents and client policies are replaced, domains
     /// remapped, codes added when their hash is new (so a restart keeps what was used of them).
     ///
-    /// - Throws: `ConfigurationError` (`invalidValue`) naming the code in `source` that is no
-    ///   Base32 or digit code: the database keeps only codes it can hash canonically.
+    /// - Throws: ``DiscoveryServiceError`` (`invalidFolder`) naming the code in `source` that is
+    ///   no Base32 or digit code: the database keeps only codes it can hash canonically.
     package static func run(
         _ directory: DiscoveryDirectory, source: String, documents: DocumentStore, codes: CodeStore,
         now: Date = Date()
@@ -38,8 +38,8 @@ package enum FolderImport {
             }
             for (key, entry) in application.codes.sorted(by: { $0.key < $1.key }) {
                 guard let code = OnboardingCode(typed: key) else {
-                    throw ConfigurationError(
-                        .invalidValue, source: source, keyPath: "applications.\(appID).codes",
+                    throw DiscoveryServiceError(
+                        .invalidFolder, source: source, keyPath: "applications.\(appID).codes",
                         "a code to import must be Crockford Base32 or digits (grouped as people type it is fine)")
                 }
                 try await store(entry)

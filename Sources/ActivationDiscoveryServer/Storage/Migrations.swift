@@ -79,8 +79,8 @@ package enum DiscoverySchema {
     /// once: PostgreSQL serialises them with an advisory lock, SQLite with `BEGIN IMMEDIATE`), and
     /// records each change in `schema_migrations`. Returns the version found and those applied.
     ///
-    /// - Throws: `ConfigurationError` (`invalidValue`) when the database has a newer schema than
-    ///   this build knows: an older instance must not write into it.
+    /// - Throws: ``DiscoveryServiceError`` (`schemaTooNew`) when the database has a newer schema
+    ///   than this build knows: an older instance must not write into it.
     @discardableResult
     package static func migrate(
         _ database: any DiscoveryDatabase, source: String,
@@ -102,8 +102,8 @@ package enum DiscoverySchema {
                 .decode(column: "version", as: Int.self) ?? 0
             let known = migrations.map(\.version).max() ?? 0
             guard found <= known else {
-                throw ConfigurationError(
-                    .invalidValue, source: source,
+                throw DiscoveryServiceError(
+                    .schemaTooNew, source: source,
                     """
                     the database has schema version \(found); \
                     this activate knows versions up to \(known), so a newer activate made it

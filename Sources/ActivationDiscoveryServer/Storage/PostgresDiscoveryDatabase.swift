@@ -38,8 +38,9 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
     /// ``DatabaseUnavailable`` (the service answers 503); tests that are not about that wait give
     /// a longer one, as a loaded machine can take longer than a server may keep a client waiting.
     ///
-    /// - Throws: `ConfigurationError` (`invalidURL` for a malformed URL, `serviceUnavailable` when
-    ///   the server cannot be reached or refuses the credentials), naming the URL without its password.
+    /// - Throws: ``DiscoveryServiceError`` (`invalidDatabaseURL` for a malformed URL,
+    ///   `databaseUnavailable` when the server cannot be reached or refuses the credentials), naming
+    ///   the URL without its password.
     package static func open(
         url: String, password: String? = nil, maximumConnections: Int = 10, lease: Duration = DatabaseWait.lease,
         logger: Logger = Logger(label: "activate.postgres")
@@ -54,11 +55,11 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
             try await connection.close()
         } catch let error as PSQLError {
             let reason = error.serverInfo?[.message] ?? "\(error.code)"
-            throw ConfigurationError(
-                .serviceUnavailable, source: target.shown, "the database refused the connection: \(reason)")
+            throw DiscoveryServiceError(
+                .databaseUnavailable, source: target.shown, "the database refused the connection: \(reason)")
         } catch {
-            throw ConfigurationError(
-                .serviceUnavailable, source: target.shown, "cannot connect to the database: \(error)")
+            throw DiscoveryServiceError(
+                .databaseUnavailable, source: target.shown, "cannot connect to the database: \(error)")
         }
         var configuration = PostgresClient.Configuration(
             host: target.host, port: target.port, username: target.user,
@@ -110,8 +111,9 @@ package final class PostgresDiscoveryDatabase: DiscoveryDatabase {
             guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? ""),
                 let user = parts.user, !user.isEmpty, let host = parts.host, !host.isEmpty
             else {
-                throw ConfigurationError(
-                    .invalidURL, source: "--database", "expected postgres://user[:password]@host[:port]/database")
+                throw DiscoveryServiceError(
+                    .invalidDatabaseURL, source: "the PostgreSQL URL",
+                    "expected postgres://user[:password]@host[:port]/database")
             }
             self.host = host
             port = parts.port ?? 5432

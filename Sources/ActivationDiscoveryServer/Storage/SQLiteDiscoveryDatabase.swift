@@ -27,8 +27,8 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
 
     /// Opens `connections` connections to the file at `path` (made if missing).
     ///
-    /// - Throws: `ConfigurationError` (`fileUnwritable`) naming the file when it cannot be opened
-    ///   as a database.
+    /// - Throws: ``DiscoveryServiceError`` (`databaseUnwritable`) naming the file when it cannot be
+    ///   opened as a database.
     package static func open(
         path: String, connections: Int = 4, busyTimeout: Duration = .milliseconds(1500),
         logger: Logger = Logger(label: "activate.sqlite")
@@ -47,8 +47,8 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
                 let mode = try await database.raw("PRAGMA journal_mode = WAL").first()?.decode(
                     column: "journal_mode", as: String.self)
                 guard mode == "wal" else {
-                    throw ConfigurationError(
-                        .fileUnwritable, source: path, "the database cannot use write-ahead logging")
+                    throw DiscoveryServiceError(
+                        .databaseUnwritable, source: path, "the database cannot use write-ahead logging")
                 }
                 // Durable at each checkpoint, consistent always, in WAL.
                 try await database.raw("PRAGMA synchronous = NORMAL").run()
@@ -57,8 +57,8 @@ package final class SQLiteDiscoveryDatabase: DiscoveryDatabase {
         } catch {
             for connection in opened { try? await connection.close() }
             try? await threadPool.shutdownGracefully()
-            if let error = error as? ConfigurationError { throw error }
-            throw ConfigurationError(.fileUnwritable, source: path, "cannot open the database: \(error)")
+            if let error = error as? DiscoveryServiceError { throw error }
+            throw DiscoveryServiceError(.databaseUnwritable, source: path, "cannot open the database: \(error)")
         }
         return SQLiteDiscoveryDatabase(pool: ConnectionPool(opened), threadPool: threadPool)
     }
