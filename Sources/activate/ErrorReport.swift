@@ -86,11 +86,13 @@ struct ErrorReport: Sendable {
 
     // MARK: Exit statuses
 
-    /// Files that cannot be read or written and a damaged plaintext store are failures (1);
-    /// everything else about the input is a rejection (2).
+    /// Inputs that cannot be read (missing, unreadable), outputs that cannot be written and a
+    /// damaged plaintext store are failures (1); everything else about the input is a rejection
+    /// (2), an input over one of the limits among it (a file, a document, a code that inflates).
     static func status(of error: ConfigurationError) -> Int32 {
         switch error.code {
-        case .fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists, .storeDamaged: ExitStatus.failure
+        case .fileNotFound, .fileUnreadable, .fileUnwritable, .fileExists, .storeDamaged:
+            ExitStatus.failure
         default: ExitStatus.rejected
         }
     }
