@@ -86,6 +86,12 @@ struct TerminalPresenter: OnboardingPresenter {
     }
 
     func credentials(_ request: CredentialsRequest) async throws -> StoredCredentials {
+        // Synchronous, in a function of its own: Swift 6.3's optimizer crashes (CoroSplit) on this
+        // body inside the async requirement in release builds.
+        try askCredentials(request)
+    }
+
+    private func askCredentials(_ request: CredentialsRequest) throws -> StoredCredentials {
         if let credentials {
             // A script gives one set of credentials: refused, they are the answer, not a try.
             if let rejection = request.rejection { throw rejection }
