@@ -63,7 +63,7 @@ package enum DiscoveryDatabaseURL {
                 "expected sqlite:PATH, postgres://user@host/db or none")
         }
         do {
-            try await DiscoverySchema.migrate(database, source: shown)
+            try await migrateWaiting(database, source: shown)
         } catch let error as DiscoveryServiceError {
             try? await database.close()
             throw error
@@ -75,5 +75,23 @@ package enum DiscoveryDatabaseURL {
                 "cannot check the database's schema: \(error)")
         }
         return database
+    }
+
+    /// How long the start waits for the pool's first connection: no request waits on it, and a
+    /// loaded machine (or a server still starting) can take longer than a request's lease.
+    static let startWait: Duration = .seconds(30)
+
+    /// The schema brought up to date; a pool that lends no connection within a request's lease is
+    /// asked again until ``startWait`` has passed.
+    static func migrateWaiting(_ database: any DiscoveryDatabase, source: String) async throws {
+        let deadline = ContinuousClock.now + startWait
+        while true {
+            do {
+                try await DiscoverySchema.migrate(database, source: source)
+                return
+            } catch is DatabaseUnavailable where ContinuousClock.now < deadline {
+                continue
+            }
+        }
     }
 }
