@@ -246,8 +246,11 @@ let package = Package(
             name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"],
             path: "benchmarks/DecodeBenchmark"),
 
-        // What several test targets share (a seeded random number generator).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // What several test targets share: temporary folders, a log capture, the served folder, the
+        // identity providers and servers the integration tests start.
+        .target(
+            name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport"),
         .testTarget(
             name: "FileAccessTests",
             dependencies: ["FileAccess", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
@@ -294,6 +297,17 @@ let package = Package(
                 "ActivationConfiguration", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+            ]
+        ),
+        // The discovery service in-process (HummingbirdTesting's router framework, no socket), its
+        // protocol and its OpenAPI document.
+        .testTarget(
+            name: "ActivationDiscoveryServerTests",
+            dependencies: [
+                "ActivationDiscoveryServer", "ActivationDiscoveryProtocol", "ActivationConfiguration", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: server),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

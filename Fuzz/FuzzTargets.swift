@@ -107,8 +107,13 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         _ = UntrustedText.escaped(text)
     },
     "discovery-request": { bytes in
-        // The request target as `serve` receives it: canonical path, then the lookup call.
-        _ = DiscoveryRoute(target: bytes)
+        // The request target as `serve` receives it: canonical path, then the lookup call of its
+        // last segment.
+        if let path = try? DiscoveryRoute.canonicalPath(of: bytes) {
+            let segment = path.utf8.split(separator: UInt8(ascii: "/")).last ?? []
+            _ = LookupCall(function: segment)
+        }
+        _ = LookupCall(function: bytes)
         // An error answer as a client reads it.
         if let body = DiscoveryErrorBody(json: bytes), DiscoveryErrorBody(json: Array(body.json.utf8)) != body {
             fatalError("an error body changed on a round through its JSON")

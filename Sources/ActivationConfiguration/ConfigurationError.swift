@@ -10,7 +10,7 @@
 /// The other libraries have error types of their own (`SecureStoreError`, `ImagingError`,
 /// `OnboardingError`, …); the file errors of every library are this type's `file…` codes, as
 /// every file is read and written through ``FileIO``.
-public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ConfigurationError: LocatedError {
     /// A stable identifier of the kind of failure, from a closed set: a switch over the static
     /// members needs no guess at codes of other libraries.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -180,12 +180,6 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     /// What went wrong, without the source and key path.
     public var message: String
 
-    /// What went wrong, for people: `source: keyPath: message`, e.g.
-    /// `config.json: auth[0].config.oauth2.tokenEndpoint: not an https URL`.
-    public var reason: String {
-        [source, keyPath].compactMap { $0 }.map { $0 + ": " }.joined() + message
-    }
-
     /// Makes an error; control or bidirectional characters in every part (they quote untrusted
     /// input) are replaced by visible escapes (``UntrustedText``).
     ///
@@ -196,9 +190,7 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     ///   - message: what went wrong, for people, without the source and key path.
     public init(_ code: Code, source: String? = nil, keyPath: String? = nil, _ message: String) {
         self.code = code
-        self.source = source.map { UntrustedText.escaped($0) }
-        self.keyPath = keyPath.map { UntrustedText.escaped($0) }
-        self.message = UntrustedText.escaped(message)
+        (self.source, self.keyPath, self.message) = Self.escaped(source: source, keyPath: keyPath, message: message)
     }
 
     /// Makes an error about the value at `path` of a document from `source` (the document itself
@@ -213,11 +205,4 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         self.code = code
         self.message = lines.map { UntrustedText.escaped($0) }.joined(separator: "\n")
     }
-
-    public var description: String { reason }
-
-    /// Equal when the codes are: the source, key path and message only report.
-    public static func == (lhs: ConfigurationError, rhs: ConfigurationError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -10,7 +10,7 @@ import ActivationDiscoveryProtocol
 /// are the errors of ``DiscoveryServiceProvider``, which the configuration loader gathers.
 ///
 /// Two errors are equal when their codes are.
-public struct DiscoveryClientError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct DiscoveryClientError: LocatedError {
     /// A stable identifier of the kind of failure, from a closed set.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -60,11 +60,6 @@ public struct DiscoveryClientError: Error, Hashable, Sendable, CustomStringConve
     /// What went wrong, without the source and key path.
     public var message: String
 
-    /// What went wrong, for people: `source: keyPath: message`.
-    public var reason: String {
-        [source, keyPath].compactMap { $0 }.map { $0 + ": " }.joined() + message
-    }
-
     /// Makes an error; control or bidirectional characters in every part (a service's message is
     /// untrusted text) become visible escapes (`UntrustedText`).
     ///
@@ -79,16 +74,7 @@ public struct DiscoveryClientError: Error, Hashable, Sendable, CustomStringConve
         _ message: String
     ) {
         self.code = code
-        self.source = source.map { UntrustedText.escaped($0) }
-        self.keyPath = keyPath.map { UntrustedText.escaped($0) }
+        (self.source, self.keyPath, self.message) = Self.escaped(source: source, keyPath: keyPath, message: message)
         self.refusal = refusal
-        self.message = UntrustedText.escaped(message)
     }
-
-    public var description: String { reason }
-
-    /// Equal when the codes are: the rest only reports.
-    public static func == (lhs: DiscoveryClientError, rhs: DiscoveryClientError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

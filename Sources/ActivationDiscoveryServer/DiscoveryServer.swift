@@ -17,9 +17,9 @@ import ServiceLifecycle
 /// JSON error when nothing matches, 410 for a code that expired, was used up or revoked (the
 /// error's `code` says which), 429 with `Retry-After` past the guessing limits, 400 for a malformed
 /// call, 405 for a method other than GET. An application's client policies are served at SAP's
-/// `settingsExchange` path (`DiscoveryRoute.settings(appID:)` of ActivationDiscoveryProtocol):
+/// `settingsExchange` path (`DiscoveryRoute.settingsTemplate` of ActivationDiscoveryProtocol):
 /// 200 with the document, 404 when the application has none. Targets are routed on their canonical
-/// path (see `DiscoveryRoute`). `/health` answers when the process runs, `/ready` when its database
+/// path (see `DiscoveryRoute`), by one router (``responder(service:troubles:logger:)``). `/health` answers when the process runs, `/ready` when its database
 /// answers and takes writes, `/metrics` in Prometheus text, `/openapi.yaml` the OpenAPI
 /// description of all of it.
 ///
@@ -112,30 +112,8 @@ public struct DiscoveryServer: Sendable {
                 """
             )
         }
-        let limits = self.limits
         let logger = self.logger
-        let connections = ConnectionCount(limit: cap)
-        let troubles = DatabaseTroubleLog(logger: logger)
-        let lookups = service.lookups
-        // A change is served by this instance as soon as the admin API acknowledges it; a failed
-        // reload leaves it to the next poll.
-        let admin = service.admin?.router(
-            guessing: service.guessing, trustedProxies: service.trustedProxies, troubles: troubles,
-            afterChange: { try? await lookups.reload() }
-        ).buildResponder()
-        let app = Application(
-            responder: Chained(
-                middleware: RequestLog(metrics: service.metrics, logger: logger),
-                next: Responder(service: service, admin: admin, troubles: troubles)),
-            server: HTTPServerBuilder { responder in
-                GuardedHTTP1Channel(responder: responder, limits: limits, connections: connections, logger: logger)
-            },
-            configuration: .init(
-                address: .hostname(host, port: port), serverName: "activate-discovery",
-                // Past the refusal slots, connections wait in the listen queue and hold no descriptor here.
-                availableConnectionsDelegate: MaximumAvailableConnections(cap + Limits.refusalSlots, logger: logger)),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
-            logger: logger)
+        let app = application(connectionCap: cap, onListening: onListening)
         // A signal stops the services in reverse order: the server first (requests under way
         // finish), then the background work; the database is closed after all of them.
         let background: [@Sendable () async -> Void] = [
@@ -167,5 +145,28 @@ public struct DiscoveryServer: Sendable {
             throw error
         }
         await stop()
+    }
+
+    /// The Hummingbird application ``run(onListening:)`` runs: the service's responder on an
+    /// HTTP/1 server held to ``limits`` with at most `connectionCap` connections. Tests ask it
+    /// in-process (HummingbirdTesting's router framework) for what needs no socket.
+    func application(
+        connectionCap: Int? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> Application<ServiceResponder> {
+        let limits = self.limits
+        let logger = self.logger
+        let cap = connectionCap ?? limits.effectiveMaxConnections()
+        let connections = ConnectionCount(limit: cap)
+        return Application(
+            responder: Self.responder(service: service, troubles: DatabaseTroubleLog(logger: logger), logger: logger),
+            server: HTTPServerBuilder { responder in
+                GuardedHTTP1Channel(responder: responder, limits: limits, connections: connections, logger: logger)
+            },
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "activate-discovery",
+                // Past the refusal slots, connections wait in the listen queue and hold no descriptor here.
+                availableConnectionsDelegate: MaximumAvailableConnections(cap + Limits.refusalSlots, logger: logger)),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
     }
 }

@@ -9,7 +9,7 @@ import ActivationConfiguration
 /// never end in an error of this type: they are answered with the protocol's error codes.
 ///
 /// Two errors are equal when their codes are.
-public struct DiscoveryServiceError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct DiscoveryServiceError: LocatedError {
     /// A stable identifier of the kind of failure, from a closed set.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -55,11 +55,6 @@ public struct DiscoveryServiceError: Error, Hashable, Sendable, CustomStringConv
     /// What went wrong, without the source and key path.
     public var message: String
 
-    /// What went wrong, for people: `source: keyPath: message`.
-    public var reason: String {
-        [source, keyPath].compactMap { $0 }.map { $0 + ": " }.joined() + message
-    }
-
     /// Makes an error; control or bidirectional characters in every part become visible escapes
     /// (`UntrustedText`).
     ///
@@ -70,15 +65,6 @@ public struct DiscoveryServiceError: Error, Hashable, Sendable, CustomStringConv
     ///   - message: what went wrong, for people, without the source and key path.
     public init(_ code: Code, source: String? = nil, keyPath: String? = nil, _ message: String) {
         self.code = code
-        self.source = source.map { UntrustedText.escaped($0) }
-        self.keyPath = keyPath.map { UntrustedText.escaped($0) }
-        self.message = UntrustedText.escaped(message)
+        (self.source, self.keyPath, self.message) = Self.escaped(source: source, keyPath: keyPath, message: message)
     }
-
-    public var description: String { reason }
-
-    /// Equal when the codes are: the rest only reports.
-    public static func == (lhs: DiscoveryServiceError, rhs: DiscoveryServiceError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -5,7 +5,7 @@ import ActivationConfiguration
 /// `code` is for programs (match the code, never the text); `source` names the input (a file name,
 /// `-` for standard input, `payload`); `reason` is the sentence for people. Two errors are equal
 /// when their codes are.
-public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ImagingError: LocatedError {
     /// A stable identifier of the kind of failure, from a closed set.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The closed set of kinds; the static members below are the only codes.
@@ -52,22 +52,13 @@ public struct ImagingError: Error, Hashable, Sendable, CustomStringConvertible {
     public var source: String?
     /// What went wrong, without the source.
     public var message: String
-
-    /// What went wrong, for people: `source: message`.
-    public var reason: String { source.map { "\($0): \(message)" } ?? message }
+    /// Nil: images and payloads have no key paths.
+    public var keyPath: String? { nil }
 
     /// Makes an error; control or bidirectional characters (file names are untrusted) become
     /// visible escapes (`UntrustedText`).
     public init(_ code: Code, source: String? = nil, _ message: String) {
         self.code = code
-        self.source = source.map { UntrustedText.escaped($0) }
-        self.message = UntrustedText.escaped(message)
+        (self.source, _, self.message) = Self.escaped(source: source, keyPath: nil, message: message)
     }
-
-    public var description: String { reason }
-
-    /// Equal when the codes are: the source and message only report.
-    public static func == (lhs: ImagingError, rhs: ImagingError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

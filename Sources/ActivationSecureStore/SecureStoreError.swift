@@ -9,7 +9,7 @@ import ActivationConfiguration
 /// Messages say what happened, never what to type: that advice is the app's.
 ///
 /// Two errors are equal when their codes are.
-public struct SecureStoreError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SecureStoreError: LocatedError {
     /// A stable identifier of the kind of failure, from a closed set.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
@@ -75,11 +75,6 @@ public struct SecureStoreError: Error, Hashable, Sendable, CustomStringConvertib
     /// What went wrong, without the source and key path.
     public var message: String
 
-    /// What went wrong, for people: `source: keyPath: message`.
-    public var reason: String {
-        [source, keyPath].compactMap { $0 }.map { $0 + ": " }.joined() + message
-    }
-
     /// Makes an error; control or bidirectional characters in every part become
     /// visible escapes (`UntrustedText`), as paths and stored values are untrusted.
     ///
@@ -90,15 +85,6 @@ public struct SecureStoreError: Error, Hashable, Sendable, CustomStringConvertib
     ///   - message: what went wrong, for people, without the source and key path.
     public init(_ code: Code, source: String? = nil, keyPath: String? = nil, _ message: String) {
         self.code = code
-        self.source = source.map { UntrustedText.escaped($0) }
-        self.keyPath = keyPath.map { UntrustedText.escaped($0) }
-        self.message = UntrustedText.escaped(message)
+        (self.source, self.keyPath, self.message) = Self.escaped(source: source, keyPath: keyPath, message: message)
     }
-
-    public var description: String { reason }
-
-    /// Equal when the codes are: the source and message only report.
-    public static func == (lhs: SecureStoreError, rhs: SecureStoreError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

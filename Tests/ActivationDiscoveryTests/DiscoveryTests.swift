@@ -12,30 +12,6 @@ import Testing
     import Glibc
 #endif
 
-/// The documents of the configuration tests, served from a temporary folder.
-final class ServedFolder: Sendable {
-    static let documents = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("ActivationConfigurationTests/Fixtures/documents").path
-    let folder: TemporaryFolder
-    var path: String { folder.path }
-
-    init(index: String, documents names: [String] = ["oauth-authorization-code.json", "android-basic.json"]) throws {
-        folder = try TemporaryFolder(prefix: "discovery")
-        for name in names {
-            try FileManager.default.copyItem(atPath: "\(Self.documents)/\(name)", toPath: folder.file(name))
-        }
-        try FileIO.write(Array(index.utf8), to: folder.file("discovery.json"), replace: false)
-    }
-
-    static let standardIndex = """
-        {"applications": {"com.example.fieldservice": {
-          "domains": {"example.com": "oauth-authorization-code.json"},
-          "codes": {"12345678": {"document": "android-basic.json", "expires": "2099-01-01T00:00:00Z"},
-                    "87654321": {"document": "android-basic.json", "expires": "2020-01-01T00:00:00Z"},
-                    "abcd-efgh-jk1n": {"document": "android-basic.json"}}}}}
-        """
-}
-
 /// A discovery server running on a loopback port.
 struct RunningServer {
     let port: Int

@@ -124,39 +124,6 @@ func rawRequest(port: Int, _ target: String, method: String = "GET", headers: St
     }
 }
 
-/// Every log line, level and metadata included, kept for the test to search.
-final class LogCapture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-
-    var text: String { lock.withLock { lines.joined(separator: "\n") } }
-
-    func logger(level: Logger.Level = .trace) -> Logger {
-        var logger = Logger(label: "test") { _ in CapturingLogHandler(capture: self) }
-        logger.logLevel = level
-        return logger
-    }
-
-    fileprivate func append(_ line: String) { lock.withLock { lines.append(line) } }
-}
-
-struct CapturingLogHandler: LogHandler {
-    let capture: LogCapture
-    var logLevel = Logger.Level.trace
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let metadata = self.metadata.merging(event.metadata ?? [:]) { $1 }
-        capture.append("\(event.level) \(metadata) \(event.message)\(event.error.map { " \($0)" } ?? "")")
-    }
-}
-
 /// The suites whose servers share the process's few event-loop threads with heavy database work,
 /// or that measure timeouts: nested here, they run one test at a time, never beside each other, so
 /// that a PostgreSQL start or a load test cannot delay a timeout another test measures.

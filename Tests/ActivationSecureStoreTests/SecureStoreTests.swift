@@ -54,30 +54,26 @@ struct SecureStoreTests {
             options: .init(useKeyring: keyring, allowExpiredPasscode: allowExpired, now: now))
     }
 
-    func expectError<T>(_ code: SecureStoreError.Code, containing text: String = "", _ body: () throws -> T) {
+    /// Runs `body` and expects it to throw an error with `code` (a `SecureStoreError`'s, or a
+    /// `ConfigurationError`'s file code: the store's files are read and written through FileIO)
+    /// whose reason contains `text`.
+    func expectError<Failure: LocatedError, T>(
+        _ type: Failure.Type, _ code: Failure.Code, containing text: String = "", _ body: () throws -> T
+    ) {
         do {
             _ = try body()
             Issue.record("no error; expected \(code)")
-        } catch let error as SecureStoreError {
+        } catch let error as Failure {
             #expect(error.code == code, "\(error.reason)")
             #expect(text.isEmpty || error.reason.contains(text), "\(error.reason)")
         } catch {
-            Issue.record("\(error)")
+            Issue.record("expected \(Failure.self) \(code), got \(error)")
         }
     }
 
-    /// A file error: the store's files are read and written through FileIO, whose errors are
-    /// `ConfigurationError`'s file codes.
-    func expectFileError<T>(_ code: ConfigurationError.Code, containing text: String = "", _ body: () throws -> T) {
-        do {
-            _ = try body()
-            Issue.record("no error; expected \(code)")
-        } catch let error as ConfigurationError {
-            #expect(error.code == code, "\(error.reason)")
-            #expect(text.isEmpty || error.reason.contains(text), "\(error.reason)")
-        } catch {
-            Issue.record("\(error)")
-        }
+    /// The same, for the store's own errors.
+    func expectError<T>(_ code: SecureStoreError.Code, containing text: String = "", _ body: () throws -> T) {
+        expectError(SecureStoreError.self, code, containing: text, body)
     }
 
     @Test("create, open, save values, change the passcode, delete")
@@ -461,7 +457,9 @@ struct SecureStoreTests {
         let folder = try StoreFolder()
         _ = try make(folder)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder.location.path)
-        expectFileError(.fileUnreadable, containing: "readable by other users") { try open(folder, Self.passcode) }
+        expectError(ConfigurationError.self, .fileUnreadable, containing: "readable by other users") {
+            try open(folder, Self.passcode)
+        }
     }
 
     @Test("a store folder that is a symbolic link is refused, and the error says what to give instead")
@@ -471,7 +469,8 @@ struct SecureStoreTests {
         let link = folder.path + "-link"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder.path)
         defer { try? FileManager.default.removeItem(atPath: link) }
-        expectFileError(
+        expectError(
+            ConfigurationError.self,
             .fileUnwritable, containing: "the store's folder is a symbolic link; only a real folder is used"
         ) {
             try SecureStore.open(

@@ -315,12 +315,22 @@ struct ValueReader {
         try object[key].map { try string($0, at: path.appending(key)) }
     }
 
+    /// A whole number, also when JSON writes it with a fraction of zero (`443.0`, as JSON Schema
+    /// reads it too).
+    static func wholeNumber(_ value: ConfigurationValue) -> Int? {
+        switch value {
+        case .integer(let integer): integer
+        case .number(let number) where number.rounded() == number && abs(number) < 1e15: Int(number)
+        default: nil
+        }
+    }
+
     /// `true/false`, `0/1`, `"true"/"false"`, `"0"/"1"`: plist and JSON bridging differ.
     func bool(_ value: ConfigurationValue, at path: ConfigurationPath) throws -> Bool {
         switch value {
         case .bool(let flag): return flag
-        case .integer(0): return false
-        case .integer(1): return true
+        case _ where Self.wholeNumber(value) == 0: return false
+        case _ where Self.wholeNumber(value) == 1: return true
         case .string(let text) where ["true", "1", "yes"].contains(text.lowercased()): return true
         case .string(let text) where ["false", "0", "no"].contains(text.lowercased()): return false
         default: throw fail(.wrongType, path, "expected true or false, found \(value.kindDescription)")
@@ -330,7 +340,7 @@ struct ValueReader {
     func port(_ value: ConfigurationValue, at path: ConfigurationPath) throws -> Int {
         let number: Int
         switch value {
-        case .integer(let integer): number = integer
+        case _ where Self.wholeNumber(value) != nil: number = Self.wholeNumber(value) ?? 0
         case .string(let text):
             guard let parsed = Int(text.trimmingCharacters(in: .whitespaces)) else {
                 throw fail(.wrongType, path, "expected a port number, found \(value.kindDescription)")

@@ -14,7 +14,8 @@ public enum MDMKeys {
     ///
     /// Linear in the number of keys and their length: each key walks a tree of folders once.
     /// A key that is both a value and a folder (`auth` and `auth/type`), an empty level
-    /// (`auth//type`) or a path deeper than `limits.maxDepth` is refused.
+    /// (`auth//type`, `auth/`) or a path deeper than `limits.maxDepth` is refused; a key without
+    /// `/` is a value of the top level, as it is.
     ///
     /// - Throws: ``ConfigurationError`` (`invalidValue`, `tooDeep`) naming the key.
     public static func inflate(
@@ -22,13 +23,14 @@ public enum MDMKeys {
     ) throws -> ConfigurationObject {
         let root = Folder()
         for (key, value) in flat {
-            let parts = key.split(separator: "/", omittingEmptySubsequences: false)
+            // A key without `/` is one level, whatever it is (the empty key too).
+            let parts = key.contains("/") ? key.split(separator: "/", omittingEmptySubsequences: false) : [key[...]]
             // Each level is an object; an array key adds the one-element array around it.
             let depth = parts.count + parts.dropLast().filter { arrayKeys.contains(String($0)) }.count
             if depth > limits.maxDepth {
                 throw ConfigurationError.tooDeep("\(source): \(shown(key))", limit: limits.maxDepth)
             }
-            if parts.contains(where: \.isEmpty) {
+            if parts.count > 1, parts.contains(where: \.isEmpty) {
                 throw ConfigurationError(
                     .invalidValue, source: source, keyPath: shown(key), "a flattened key has an empty level")
             }

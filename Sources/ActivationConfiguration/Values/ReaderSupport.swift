@@ -150,7 +150,7 @@ enum PropertyListDate {
     }
 
     /// Days since 1970-01-01 (H. Hinnant's `days_from_civil`).
-    private static func days(year: Int, month: Int, day: Int) -> Int {
+    static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -160,7 +160,7 @@ enum PropertyListDate {
     }
 
     /// Year, month and day of a day since 1970-01-01 (H. Hinnant's `civil_from_days`).
-    private static func civil(_ days: Int) -> (Int, Int, Int) {
+    static func civil(_ days: Int) -> (Int, Int, Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -1,40 +1,34 @@
-/// What a request target asks the discovery service for.
+/// The discovery service's public resources (the admin API's are ``AdminOperation``): each one's
+/// path template, the methods it answers and the label it is logged and counted under; and the one
+/// way from an untrusted request target to the path the server routes on, ``canonicalPath(of:)``.
 ///
-/// The one way from untrusted request text to routing: ``canonicalPath(of:)`` rewrites the target
-/// into one canonical path, and the route is chosen on that path only, so `//config-api.svc/…`,
-/// `/x/../config-api.svc/…` and `/config-api.svc/%41pplicationConfigurations/…` reach the lookup
-/// as the canonical form does. Paths are case-sensitive: `/CONFIG-API.svc/…` is ``unknown``.
+/// The server routes the canonical path only, so `//config-api.svc/…`, `/x/../config-api.svc/…` and
+/// `/config-api.svc/%41pplicationConfigurations/…` reach the lookup as the canonical form does.
+/// Paths are case-sensitive: `/CONFIG-API.svc/…` is no resource.
 ///
-/// Total and bounded: any input, valid UTF-8 or not, gives a route in time linear in its length
-/// (targets over ``maxTargetLength`` bytes are refused before they are read), so
-/// fuzzers may call `init(target:)` on arbitrary bytes. It needs nothing but the standard library, so
-/// the fuzz target imports this module without the server's network and database stack.
-public enum DiscoveryRoute: Sendable, Hashable {
-    /// `/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(…)` with arguments that parse.
-    case lookup(LookupCall)
-    /// The lookup function's path with arguments that do not parse (400).
-    case malformedLookup
-    /// `/health` (200).
+/// ``canonicalPath(of:)`` is total and bounded: any input, valid UTF-8 or not, gives a path or a
+/// refusal in time linear in its length (targets over ``maxTargetLength`` bytes are refused before
+/// they are read), so fuzzers may call it on arbitrary bytes. This module needs nothing but
+/// Foundation, so the fuzz target imports it without the server's network and database stack.
+public enum DiscoveryRoute: String, Sendable, CaseIterable {
+    /// `/config-api.svc/ApplicationConfigurations/getApplicationConfiguration(…)`: a lookup by e-mail
+    /// address or onboarding code (the segment is a ``LookupCall``).
+    case lookup
+    /// SAP's `settingsExchange` path of an application's client policies (``settingsTemplate``:
+    /// both ids the same).
+    case settings
+    /// `/health`: the process runs.
     case health
-    /// `/ready`: 200 when the database can be reached, else 503.
+    /// `/ready`: the database can be reached and takes writes.
     case ready
     /// `/metrics`: Prometheus text.
     case metrics
     /// `/openapi.yaml`: the service's OpenAPI description.
     case openAPI
-    /// SAP's `settingsExchange` path of an application's client policies,
-    /// `/mobileservices/application/{appID}/storage/v1/runtime/application/{appID}/global/mobileservices/settingsExchange`
-    /// (both ids the same, percent-decoded, valid UTF-8 without control characters).
-    case settings(appID: String)
-    /// `/admin/v1/…`: the admin API; its path segments after `/admin/v1/`, percent-decoded, each
-    /// valid UTF-8 without control characters.
-    case admin([String])
-    /// `/admin/` and the console's files below it: the file's name (empty for the page itself).
-    case console(String)
-    /// Any other canonical path (404).
-    case unknown
-    /// A target refused before routing (400 or 414).
-    case refused(TargetError)
+    /// `/admin`: the console's page.
+    case console
+    /// `/admin/{file}`: the console's script and style.
+    case consoleFile
 
     /// Requests whose target is longer than this are refused (414).
     public static let maxTargetLength = 4096
@@ -48,106 +42,59 @@ public enum DiscoveryRoute: Sendable, Hashable {
         case malformed
     }
 
-    static let functionPrefix = "/config-api.svc/ApplicationConfigurations/"
-    static let adminPrefix = "/admin/v1/"
-    static let settingsPrefix = "/mobileservices/application/"
+    /// The lookup function's path; its last segment is the call.
+    public static let lookupTemplate = "/config-api.svc/ApplicationConfigurations/{function}"
     /// Where the service serves its OpenAPI description.
     public static let openAPIPath = "/openapi.yaml"
     /// The operations paths: liveness, readiness, Prometheus metrics.
     public static let healthPath = "/health", readyPath = "/ready", metricsPath = "/metrics"
+    /// The console's page; its files are below it.
+    public static let consolePath = "/admin"
     /// SAP's `settingsExchange` path as the OpenAPI document writes it.
-    public static let settingsTemplate =
-        settingsPrefix + "{appID}/storage/v1/runtime/application/{appIDAgain}/global/mobileservices/settingsExchange"
+    public static let settingsTemplate = """
+        /mobileservices/application/{appID}/storage/v1/runtime/application/{appIDAgain}/global/mobileservices/\
+        settingsExchange
+        """
+
+    /// The path template, parameters in braces.
+    public var template: String {
+        switch self {
+        case .lookup: Self.lookupTemplate
+        case .settings: Self.settingsTemplate
+        case .health: Self.healthPath
+        case .ready: Self.readyPath
+        case .metrics: Self.metricsPath
+        case .openAPI: Self.openAPIPath
+        case .console: Self.consolePath
+        case .consoleFile: Self.consolePath + "/{file}"
+        }
+    }
+
+    /// The methods answered: `GET`, and `HEAD` where reading changes nothing. A lookup by code
+    /// uses the code up, so a lookup answers `GET` only: a prefetcher's `HEAD` must not spend it.
+    public var methods: [String] {
+        self == .lookup ? ["GET"] : ["GET", "HEAD"]
+    }
+
+    /// The fixed label logged and counted for this route: `lookup`, `settings`, `health`, `ready`,
+    /// `metrics`, `openapi` or `console`. Never request text.
+    public var label: String {
+        switch self {
+        case .lookup: "lookup"
+        case .settings: "settings"
+        case .health: "health"
+        case .ready: "ready"
+        case .metrics: "metrics"
+        case .openAPI: "openapi"
+        case .console, .consoleFile: "console"
+        }
+    }
 
     /// The `settingsExchange` path of `appID`'s client policies, the id percent-encoded.
     public static func settingsPath(appID: String) -> String {
         let id = PercentEncoding.encodeSegment(appID)
         return settingsTemplate.replacingOccurrences(of: "{appID}", with: id).replacingOccurrences(
             of: "{appIDAgain}", with: id)
-    }
-
-    /// Routes a request target as the server receives it (`/path?query`).
-    public init(target: String) {
-        self.init(target: target.utf8)
-    }
-
-    /// Routes a request target given as bytes (for fuzzing: any bytes are accepted).
-    public init(target bytes: some Collection<UInt8>) {
-        let path: String
-        do {
-            path = try Self.canonicalPath(of: bytes)
-        } catch {
-            self = .refused(error)
-            return
-        }
-        if path == Self.healthPath {
-            self = .health
-        } else if path == Self.readyPath {
-            self = .ready
-        } else if path == Self.metricsPath {
-            self = .metrics
-        } else if path == Self.openAPIPath {
-            self = .openAPI
-        } else if path.hasPrefix(Self.adminPrefix) {
-            let raw = path.dropFirst(Self.adminPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
-            let segments = raw.compactMap {
-                PercentEncoding.decoded($0.utf8).flatMap { String(validatingUTF8Bytes: $0) }
-            }
-            let clean =
-                segments.count == raw.count
-                && !segments.contains {
-                    $0.isEmpty || $0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
-                }
-            self = clean ? .admin(segments) : .unknown
-        } else if path == "/admin" || path == "/admin/" {
-            self = .console("")
-        } else if path.hasPrefix("/admin/"), !path.dropFirst(7).contains("/") {
-            self = .console(String(path.dropFirst(7)))
-        } else if path.hasPrefix(Self.settingsPrefix) {
-            self = Self.settingsAppID(path).map { .settings(appID: $0) } ?? .unknown
-        } else if path.hasPrefix(Self.functionPrefix) {
-            let function = path.utf8.dropFirst(Self.functionPrefix.utf8.count)
-            if function.contains(UInt8(ascii: "/")) {
-                self = .unknown
-            } else {
-                self = LookupCall(function: function).map(Self.lookup) ?? .malformedLookup
-            }
-        } else {
-            self = .unknown
-        }
-    }
-
-    /// The fixed label logged for this route: `lookup`, `health`, `ready`, `metrics`, `openapi`,
-    /// `settings`, `admin`, `console` or `other`. Never request text.
-    public var label: String {
-        switch self {
-        case .lookup, .malformedLookup: "lookup"
-        case .health: "health"
-        case .ready: "ready"
-        case .metrics: "metrics"
-        case .openAPI: "openapi"
-        case .settings: "settings"
-        case .admin: "admin"
-        case .console: "console"
-        case .unknown, .refused: "other"
-        }
-    }
-
-    /// The application id of a canonical `settingsExchange` path, or nil when the path is not one:
-    /// `mobileservices/application/{appID}/storage/v1/runtime/application/{appID}/global/mobileservices/settingsExchange`.
-    static func settingsAppID(_ path: String) -> String? {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard segments.count == 11 else { return nil }
-        let parts = Array(segments)
-        let fixed: [(Int, Substring)] = [
-            (0, "mobileservices"), (1, "application"), (3, "storage"), (4, "v1"), (5, "runtime"),
-            (6, "application"), (8, "global"), (9, "mobileservices"), (10, "settingsExchange"),
-        ]
-        guard fixed.allSatisfy({ parts[$0.0] == $0.1 }), parts[2] == parts[7],
-            let decoded = PercentEncoding.decoded(parts[2].utf8), let appID = String(validatingUTF8Bytes: decoded),
-            !appID.isEmpty, !appID.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
-        else { return nil }
-        return appID
     }
 
     /// The canonical path of a request target (its query dropped, not decoded).

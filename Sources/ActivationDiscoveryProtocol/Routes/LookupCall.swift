@@ -41,10 +41,11 @@ extension LookupCall {
 
     static let name = Array("getApplicationConfiguration(".utf8)
 
-    /// Parses the last segment of a canonical lookup path: percent-encodings are decoded here, the
-    /// result must be UTF-8 without control characters, each argument `Name='value'` (quotes
-    /// doubled inside), each name at most once.
-    init?(function encoded: some Collection<UInt8>) {
+    /// Parses the last segment of a canonical lookup path (``DiscoveryRoute/lookupTemplate``'s
+    /// `{function}`): percent-encodings are decoded here, the result must be UTF-8 without control
+    /// characters, each argument `Name='value'` (quotes doubled inside), each name at most once.
+    /// Total on arbitrary bytes; nil for anything else.
+    public init?(function encoded: some Collection<UInt8>) {
         guard let function = PercentEncoding.decoded(encoded),
             function.starts(with: Self.name), function.last == UInt8(ascii: ")"),
             !function.contains(where: { $0 < 0x20 || $0 == 0x7F })

@@ -3,7 +3,7 @@ import ActivationDiscoveryProtocol
 import Foundation
 
 /// The admin API of `discovery-service.md` ("Admin API"): JSON over `/admin/v1`, opened by a bearer
-/// token, every call audited. What it works on; its routes are in `AdminRouter.swift`, its handlers
+/// token, every call audited. What it works on; its routes are in `AdminRoutes.swift`, its handlers
 /// in `AdminHandlers.swift`, the token check and the audit in `AdminMiddleware.swift`.
 package struct AdminAPI: Sendable {
     package let tokens: AdminTokens
@@ -34,40 +34,10 @@ package struct AdminAPI: Sendable {
 
     // MARK: - Checking
 
-    /// An application id or document name: 1-200 of `A-Z a-z 0-9 . _ -`, not starting with `.`.
-    static func checkName(_ text: String, what: String) throws(AdminRefusal) -> String {
-        guard (1...200).contains(text.utf8.count), !text.hasPrefix("."),
-            text.utf8.allSatisfy({
-                $0 < 0x80
-                    && (Character(UnicodeScalar($0)).isLetter || Character(UnicodeScalar($0)).isNumber
-                        || "._-".utf8.contains($0))
-            })
-        else {
-            throw AdminRefusal(
-                .badRequest, "a \(what) is 1-200 of A-Z, a-z, 0-9, '.', '_' and '-', not starting with '.'")
-        }
-        return text
-    }
-
-    /// An e-mail domain: a lower-cased DNS name of letters, digits, `-` and dots.
-    static func checkDomain(_ text: String) throws(AdminRefusal) -> String {
-        let domain = text.lowercased()
-        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        guard domain.utf8.count <= 253, labels.count >= 2,
-            labels.allSatisfy({
-                (1...63).contains($0.utf8.count) && !$0.hasPrefix("-") && !$0.hasSuffix("-")
-                    && $0.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
-            })
-        else {
-            throw AdminRefusal(
-                .badRequest, "not a domain name such as example.com (use the punycode form of international names)")
-        }
-        return domain
-    }
-
-    static func parseDate(_ text: String) throws(AdminRefusal) -> Date {
-        guard let date = try? Date(text, strategy: .iso8601) else {
-            throw AdminRefusal(.badRequest, "since: expected an ISO 8601 time such as 2026-01-01T00:00:00Z")
+    /// `since` of the audit listing: an RFC 3339 time, as the OpenAPI document's `date-time`.
+    static func parseDate(_ text: String) throws(Refusal) -> Date {
+        guard let date = InternetDateTime.date(text) else {
+            throw Refusal(.badRequest, "since: expected an RFC 3339 time such as 2026-01-01T00:00:00Z")
         }
         return date
     }

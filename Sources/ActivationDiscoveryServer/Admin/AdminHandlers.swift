@@ -6,45 +6,37 @@ import NIOCore
 
 extension AdminAPI {
     /// Answers one call of `operation`, which the router matched on the canonical path and method
-    /// (the token is already checked). Refusals are thrown as ``AdminRefusal``; what is touched is
+    /// (the token is already checked). Refusals are thrown as ``Refusal``; what is touched is
     /// noted for the audit in the context's ``AuditNote``.
-    func handle(_ operation: AdminOperation, request: Request, context: DiscoveryServer.Context) async throws
+    func handle(_ operation: AdminOperation, _ request: Request, _ context: DiscoveryServer.Context) async throws
         -> Response
     {
         let now = Date()
         let note = context.auditNote
-        var parameters: [String: String] = [:]
-        for name in operation.parameters {
-            guard let raw = context.parameters.get(name), let value = PercentEncoding.decodeSegment(raw) else {
-                throw AdminRefusal(.badRequest, "the path parameter \(name) is not valid percent-encoded UTF-8")
-            }
-            parameters[name] = value
-        }
         let query = request.uri.queryParameters
         switch operation {
         case .listApplications:
             return .adminJSON(.ok, ApplicationList(applications: try await documents.applications(now: now)))
         case .listAudit:
             let since =
-                try query["since"].map { value throws(AdminRefusal) in try Self.parseDate(String(value)) }
+                try query["since"].map { value throws(Refusal) in try Self.parseDate(String(value)) }
                 ?? now.addingTimeInterval(-86_400)
             return .adminJSON(.ok, AuditList(entries: try await audit.entries(since: since)))
         default:
-            let appID = try Self.checkName(parameters["appID"] ?? "", what: "application id")
+            let appID = try context.parameter("appID", as: ApplicationID.self).value
             note?.appID = appID
-            return try await handle(
-                operation, appID: appID, parameters: parameters, request: request, note: note, now: now)
+            return try await handle(operation, appID: appID, request: request, context: context, now: now)
         }
     }
 
     /// Answers a call of an operation on one application's resources.
     private func handle(
-        _ operation: AdminOperation, appID: String, parameters: [String: String], request: Request, note: AuditNote?,
-        now: Date
+        _ operation: AdminOperation, appID: String, request: Request, context: DiscoveryServer.Context, now: Date
     ) async throws -> Response {
+        let note = context.auditNote
         switch operation {
         case .listApplications, .listAudit:
-            throw AdminRefusal(.notFound, "no such admin resource")
+            throw Refusal(.notFound, "no such admin resource")
 
         case .listDocuments:
             let listed = try await documents.documents(appID: appID).map { stored in
@@ -55,17 +47,17 @@ extension AdminAPI {
             return .adminJSON(.ok, DocumentList(documents: listed))
 
         case .putDocument:
-            let name = try Self.checkName(parameters["name"] ?? "", what: "document name")
+            let name = try context.parameter("name", as: DocumentName.self).value
             note?.subject = name
             let body = try await Self.body(of: request)
             let document: ConfigurationDocument
             do {
                 guard let parsed = try recognizer.recognize(bytes: body, source: name).document else {
-                    throw AdminRefusal(.invalidDocument, "\(name): not an onboarding configuration")
+                    throw Refusal(.invalidDocument, "\(name): not an onboarding configuration")
                 }
                 document = parsed
             } catch let error as ConfigurationError {
-                throw AdminRefusal(.invalidDocument, error.reason, keyPath: error.keyPath)
+                throw Refusal(.invalidDocument, error.reason, keyPath: error.keyPath)
             }
             let json = document.canonicalJSON(includeSecrets: true)
             try await documents.put(appID: appID, name: name, json: json, now: now)
@@ -79,25 +71,25 @@ extension AdminAPI {
             return .adminJSON(.ok, DomainList(domains: mapped))
 
         case .putDomain:
-            let domain = try Self.checkDomain(parameters["domain"] ?? "")
+            let domain = try context.parameter("domain", as: DomainName.self).value
             note?.subject = domain
             let assignment = try Self.decode(DomainAssignment.self, from: try await Self.body(of: request))
             guard try await documents.putDomain(appID: appID, domain: domain, document: assignment.document) else {
-                throw AdminRefusal(.notFound, "the application \(appID) has no document \(assignment.document)")
+                throw Refusal(.notFound, "the application \(appID) has no document \(assignment.document)")
             }
             return .adminJSON(.ok, DomainMapping(domain: domain, document: assignment.document))
 
         case .deleteDomain:
-            let domain = try Self.checkDomain(parameters["domain"] ?? "")
+            let domain = try context.parameter("domain", as: DomainName.self).value
             note?.subject = domain
             guard try await documents.deleteDomain(appID: appID, domain: domain) else {
-                throw AdminRefusal(.notFound, "the domain \(domain) is not mapped")
+                throw Refusal(.notFound, "the domain \(domain) is not mapped")
             }
             return .adminJSON(.ok, Deletion(deleted: domain))
 
         case .getSettings:
             guard let stored = try await documents.settings(appID: appID) else {
-                throw AdminRefusal(.notFound, "the application \(appID) has no client policies")
+                throw Refusal(.notFound, "the application \(appID) has no client policies")
             }
             return .adminJSON(
                 .ok,
@@ -109,7 +101,7 @@ extension AdminAPI {
             do {
                 policies = try ClientPolicies(json: try await Self.body(of: request), source: "settingsExchange")
             } catch let error as ConfigurationError {
-                throw AdminRefusal(.invalidSettings, error.message, keyPath: error.keyPath)
+                throw Refusal(.invalidSettings, error.message, keyPath: error.keyPath)
             }
             let json = JSONWriter.compact(policies.document)
             try await documents.putSettings(appID: appID, json: json, now: now)
@@ -120,7 +112,7 @@ extension AdminAPI {
 
         case .deleteSettings:
             guard try await documents.deleteSettings(appID: appID) else {
-                throw AdminRefusal(.notFound, "the application \(appID) has no client policies")
+                throw Refusal(.notFound, "the application \(appID) has no client policies")
             }
             return .adminJSON(.ok, Deletion(deleted: appID))
 
@@ -128,7 +120,7 @@ extension AdminAPI {
             var status: CodeStatus?
             if let text = request.uri.queryParameters["status"] {
                 guard let parsed = CodeStatus(rawValue: String(text)) else {
-                    throw AdminRefusal(
+                    throw Refusal(
                         .badRequest, "status must be \(CodeStatus.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 status = parsed
@@ -139,12 +131,10 @@ extension AdminAPI {
             return try await issue(appID: appID, request: request, note: note, now: now)
 
         case .revokeCode:
-            guard let id = parameters["id"].flatMap({ Int64($0) }), id > 0 else {
-                throw AdminRefusal(.badRequest, "a code id is a positive number")
-            }
+            let id = try context.parameter("id", as: CodeID.self).value
             note?.subject = String(id)
             guard try await codes.revoke(id: id, appID: appID, now: now) else {
-                throw AdminRefusal(.notFound, "no active code \(id) in \(appID)")
+                throw Refusal(.notFound, "no active code \(id) in \(appID)")
             }
             return .adminJSON(.ok, Revocation(revoked: id))
         }
@@ -153,10 +143,10 @@ extension AdminAPI {
     /// `POST …/codes`: the order checked, the codes issued; the only answer that holds codes.
     private func issue(appID: String, request: Request, note: AuditNote?, now: Date) async throws -> Response {
         let order = try Self.decode(CodeOrder.self, from: try await Self.body(of: request))
-        let document = try Self.checkName(order.document, what: "document name")
+        let document = try AdminName(order.document, what: "document name").value
         note?.subject = document
         guard try await documents.json(appID: appID, name: document) != nil else {
-            throw AdminRefusal(.notFound, "the application \(appID) has no document \(document)")
+            throw Refusal(.notFound, "the application \(appID) has no document \(document)")
         }
         let expires = now.addingTimeInterval(TimeInterval(order.expiresIn ?? CodeOrder.defaultLifetime))
         let uses = order.uses ?? 1
@@ -177,19 +167,19 @@ extension AdminAPI {
     }
 
     /// The request body, at most ``AdminJSON/maxRequestBytes``.
-    static func body(of request: Request) async throws(AdminRefusal) -> [UInt8] {
+    static func body(of request: Request) async throws(Refusal) -> [UInt8] {
         do {
             return Array(buffer: try await request.body.collect(upTo: AdminJSON.maxRequestBytes))
         } catch {
-            throw AdminRefusal(.tooLarge, "admin requests carry at most \(AdminJSON.maxRequestBytes / 1024) KiB")
+            throw Refusal(.tooLarge, "admin requests carry at most \(AdminJSON.maxRequestBytes / 1024) KiB")
         }
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, from body: [UInt8]) throws(AdminRefusal) -> Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, from body: [UInt8]) throws(Refusal) -> Value {
         do {
             return try AdminBodyError.decode(type, from: body)
         } catch {
-            throw AdminRefusal(.badRequest, error.message, keyPath: error.keyPath)
+            throw Refusal(.badRequest, error.message, keyPath: error.keyPath)
         }
     }
 

@@ -4,30 +4,6 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 
-/// An answer that stops an admin call: its status follows from the error code; sent as the
-/// protocol's error body and audited as the code.
-struct AdminRefusal: HTTPResponseError {
-    var code: DiscoveryErrorCode
-    var message: String
-    var keyPath: String?
-    /// `Allow` of a 405.
-    var allow: String?
-
-    init(_ code: DiscoveryErrorCode, _ message: String, keyPath: String? = nil, allow: String? = nil) {
-        (self.code, self.message, self.keyPath, self.allow) = (code, message, keyPath, allow)
-    }
-
-    var status: HTTPResponse.Status { HTTPResponse.Status(code: code.httpStatus) }
-
-    func response(from request: Request, context: some RequestContext) throws -> Response { response }
-
-    var response: Response {
-        var response = DiscoveryServer.error(code, message, keyPath: keyPath)
-        if let allow { response.headers[.allow] = allow }
-        return response
-    }
-}
-
 /// What an admin call touched, filled in by its handler for the audit.
 final class AuditNote: Sendable {
     private let state = Mutex<(appID: String?, subject: String?)>((nil, nil))
@@ -43,7 +19,8 @@ final class AuditNote: Sendable {
 
 /// The token check, before anything else is looked at: a caller without a valid token learns
 /// nothing, not even which paths exist. A wrong token is a guess like a wrong code: it takes from
-/// the client's budget, and past it the answer is 429.
+/// the client's budget, and past it the answer is 429. No answer of the admin API is kept by a
+/// cache (`Cache-Control: no-store`): they hold codes and documents.
 struct AdminAuthentication: RouterMiddleware {
     typealias Context = DiscoveryServer.Context
     let tokens: AdminTokens
@@ -54,6 +31,14 @@ struct AdminAuthentication: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
+        var response = try await check(request, context: context, next: next)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
         guard let actor = tokens.actor(authorization: request.headers[.authorization]) else {
             let now = Date()
             let client = ClientAddress.of(
@@ -63,7 +48,7 @@ struct AdminAuthentication: RouterMiddleware {
             }
             try? await audit.record(
                 AuditEntry(at: now, actor: "unauthenticated", action: "sign-in", outcome: "unauthorized"))
-            return AdminRefusal(.unauthorized, "a valid bearer token is needed (Authorization: Bearer <token>)")
+            return Refusal(.unauthorized, "a valid bearer token is needed (Authorization: Bearer <token>)")
                 .response
         }
         var context = context
@@ -97,12 +82,8 @@ struct AdminAudit: RouterMiddleware {
             response = try await next(request, context)
             if operation?.changesState == true { await afterChange?() }
             outcome = "ok"
-        } catch let refusal as AdminRefusal {
+        } catch let refusal as Refusal {
             (response, outcome) = (refusal.response, refusal.code.rawValue)
-        } catch let error as HTTPError where error.status == .notFound {
-            (response, outcome) = (
-                AdminRefusal(.notFound, "no such admin resource").response, DiscoveryErrorCode.notFound.rawValue
-            )
         } catch {
             troubles.report(error, route: context.coreContext.endpointPath.value ?? AdminOperation.prefix)
             let unavailable = DiscoveryServer.unavailable(

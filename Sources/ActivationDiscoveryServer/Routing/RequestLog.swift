@@ -6,10 +6,9 @@ import Logging
 import Synchronization
 
 extension DiscoveryServer {
-    /// The outermost middleware: routes the target in canonical form (into the context), gives the
-    /// request its id, counts it in the metrics and logs it as method, route, status and time.
-    /// Never its path, query, e-mail address, code or token: the route is a label (`lookup`,
-    /// `health`) or an admin route template.
+    /// The outermost middleware: gives the request its id, counts it in the metrics and logs it as
+    /// method, route, status and time. Never its path, query, e-mail address, code or token: the
+    /// route is a label (`lookup`, `health`, `other` for no route) or an admin route template.
     struct RequestLog: RouterMiddleware {
         let metrics: ServiceMetrics
         let logger: Logger
@@ -19,8 +18,6 @@ extension DiscoveryServer {
         {
             let start = ContinuousClock.now
             let id = RequestID.next()
-            var context = context
-            context.route = DiscoveryRoute(target: request.head.path ?? "")
             var response: Response
             do {
                 response = try await next(request, context)
@@ -32,7 +29,7 @@ extension DiscoveryServer {
             if request.method == .head { response.body = .init() }  // a HEAD answer has no body
             response.headers[.xRequestID] = id
             let elapsed = ContinuousClock.now - start
-            let route = Self.routeName(context)
+            let route = Self.routeName(template: context.coreContext.endpointPath.value)
             metrics.request(route: route, status: response.status.code, duration: elapsed)
             logger.info(
                 """
@@ -43,15 +40,12 @@ extension DiscoveryServer {
             return response
         }
 
-        /// An admin call by its operation's template (`/admin/v1/…` when none matched), any other by
-        /// its route's label.
-        static func routeName(_ context: Context) -> String {
-            guard case .admin = context.route else { return context.route.label }
-            guard let template = context.coreContext.endpointPath.value, template.hasPrefix(AdminOperation.prefix)
-            else {
-                return AdminOperation.prefix + "/…"
-            }
-            return template
+        /// A public route by its label, an admin call by its operation's template, a request no
+        /// route matched as `other`: from the template the router matched, never from the request.
+        static func routeName(template: String?) -> String {
+            if let route = DiscoveryRoute.allCases.first(where: { $0.template == template }) { return route.label }
+            if let template, template.hasPrefix(AdminOperation.prefix + "/") { return template }
+            return "other"
         }
 
         /// The method as logged: a standard one, or `OTHER` (a method is client text too).

@@ -1,10 +1,12 @@
+import ActivationConfiguration
+
 /// Why a step of onboarding stopped: a closed set of codes, and a sentence for people that names
 /// what went wrong (never a command-line option: what to do about it is the app's to say).
 ///
 /// Steps also throw the errors of the libraries they use (`ConfigurationError` for files,
 /// documents and the network, `SecureStoreError` for the store); ``OnboardingError`` is for what
 /// only onboarding knows. Two errors are equal when their codes are.
-public struct OnboardingError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct OnboardingError: ActivationError {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The closed set of kinds; the static members below are the only codes.
@@ -67,12 +69,4 @@ public struct OnboardingError: Error, Hashable, Sendable, CustomStringConvertibl
         self.code = code
         self.reason = reason
     }
-
-    /// The reason.
-    public var description: String { reason }
-
-    /// Equal when the codes are: the reason only reports.
-    public static func == (lhs: OnboardingError, rhs: OnboardingError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -60,23 +60,6 @@ struct ProtocolDocumentTests {
         #expect(documented.count == 20, "\(documented.keys.sorted())")
     }
 
-    @Test("paths built by the protocol route back to what they were built from")
-    func pathsRouteBack() {
-        #expect(
-            DiscoveryRoute(target: AdminOperation.revokeCode.path("com.example.app", "42"))
-                == .admin(["applications", "com.example.app", "codes", "42"]))
-        #expect(
-            DiscoveryRoute(target: AdminOperation.putDocument.path("app", "a b%.json"))
-                == .admin(["applications", "app", "documents", "a b%.json"]))
-        #expect(
-            DiscoveryRoute(target: DiscoveryRoute.settingsPath(appID: "com.example.app"))
-                == .settings(appID: "com.example.app"))
-        // An encoded "/" is refused by the route parser: no name the service accepts holds one.
-        #expect(DiscoveryRoute(target: AdminOperation.putDocument.path("app", "a/b")) == .refused(.malformed))
-        #expect(DiscoveryRoute(target: DiscoveryRoute.healthPath) == .health)
-        #expect(DiscoveryRoute(target: DiscoveryRoute.metricsPath) == .metrics)
-    }
-
     @Test("a code order is checked as it is decoded: ranges, types and unknown keys are refused with the key")
     func codeOrder() throws {
         let order = try AdminBodyError.decode(

@@ -4,91 +4,84 @@ import Hummingbird
 import NIOCore
 
 extension DiscoveryServer {
-    /// Dispatches each request on its canonical route (``RequestLog`` has put it in the context):
-    /// lookups, client policies and operations here; admin calls to the admin API's router, with
-    /// the path rewritten to its canonical form, so that the router sees what the route parser saw.
-    struct Responder: HTTPResponder {
-        let service: Service
-        /// The admin API's routes; nil when it is off.
-        let admin: RouterResponder<Context>?
-        /// Tells the operator why requests get 503.
-        let troubles: DatabaseTroubleLog
-
-        func respond(to request: Request, context: Context) async throws -> Response {
-            let route = context.route
-            if case .admin(let segments) = route {
-                guard let admin else {
-                    return error(.notFound, "the admin API is off: the service has no admin tokens")
+    /// The lookups, client policies, operations and console routes (``DiscoveryRoute``), each on
+    /// its template, behind ``NoBody``. The console's routes exist when the admin API does.
+    static func publicRoutes(on router: Router<Context>, service: Service, troubles: DatabaseTroubleLog) {
+        let routes = router.group().add(middleware: NoBody())
+        for route in DiscoveryRoute.allCases {
+            let handler: @Sendable (Request, Context) async throws -> Response
+            switch route {
+            case .health:
+                handler = { _, _ in json(.ok, #"{"status":"ok"}"#) }
+            case .ready:
+                handler = { _, _ in
+                    if let why = await service.lookups.unreadiness() { return unavailable(.notReady, why) }
+                    return json(.ok, #"{"status":"ready"}"#)
                 }
-                var head = request.head
-                let query = request.uri.query.map { "?" + $0 } ?? ""
-                head.path =
-                    AdminOperation.prefix + "/" + segments.map(PercentEncoding.encodeSegment).joined(separator: "/")
-                    + query
-                var response = try await admin.respond(to: Request(head: head, body: request.body), context: context)
-                response.headers[.cacheControl] = "no-store"
-                return response
+            case .metrics:
+                handler = { _, _ in
+                    Response(
+                        status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: service.metrics.exposition())))
+                }
+            case .openAPI:
+                handler = { _, _ in
+                    Response(
+                        status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
+                }
+            case .lookup:
+                handler = { request, context in
+                    let call = try context.parameter("function", as: LookupCall.self)
+                    // Whom the guessing limits count against: worked out only for the requests they limit.
+                    let client = {
+                        ClientAddress.of(
+                            peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor],
+                            trusted: service.trustedProxies)
+                    }
+                    return await lookup(call, client: client, service: service, troubles: troubles, now: Date())
+                }
+            case .settings:
+                handler = { _, context in
+                    let appID = try context.parameter("appID", as: SettingsAppID.self).value
+                    guard try context.parameter("appIDAgain", as: SettingsAppID.self).value == appID else {
+                        throw Refusal(.notFound, "no such resource: the path names two application ids")
+                    }
+                    do {
+                        guard let document = try await service.lookups.settings(appID: appID) else {
+                            return error(.notFound, "no client policies for the application \(appID)")
+                        }
+                        return json(.ok, document)
+                    } catch {
+                        troubles.report(error, route: route.label)
+                        return unavailable()
+                    }
+                }
+            case .console:
+                guard service.admin != nil else { continue }
+                handler = { _, _ in AdminConsole.response(for: "") }
+            case .consoleFile:
+                guard service.admin != nil else { continue }
+                handler = { _, context in AdminConsole.response(for: context.parameters.get("file") ?? "") }
             }
-            // Lookups carry no body: a large or unbounded one is refused, and the connection closed
-            // rather than drained.
+            routes.resource(route.template, route.methods.map { ($0, handler) })
+        }
+    }
+
+    /// Lookups and the other public routes carry no body: a large or unbounded one is refused
+    /// (413), and the connection closed rather than drained.
+    struct NoBody: RouterMiddleware {
+        typealias Context = DiscoveryServer.Context
+
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+            async throws -> Response
+        {
             if request.headers[.transferEncoding] != nil
                 || request.headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true
             {
-                return tooLarge("lookups carry no body")
+                return tooLarge("lookups and the service's other public resources carry no body")
             }
-            switch route {
-            case .refused(.tooLong): return error(.tooLong, "the request target exceeds \(maxTargetLength) bytes")
-            case .refused(.malformed): return error(.badRequest, "the request target is not a well-formed path")
-            case .unknown: return error(.notFound, "no such resource")
-            case .console(let file):
-                guard admin != nil else {
-                    return error(.notFound, "the console is off: the service has no admin tokens")
-                }
-                guard request.method == .get else { return methodNotAllowed() }
-                return AdminConsole.response(for: file)
-            case .health, .ready, .metrics, .openAPI, .settings, .malformedLookup, .lookup, .admin: break
-            }
-            guard request.method == .get else { return methodNotAllowed() }
-            switch route {
-            case .health: return json(.ok, #"{"status":"ok"}"#)
-            case .ready:
-                if let why = await service.lookups.unreadiness() { return unavailable(.notReady, why) }
-                return json(.ok, #"{"status":"ready"}"#)
-            case .metrics:
-                return Response(
-                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: service.metrics.exposition())))
-            case .lookup(let call):
-                // Whom the guessing limits count against: worked out only for the requests they limit.
-                let client = {
-                    ClientAddress.of(
-                        peer: context.peer, forwardedFor: request.headers[values: .xForwardedFor],
-                        trusted: service.trustedProxies)
-                }
-                return await lookup(call, client: client, service: service, troubles: troubles, now: Date())
-            case .openAPI:
-                return Response(
-                    status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
-            case .settings(let appID):
-                do {
-                    guard let document = try await service.lookups.settings(appID: appID) else {
-                        return error(.notFound, "no client policies for the application \(appID)")
-                    }
-                    return json(.ok, document)
-                } catch {
-                    troubles.report(error, route: route.label)
-                    return unavailable()
-                }
-            default:
-                return error(
-                    .badRequest,
-                    """
-                    expected getApplicationConfiguration(AppConfigID='<appID>:<version>',EmailAddress='<email>') \
-                    or OnboardingCode='<code>'
-                    """
-                )
-            }
+            return try await next(request, context)
         }
     }
 
