@@ -246,21 +246,26 @@ let package = Package(
             name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"],
             path: "benchmarks/DecodeBenchmark"),
 
+        // Two lanes, by target. Unit targets start no process, open no network socket and run no
+        // server (`make check`; scripts/unit-lane-check.sh holds them to it); integration targets,
+        // named *IntegrationTests, do (the zxing helper, the `activate` binary, PostgreSQL, the
+        // identity providers, Chromium, real ports). `make test` runs both.
+
         // What several test targets share: temporary folders, a log capture, the served folder, the
-        // identity providers and servers the integration tests start.
+        // image fixtures, the identity providers and servers the integration tests start.
         .target(
             name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport"),
+        // The scripted presenter and store folder of the onboarding tests, both lanes.
+        .target(
+            name: "OnboardingTestSupport",
+            dependencies: ["ActivationOnboarding", "ActivationSecureStore", "ActivationConfiguration", "TestSupport"],
+            path: "Tests/OnboardingTestSupport"),
+
+        // Unit lane.
         .testTarget(
             name: "FileAccessTests",
             dependencies: ["FileAccess", "TestSupport", .product(name: "SystemPackage", package: "swift-system")]),
-        .testTarget(
-            name: "ActivationImagingTests",
-            // CTurboJPEG, CDeflate: the tests write the large JPEGs and the PNGs of every layout
-            // they need instead of keeping megabytes of them.
-            dependencies: ["ActivationImaging", "ActivationConfiguration", "TestSupport", "CTurboJPEG", "CDeflate"],
-            resources: [.copy("Fixtures")]
-        ),
         .testTarget(
             name: "ActivationConfigurationTests",
             dependencies: [
@@ -269,6 +274,12 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "ActivationImagingTests",
+            // CDeflate: the tests write the PNGs of every layout they need instead of keeping them.
+            dependencies: ["ActivationImaging", "ActivationConfiguration", "TestSupport", "CDeflate"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "ActivationSecureStoreTests",
@@ -281,22 +292,7 @@ let package = Package(
             name: "ActivationOnboardingTests",
             dependencies: [
                 "ActivationOnboarding", "ActivationSecureStore", "ActivationConfiguration", "TestSupport",
-                .product(name: "Logging", package: "swift-log"),
-                // The in-process server that makes the faults real providers will not.
-                .product(name: "NIOCore", package: "swift-nio", condition: client),
-                .product(name: "NIOPosix", package: "swift-nio", condition: client),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: client),
-            ]
-        ),
-        .testTarget(
-            name: "ActivationDiscoveryTests",
-            dependencies: [
-                // The PostgreSQL server is started with no descriptor of the test process.
-                "CGlibcExtras",
-                "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer",
-                "ActivationConfiguration", "TestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+                "OnboardingTestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The discovery service in-process (HummingbirdTesting's router framework, no socket), its
@@ -310,8 +306,43 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The command line in-process: option parsing, the error report, the documentation's code.
+        .testTarget(name: "ActivateCLITests", dependencies: ["activate", "TestSupport"]),
+
+        // Integration lane.
         .testTarget(
-            name: "ActivateCLITests",
+            name: "FileAccessIntegrationTests",
+            dependencies: ["FileAccess", "TestSupport"]),
+        .testTarget(
+            name: "ImagingIntegrationTests",
+            // CTurboJPEG, CDeflate: the tests write the large JPEGs and the PNGs they need.
+            dependencies: ["ActivationImaging", "ActivationConfiguration", "TestSupport", "CTurboJPEG", "CDeflate"]
+        ),
+        .testTarget(
+            name: "OnboardingIntegrationTests",
+            dependencies: [
+                "ActivationOnboarding", "ActivationSecureStore", "ActivationConfiguration", "TestSupport",
+                "OnboardingTestSupport", .product(name: "Logging", package: "swift-log"),
+                // The in-process server that makes the faults real providers will not.
+                .product(name: "NIOCore", package: "swift-nio", condition: client),
+                .product(name: "NIOPosix", package: "swift-nio", condition: client),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: client),
+            ]
+        ),
+        .testTarget(
+            name: "DiscoveryIntegrationTests",
+            dependencies: [
+                // The PostgreSQL server is started with no descriptor of the test process.
+                "CGlibcExtras",
+                "ActivationDiscovery", "ActivationDiscoveryProtocol", "ActivationDiscoveryServer",
+                "ActivationConfiguration", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: client),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "CLIIntegrationTests",
             dependencies: [
                 "activate", "ActivationImaging", "ActivationConfiguration", "ActivationSecureStore", "TestSupport",
             ],

@@ -14,7 +14,7 @@ set -euo pipefail
 
 packages=(pkg-config libkeyutils-dev libzbar-dev libqrencode-dev libpng-dev libdeflate-dev libturbojpeg0-dev libzxing-dev zlib1g-dev)
 case "${1:-}" in
-  --test) packages+=(zxing-cpp-tools zbar-tools qrencode age keyutils imagemagick python3-venv postgresql chromium chromium-driver glewlwyd) ;;
+  --test) packages+=(zxing-cpp-tools zbar-tools qrencode age keyutils imagemagick python3-venv postgresql chromium chromium-driver glewlwyd strace) ;;
   --bench) packages+=(zxing-cpp-tools zbar-tools qrencode hyperfine wrk imagemagick curl time bc) ;;
   --deb) packages+=(chrpath lintian dpkg-dev systemd man-db) ;;
 esac

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ActivationImaging
@@ -30,7 +31,7 @@ struct ImageOperationsTests {
 
     /// A part of a real photo (a carpet's texture): the per-pixel definitions are slow in a debug build.
     static func photo() throws -> GrayImage {
-        try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png")).cropped(
+        try ImageDecoder().decodeFile(ImageFixture.path("corpus/falsepositives-2/13.png")).cropped(
             x: 100, y: 120, width: 160, height: 130)
     }
 

@@ -169,7 +169,7 @@ struct PNGDirectTests {
     @Test("every PNG fixture and sample code reads the same both ways")
     func fixtures() throws {
         let roots = [
-            Fixture.directory,
+            ImageFixture.directory,
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../SampleCodes")
                 .path,
         ]

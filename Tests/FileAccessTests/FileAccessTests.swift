@@ -5,7 +5,8 @@ import Testing
 
 @testable import FileAccess
 
-/// The support target on real files, folders, FIFOs, devices, links and a second process.
+/// The support target on real files, folders, FIFOs, devices and links (a lock held by another
+/// process: FileAccessIntegrationTests).
 @Suite("FileAccess: regular files only, caps, atomic writes, locks")
 final class FileAccessTests {
     let temporary: TemporaryFolder
@@ -129,37 +130,6 @@ final class FileAccessTests {
         }
         #expect(link?.message == "the store is a symbolic link; only a real file is used there")
         #expect(try Files.status("\(folder)/none") == nil)
-    }
-
-    @Test("the lock waits for another process, then gives up with the reason")
-    func lockHeldByAnotherProcess() throws {
-        let lock = "\(folder)/store.lock"
-        // util-linux's flock(1) holds the same kind of lock from another process for 3 s.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = [lock, "sleep", "3"]
-        try holder.run()
-        defer {
-            holder.terminate()
-            holder.waitUntilExit()
-        }
-        var waited = 0
-        while !Files.exists(lock) && waited < 100 {
-            usleep(20_000)
-            waited += 1
-        }
-        usleep(200_000)  // flock(1) creates the file, then locks it
-        let busy = #expect(throws: FileFailure.self) {
-            try FileLock.withExclusiveLock(lock, timeout: .milliseconds(300)) {
-                Issue.record("ran while another process held the lock")
-            }
-        }
-        #expect(
-            busy == FileFailure(.unwritable, lock, "another activate process holds the lock (waited 0 s); try again"))
-        // Once the holder is gone, the lock is ours within the default wait.
-        holder.terminate()
-        holder.waitUntilExit()
-        #expect(try FileLock.withExclusiveLock(lock) { 42 } == 42)
     }
 
     @Test("the lock file itself must be a regular file, never reached through a link")

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ActivationImaging
@@ -7,7 +8,7 @@ struct QRModel1Tests {
     static let model1Text = "N023X-3431800-V034PG03X-3436010-A1125032918310706"
 
     static func model1Image() throws -> GrayImage {
-        try ImageDecoder().decodeFile(Fixture.path("corpus/cpp-qrcode-2/940.png"))
+        try ImageDecoder().decodeFile(ImageFixture.path("corpus/cpp-qrcode-2/940.png"))
     }
 
     @Test("a Model 1 symbol is read as printed (one pixel a module), enlarged, and turned")

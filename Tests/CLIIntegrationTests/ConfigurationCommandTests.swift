@@ -4,10 +4,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Compares output with `Tests/ActivateCLITests/Golden/<name>`; `UPDATE_GOLDEN=1 swift test`
+/// Compares output with `Tests/CLIIntegrationTests/Golden/<name>`; `UPDATE_GOLDEN=1 swift test`
 /// rewrites the files instead (review the diff before committing).
 func expectGolden(_ output: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let path = SourceTree.path("Tests/ActivateCLITests/Golden/\(name)")
+    let path = SourceTree.path("Tests/CLIIntegrationTests/Golden/\(name)")
     if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
         try output.write(toFile: path, atomically: true, encoding: .utf8)
         return

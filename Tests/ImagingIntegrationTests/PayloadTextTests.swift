@@ -1,4 +1,5 @@
 import ActivationImaging
+import TestSupport
 import Testing
 
 @Suite("Payload character sets")
@@ -45,8 +46,9 @@ struct DeclaredCharsetTests {
         "a code that declares its character set comes out as its text in UTF-8",
         arguments: ["cp1250", "cp1251", "cp1252", "cp1256", "big5", "gb18030", "euc_kr"])
     func declared(name: String) throws {
-        let expected = String(decoding: try Fixture.bytes("eci/\(name).txt"), as: UTF8.self)
-        let symbol = try #require(try BarcodeScanner(effort: .fast).scanFile(Fixture.path("eci/\(name).png")).first)
+        let expected = String(decoding: try ImageFixture.bytes("eci/\(name).txt"), as: UTF8.self)
+        let symbol = try #require(
+            try BarcodeScanner(effort: .fast).scanFile(ImageFixture.path("eci/\(name).png")).first)
         #expect(symbol.text == expected)
         #expect(symbol.bytes == Array(expected.utf8))
     }

@@ -1,4 +1,5 @@
 import ActivationImaging
+import TestSupport
 import Testing
 
 @Suite("Image decoding")
@@ -12,24 +13,24 @@ struct ImageDecoderTests {
             "baseline.jpg", "progressive.jpg", "pgm-raw.pgm", "ppm-plain.ppm",
         ])
     func supportedVariants(file: String) throws {
-        let symbols = try BarcodeScanner().scanFile(Fixture.path(file))
+        let symbols = try BarcodeScanner().scanFile(ImageFixture.path(file))
         #expect(symbols.map(\.text) == [Self.payload])
         #expect(symbols.first?.symbology == .qr)
     }
 
     @Test("transparent pixels are composited onto white")
     func transparency() throws {
-        let image = try ImageDecoder().decodeFile(Fixture.path("rgba-transparent.png"))
+        let image = try ImageDecoder().decodeFile(ImageFixture.path("rgba-transparent.png"))
         #expect(image[0, 0] == 255)
         #expect(image.pixels.contains(0))
     }
 
     @Test("format sniffing looks at bytes, not names")
     func sniffing() throws {
-        #expect(ImageFormat.sniff(try Fixture.bytes("base.png")) == .png)
-        #expect(ImageFormat.sniff(try Fixture.bytes("progressive.jpg")) == .jpeg)
-        #expect(ImageFormat.sniff(try Fixture.bytes("gif-image.gif")) == .gif)
-        #expect(ImageFormat.sniff(try Fixture.bytes("text-file.png")) == nil)
+        #expect(ImageFormat.sniff(try ImageFixture.bytes("base.png")) == .png)
+        #expect(ImageFormat.sniff(try ImageFixture.bytes("progressive.jpg")) == .jpeg)
+        #expect(ImageFormat.sniff(try ImageFixture.bytes("gif-image.gif")) == .gif)
+        #expect(ImageFormat.sniff(try ImageFixture.bytes("text-file.png")) == nil)
         #expect(ImageFormat.sniff(Array("RIFF\0\0\0\0WEBPVP8 ".utf8)) == .webp)
     }
 
@@ -49,32 +50,32 @@ struct ImageDecoderTests {
             ("corpus", .unreadable, "corpus: is a directory, not a regular file"),
         ])
     func hostile(file: String, code: ImagingError.Code, message: String) throws {
-        let error = #expect(throws: ImagingError.self) { try ImageDecoder().decodeFile(Fixture.path(file)) }
+        let error = #expect(throws: ImagingError.self) { try ImageDecoder().decodeFile(ImageFixture.path(file)) }
         #expect(error?.code == code)
-        #expect(error?.reason.hasPrefix(Fixture.path(message)) == true, "\(error?.reason ?? "")")
+        #expect(error?.reason.hasPrefix(ImageFixture.path(message)) == true, "\(error?.reason ?? "")")
         // The file is a field of its own, for programs; the message does not repeat it.
-        #expect(error?.source == Fixture.path(file), "\(error?.source ?? "nil")")
+        #expect(error?.source == ImageFixture.path(file), "\(error?.source ?? "nil")")
         #expect(error.map { !$0.message.contains(file) } == true, "\(error?.message ?? "")")
     }
 
     @Test("the pixel cap is checked before decoding")
     func pixelCap() throws {
         let decoder = ImageDecoder(maxPixels: 100 * 100)
-        let error = #expect(throws: ImagingError.self) { try decoder.decodeFile(Fixture.path("base.png")) }
+        let error = #expect(throws: ImagingError.self) { try decoder.decodeFile(ImageFixture.path("base.png")) }
         #expect(error?.code == .imageTooLarge)
     }
 
     @Test("the byte cap is checked before reading")
     func byteCap() throws {
         let decoder = ImageDecoder(maxBytes: 100)
-        let error = #expect(throws: ImagingError.self) { try decoder.decodeFile(Fixture.path("base.png")) }
+        let error = #expect(throws: ImagingError.self) { try decoder.decodeFile(ImageFixture.path("base.png")) }
         #expect(error?.code == .imageTooLarge)
         #expect(error?.reason.contains("exceeds the 100 bytes limit") == true)
     }
 
     @Test("a JPEG that stops before its end-of-image marker is truncated; data after it is fine")
     func jpegEnd() throws {
-        let complete = try Fixture.bytes("baseline.jpg")
+        let complete = try ImageFixture.bytes("baseline.jpg")
         #expect(try ImageDecoder().decode(complete + Array("trailer".utf8), name: "x").width == 148)
         #expect(throws: ImagingError.self) { try ImageDecoder().decode(Array(complete.dropLast(2)), name: "x") }
     }

@@ -1,25 +1,26 @@
+import TestSupport
 import Testing
 
 @testable import ActivationImaging
 
 @Suite("Scanning")
 struct ScannerTests {
-    @Test("corpus samples give their exact expected text", arguments: try Fixture.corpusSamples())
+    @Test("corpus samples give their exact expected text", arguments: try ImageFixture.corpusSamples())
     func corpus(sample: (image: String, expected: [UInt8])) throws {
-        let symbols = try BarcodeScanner().scanFile(Fixture.path(sample.image))
+        let symbols = try BarcodeScanner().scanFile(ImageFixture.path(sample.image))
         let expected = String(decoding: sample.expected, as: UTF8.self)
         #expect(symbols.map(\.text).contains(expected), "\(sample.image): \(symbols.map(\.text))")
     }
 
     @Test("UPC-A and UPC-E are reported as UPC, not folded into EAN-13")
     func upc() throws {
-        #expect(try BarcodeScanner().scanFile(Fixture.path("corpus/upca-2/01.png")).first?.symbology == .upca)
-        #expect(try BarcodeScanner().scanFile(Fixture.path("corpus/upce-2/01.png")).first?.symbology == .upce)
+        #expect(try BarcodeScanner().scanFile(ImageFixture.path("corpus/upca-2/01.png")).first?.symbology == .upca)
+        #expect(try BarcodeScanner().scanFile(ImageFixture.path("corpus/upce-2/01.png")).first?.symbology == .upce)
     }
 
     @Test("Codabar comes without its start/stop characters")
     func codabar() throws {
-        let symbol = try #require(try BarcodeScanner().scanFile(Fixture.path("corpus/codabar-1/01.png")).first)
+        let symbol = try #require(try BarcodeScanner().scanFile(ImageFixture.path("corpus/codabar-1/01.png")).first)
         #expect(symbol.symbology == .codabar)
         #expect(symbol.text == "1234567890")
         #expect(ZBarEngine.strippingCodabarGuards(Array("A40156B".utf8)) == Array("40156".utf8))
@@ -27,7 +28,7 @@ struct ScannerTests {
 
     @Test("no code is found in an image without one")
     func falsePositive() throws {
-        #expect(try BarcodeScanner().scanFile(Fixture.path("corpus/falsepositives-2/13.png")).isEmpty)
+        #expect(try BarcodeScanner().scanFile(ImageFixture.path("corpus/falsepositives-2/13.png")).isEmpty)
     }
 
     @Test("zbar reads ITF codes of eight digits and more, zxing-cpp (which checks the quiet zones) six too")
@@ -60,7 +61,7 @@ struct ScannerTests {
 
     @Test("--symbology restricts what is scanned")
     func restriction() throws {
-        let file = Fixture.path("corpus/ean13-1/1.png")
+        let file = ImageFixture.path("corpus/ean13-1/1.png")
         #expect(try BarcodeScanner(symbologies: [.qr]).scanFile(file).isEmpty)
         #expect(try BarcodeScanner(symbologies: [.ean13]).scanFile(file).count == 1)
     }

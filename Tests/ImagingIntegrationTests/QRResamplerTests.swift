@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ActivationImaging
@@ -68,7 +69,7 @@ struct QRResamplerTests {
             Issue.record("zxing helper missing")
             return
         }
-        let texture = try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png"))
+        let texture = try ImageDecoder().decodeFile(ImageFixture.path("corpus/falsepositives-2/13.png"))
         #expect(QRResampler.read(texture, with: engine).isEmpty)
         #expect(QRResampler.read(Self.bent(try Self.code(), amplitude: 16), with: engine).isEmpty)
     }

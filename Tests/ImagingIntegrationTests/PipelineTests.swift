@@ -17,7 +17,7 @@ struct PipelineTests {
 
     @Test("fast is one zbar pass; normal starts with zxing, which reads Micro QR")
     func efforts() throws {
-        let image = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
+        let image = try ImageDecoder().decodeFile(ImageFixture.path("corpus/microqrcode-1/M2-Alpha.png"))
         let fast = BarcodeScanner(effort: .fast).trace(image)
         #expect(fast.symbols.isEmpty && fast.attempts == 1)
         let normal = BarcodeScanner().trace(image)
@@ -28,7 +28,7 @@ struct PipelineTests {
 
     @Test("an easy image stops after the first pass")
     func firstPass() throws {
-        let image = try ImageDecoder().decodeFile(Fixture.path("base.png"))
+        let image = try ImageDecoder().decodeFile(ImageFixture.path("base.png"))
         let trace = BarcodeScanner().trace(image)
         #expect(trace.pass == "zxing/once" && trace.attempts == 1)
     }
@@ -38,7 +38,7 @@ struct PipelineTests {
         let code = try QRCodeEncoder().encode(Array("finder patterns".utf8)).grayImage(scale: 5, margin: 4)
         #expect(CodeEvidence.finderPatterns(in: code) == 3)
         #expect(CodeEvidence.finderPatterns(in: code.rotated(degrees: 30)) == 3)
-        let texture = try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png"))
+        let texture = try ImageDecoder().decodeFile(ImageFixture.path("corpus/falsepositives-2/13.png"))
         #expect(FinderSurvey(texture).count == 0)
         #expect(CodeEvidence.finderModule(2, 2, 6, 2, 2) == 2 && CodeEvidence.mayBeFinder(2, 2, 6, 2, 2))
         #expect(CodeEvidence.finderModule(2, 2, 2, 2, 2) == nil && !CodeEvidence.mayBeFinder(2, 2, 2, 2, 2))
@@ -48,7 +48,7 @@ struct PipelineTests {
     func timingPatternsWithMisjudgedModule() throws {
         // At its global threshold the three finders show, with a module an eighth too small: the
         // timing patterns between them are found at a module size their distance allows.
-        let image = try ImageDecoder().decodeFile(Fixture.path("rotated/cpp-qrcode-2-low-res-v1-a-rot90.png"))
+        let image = try ImageDecoder().decodeFile(ImageFixture.path("rotated/cpp-qrcode-2-low-res-v1-a-rot90.png"))
         let survey = FinderSurvey(image)
         #expect(survey.adaptive.finders.isEmpty && survey.global.finders.count == 3)
         #expect(survey.count == 3 && survey.showsFinderPair)
@@ -95,7 +95,7 @@ struct PipelineTests {
 
     @Test("an image without a code skips the passes that need finder patterns; thorough runs them all")
     func evidenceGate() throws {
-        let texture = try ImageDecoder().decodeFile(Fixture.path("corpus/falsepositives-2/13.png"))
+        let texture = try ImageDecoder().decodeFile(ImageFixture.path("corpus/falsepositives-2/13.png"))
         let normal = BarcodeScanner().trace(texture)
         // The texture shows no light finder patterns either: the pass for light codes on dark is skipped too.
         #expect(FinderSurvey(texture).lightFinders.isEmpty)
@@ -147,7 +147,9 @@ struct PipelineTests {
 
     @Test("each thread gets back the helper it used last, not the one another thread checked in after it")
     func helperAffinity() throws {
-        let engine = try #require(ZXingEngine.shared)
+        // An engine of its own: the shared one's helpers are checked in and out by the scans of
+        // every other test running meanwhile.
+        let engine = ZXingEngine(helperPath: try #require(ZXingEngine.helperPath))
         // A holds its helper until B holds another; B checks its own in after A: the idle helpers
         // are then A's and B's, in that order, and A asks again. (Waits are bounded: a helper
         // that cannot start fails the test instead of hanging it.)
@@ -202,7 +204,7 @@ struct PipelineTests {
 
     @Test("the pass study runs every candidate on its own and reports what each found")
     func study() throws {
-        let image = try ImageDecoder().decodeFile(Fixture.path("base.png"))
+        let image = try ImageDecoder().decodeFile(ImageFixture.path("base.png"))
         let outcomes = BarcodeScanner().study(image, passes: ScanPass.candidates)
         #expect(Set(outcomes.map(\.pass)).count == outcomes.count)
         let once = try #require(outcomes.first { $0.pass == "zxing/once" })
@@ -244,9 +246,9 @@ struct PipelineTests {
     func crashIsolation() throws {
         let engine = try #require(ZXingEngine.shared)
         // Debian's zxing-cpp 1.4.0 aborts on this image (Code 128, try-harder hints).
-        let crashing = try ImageDecoder().decodeFile(Fixture.path("corpus/code128-1/4.png"))
+        let crashing = try ImageDecoder().decodeFile(ImageFixture.path("corpus/code128-1/4.png"))
         #expect(engine.scan(crashing, options: .init(symbologies: [.code128])).isEmpty)
-        let micro = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
+        let micro = try ImageDecoder().decodeFile(ImageFixture.path("corpus/microqrcode-1/M2-Alpha.png"))
         #expect(engine.scan(micro, options: .init(symbologies: [.microqr])).map(\.text) == ["ABC"])
         // zbar still reads the crashing image, so the pipeline as a whole does.
         #expect(BarcodeScanner().scan(crashing).map(\.text) == ["123456"])
@@ -255,7 +257,7 @@ struct PipelineTests {
     @Test("a helper that is not a helper (exits, garbles) gives no result and no crash")
     func brokenHelper() throws {
         let directory = try TemporaryFolder(prefix: "helper")
-        let micro = try ImageDecoder().decodeFile(Fixture.path("corpus/microqrcode-1/M2-Alpha.png"))
+        let micro = try ImageDecoder().decodeFile(ImageFixture.path("corpus/microqrcode-1/M2-Alpha.png"))
         for (name, script) in [
             ("exits", "#!/bin/sh\nexit 3\n"),
             ("garbles", "#!/bin/sh\nhead -c 20 >/dev/null; printf 'xxxxxxxxxxxxxxxx'; sleep 1\n"),
@@ -271,7 +273,7 @@ struct PipelineTests {
 
     @Test("image operations keep size or scale it as asked")
     func operations() throws {
-        let image = try ImageDecoder().decodeFile(Fixture.path("base.png"))
+        let image = try ImageDecoder().decodeFile(ImageFixture.path("base.png"))
         #expect(image.scaled(by: 2).width == image.width * 2)
         #expect(image.scaled(by: 0.5).width == image.width / 2)
         let threshold = image.adaptiveThreshold(window: 15)
@@ -335,8 +337,8 @@ struct BatchTests {
     @Test("results(for:) is an async sequence in input order, errors included")
     func asyncResults() async throws {
         let paths = [
-            Fixture.path("base.png"), Fixture.path("empty.png"), Fixture.path("corpus/ean8-1/1.png"),
-            Fixture.path("missing.png"),
+            ImageFixture.path("base.png"), ImageFixture.path("empty.png"), ImageFixture.path("corpus/ean8-1/1.png"),
+            ImageFixture.path("missing.png"),
         ]
         var seen: [(String, Bool)] = []
         for await result in BarcodeScanner().results(for: paths, concurrency: 2) {
@@ -350,7 +352,7 @@ struct BatchTests {
     func asyncStop() async throws {
         // Decoding all 40,000 would take ten minutes or more here; three take milliseconds. The
         // bound is a hang guard: room for a machine busy with other tests, none for decoding the rest.
-        let paths = Array(repeating: Fixture.path("base.png"), count: 40_000)
+        let paths = Array(repeating: ImageFixture.path("base.png"), count: 40_000)
         let clock = ContinuousClock()
         let start = clock.now
         var count = 0
@@ -381,9 +383,11 @@ struct BatchTests {
 
     @Test("scan(file:) runs off the cooperative pool and stops when its task is cancelled")
     func asyncScan() async throws {
-        let symbols = try await BarcodeScanner().scan(file: Fixture.path("base.png"))
+        let symbols = try await BarcodeScanner().scan(file: ImageFixture.path("base.png"))
         #expect(symbols.count == 1)
-        await #expect(throws: ImagingError.self) { try await BarcodeScanner().scan(file: Fixture.path("missing.png")) }
+        await #expect(throws: ImagingError.self) {
+            try await BarcodeScanner().scan(file: ImageFixture.path("missing.png"))
+        }
         // A blank page makes the thorough pipeline try every pass; cancelled, it stops between them.
         let blank = try GrayImage(width: 1500, height: 1500, pixels: [UInt8](repeating: 255, count: 1500 * 1500))
         let task = Task { try await BarcodeScanner(effort: .thorough).scan(image: blank) }
@@ -395,8 +399,8 @@ struct BatchTests {
     @Test("scanFiles reports every file, errors included, in order")
     func scanFiles() throws {
         let paths = [
-            Fixture.path("base.png"), Fixture.path("empty.png"), Fixture.path("corpus/ean8-1/1.png"),
-            Fixture.path("baseline.jpg"),
+            ImageFixture.path("base.png"), ImageFixture.path("empty.png"), ImageFixture.path("corpus/ean8-1/1.png"),
+            ImageFixture.path("baseline.jpg"),
         ]
         var seen: [(String, Bool)] = []
         BarcodeScanner().scanFiles(paths, concurrency: 2) { result in
@@ -434,9 +438,9 @@ struct BarcodeProviderTests {
         let none = await failure(blank)
         #expect(none?.code == .noCodeFound)
         #expect(none?.reason == "\(blank): no QR code or barcode found")
-        let other = await failure(Fixture.path("base.png"))
+        let other = await failure(ImageFixture.path("base.png"))
         #expect(other?.code == .notConfiguration, "\(other?.reason ?? "")")
-        #expect(await failure(Fixture.path("missing.png"))?.code == .fileUnreadable)
+        #expect(await failure(ImageFixture.path("missing.png"))?.code == .fileUnreadable)
     }
 }
 

@@ -196,8 +196,9 @@ struct LargePhotoTests {
         let decoder = ImageDecoder()
         #expect(
             try decoder.decodeHalfSize(
-                Fixture.bytes("baseline.jpg"), name: "baseline.jpg", above: BarcodeScanner.reduceAbovePixels) == nil)
-        #expect(try decoder.decodeHalfSize(Fixture.bytes("base.png"), name: "base.png", above: 0) == nil)
+                ImageFixture.bytes("baseline.jpg"), name: "baseline.jpg", above: BarcodeScanner.reduceAbovePixels)
+                == nil)
+        #expect(try decoder.decodeHalfSize(ImageFixture.bytes("base.png"), name: "base.png", above: 0) == nil)
         let bytes = try Self.jpeg(Self.photo(code: nil))
         let truncated = Array(bytes.prefix(bytes.count / 2))
         #expect(throws: ImagingError.self) {

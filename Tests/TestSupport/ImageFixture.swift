@@ -1,22 +1,21 @@
 import Foundation
 
-/// Paths of the test fixtures (copied into the test bundle by `resources: [.copy("Fixtures")]`).
-enum Fixture {
-    static let directory: String = {
-        guard let url = Bundle.module.url(forResource: "Fixtures", withExtension: nil) else {
-            fatalError("Fixtures missing from the test bundle")
-        }
-        return url.path
-    }()
+/// The images the imaging tests read (`Tests/ActivationImagingTests/Fixtures` in the checkout),
+/// for the unit and the integration targets alike.
+public enum ImageFixture {
+    /// The fixtures' folder.
+    public static let directory = SourceTree.path("Tests/ActivationImagingTests/Fixtures")
 
-    static func path(_ name: String) -> String { "\(directory)/\(name)" }
+    /// The path of the fixture `name` (`corpus/qr/x.png`).
+    public static func path(_ name: String) -> String { "\(directory)/\(name)" }
 
-    static func bytes(_ name: String) throws -> [UInt8] {
+    /// The bytes of the fixture `name`.
+    public static func bytes(_ name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: URL(fileURLWithPath: path(name))))
     }
 
     /// Images under `corpus/<category>/` with their expected text (`<stem>.txt`).
-    static func corpusSamples() throws -> [(image: String, expected: [UInt8])] {
+    public static func corpusSamples() throws -> [(image: String, expected: [UInt8])] {
         let root = path("corpus")
         var samples: [(String, [UInt8])] = []
         for category in try FileManager.default.contentsOfDirectory(atPath: root).sorted() where !category.contains(".")

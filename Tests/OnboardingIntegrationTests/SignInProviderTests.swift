@@ -1,6 +1,7 @@
 import ActivationConfiguration
 import ActivationSecureStore
 import Foundation
+import OnboardingTestSupport
 import Synchronization
 import TestSupport
 import Testing
