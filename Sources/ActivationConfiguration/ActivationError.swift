@@ -21,7 +21,7 @@ extension ActivationError {
     /// Equal when the codes are: the rest only reports.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
 
-    /// Hashes the code only, as ``==(_:_:)`` compares it.
+    /// Hashes the code only, as `==` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 

@@ -19,7 +19,7 @@ import ServiceLifecycle
 /// call, 405 for a method other than GET. An application's client policies are served at SAP's
 /// `settingsExchange` path (`DiscoveryRoute.settingsTemplate` of ActivationDiscoveryProtocol):
 /// 200 with the document, 404 when the application has none. Targets are routed on their canonical
-/// path (see `DiscoveryRoute`), by one router (``responder(service:troubles:logger:)``). `/health` answers when the process runs, `/ready` when its database
+/// path (see `DiscoveryRoute`), by one router. `/health` answers when the process runs, `/ready` when its database
 /// answers and takes writes, `/metrics` in Prometheus text, `/openapi.yaml` the OpenAPI
 /// description of all of it.
 ///

@@ -49,40 +49,34 @@ struct LoginCommand: AsyncParsableCommand {
         if let failure = opened.failure { throw failure.exit() }
         var context = opened.context
         guard let document = context.contents.configuration?.document else { throw ExitCode(ExitStatus.failure) }
-        do {
-            switch document.primaryAuth?.method {
-            case .oauth2(let settings)?:
-                let session = try await signIn.step(policy: securityPolicy).signIn(settings: settings, context: context)
-                try context.updateContents { $0.signIn = session }
-                Console.note("signed in\(session.subject.map { " as \($0)" } ?? ""); \(SignInLines.expiry(session))")
-            case .basic?, .apiKey?:
-                let kind: StoredCredentials.Kind = document.primaryAuth?.method == .apiKey ? .apiKey : .userAndPassword
-                let kept = try await CredentialsStep(
-                    checker: ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)
-                )
-                .signIn(kind: kind, document: document, &context)
-                // No credentials given is no sign-in: a script must not take it for one.
-                guard kept else {
-                    Console.report(
-                        """
-                        not signed in: no credentials were given (--credentials-file FILE, --credentials-fd N, or a \
-                        terminal)
-                        """
-                    )
-                    throw ExitCode(ExitStatus.notSignedIn)
-                }
-            case let method?:
+        switch document.primaryAuth?.method {
+        case .oauth2(let settings)?:
+            let session = try await signIn.step(policy: securityPolicy).signIn(settings: settings, context: context)
+            try context.updateContents { $0.signIn = session }
+            Console.note("signed in\(session.subject.map { " as \($0)" } ?? ""); \(SignInLines.expiry(session))")
+        case .basic?, .apiKey?:
+            let kind: StoredCredentials.Kind = document.primaryAuth?.method == .apiKey ? .apiKey : .userAndPassword
+            let kept = try await CredentialsStep(
+                checker: ServerCredentialsChecker(allowsInsecureLoopback: securityPolicy.allowHTTP)
+            )
+            .signIn(kind: kind, document: document, &context)
+            // No credentials given is no sign-in: a script must not take it for one.
+            guard kept else {
                 Console.report(
-                    "the configuration signs in with \(method.typeName), which activate does not sign in with")
-                throw ExitCode(ExitStatus.rejected)
-            case nil:
-                Console.report("the configuration names no sign-in method activate knows")
-                throw ExitCode(ExitStatus.rejected)
+                    """
+                    not signed in: no credentials were given (--credentials-file FILE, --credentials-fd N, or a \
+                    terminal)
+                    """
+                )
+                throw ExitCode(ExitStatus.notSignedIn)
             }
-        } catch let exit as ExitCode {
-            throw exit
-        } catch {
-            throw StepFailure(step: "login", error: error).exit()
+        case let method?:
+            Console.report(
+                "the configuration signs in with \(method.typeName), which activate does not sign in with")
+            throw ExitCode(ExitStatus.rejected)
+        case nil:
+            Console.report("the configuration names no sign-in method activate knows")
+            throw ExitCode(ExitStatus.rejected)
         }
     }
 }

@@ -27,27 +27,23 @@ struct LogoutCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try await StoreOptions.open(storeOptions.location, passcode: passcode.source)
         var session = SignInSession(store: store, policy: insecure.policy)
-        do {
-            let result = try await session.signOut()
-            var latest = session.store
-            if !latest.contents.credentials.isEmpty {
-                latest.contents.credentials = StoredCredentials()
-                latest.contents.credentialsCheckedAt = nil
-                try latest.save()
-                Console.note("the stored credentials were deleted")
+        let result = try await session.signOut()
+        var latest = session.store
+        if !latest.contents.credentials.isEmpty {
+            latest.contents.credentials = StoredCredentials()
+            latest.contents.credentialsCheckedAt = nil
+            try latest.save()
+            Console.note("the stored credentials were deleted")
+        }
+        if result.wasSignedIn {
+            if let problem = result.revocationProblem {
+                Console.report(
+                    "the sign-in was not revoked at the server: \(problem); its tokens were deleted all the same")
+            } else {
+                Console.note("signed out: the server revoked the sign-in, and its tokens were deleted")
             }
-            if result.wasSignedIn {
-                if let problem = result.revocationProblem {
-                    Console.report(
-                        "the sign-in was not revoked at the server: \(problem); its tokens were deleted all the same")
-                } else {
-                    Console.note("signed out: the server revoked the sign-in, and its tokens were deleted")
-                }
-            } else if latest.contents.credentials.isEmpty {
-                Console.note("not signed in: nothing to do")
-            }
-        } catch {
-            throw StepFailure(step: "logout", error: error).exit()
+        } else if latest.contents.credentials.isEmpty {
+            Console.note("not signed in: nothing to do")
         }
     }
 }

@@ -61,11 +61,7 @@ struct PasscodeCommand: AsyncParsableCommand {
             var context = OnboardingContext(
                 location: storeOptions.location,
                 presenter: TerminalPresenter(currentPasscode: passcode.source, newPasscode: newPasscode))
-            do {
-                try await StoreManagerStep(workFactor: workFactor.workFactor).changePasscode(&context)
-            } catch {
-                throw StepFailure(step: "passcode change", error: error).exit()
-            }
+            try await StoreManagerStep(workFactor: workFactor.workFactor).changePasscode(&context)
             Console.note("passcode changed (\(context.location.path))")
         }
     }

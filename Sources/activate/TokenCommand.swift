@@ -56,12 +56,7 @@ struct TokenCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try await StoreOptions.open(storeOptions.location, passcode: passcode.source)
         var session = SignInSession(store: store, policy: insecure.policy)
-        let token: StoredSignIn
-        do {
-            token = try await session.accessToken(minimumValidity: .seconds(minValid))
-        } catch {
-            throw StepFailure(step: "SignInSession", error: error).exit()
-        }
+        let token = try await session.accessToken(minimumValidity: .seconds(minValid))
         if json {
             let expiresIn = token.expiresAt.map { max(0, Int($0.timeIntervalSinceNow.rounded(.down))) }
             Console.raw(

@@ -159,10 +159,4 @@ struct UnlockRulesTests {
         #expect(state.headerDigests == [StoreState.digest(Self.header)])
         #expect(state.protection == .passcode)
     }
-
-    @Test("the refusal for a missing passcode is the one the shell throws")
-    func missingPasscode() {
-        let rules = Self.rules(Self.state(failed: 1))
-        #expect(rules.decide(.passcodeMissing, now: Self.now).refusal == rules.passcodeMissing)
-    }
 }

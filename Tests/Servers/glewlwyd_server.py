@@ -353,21 +353,37 @@ def main():
     config_path = os.path.join(state_dir, "glewlwyd.conf")
     db_path = os.path.join(state_dir, "glewlwyd.db")
     log_path = os.path.join(state_dir, "glewlwyd.log")
-    port = free_port()
-    issuer = f"http://localhost:{port}/api/{PLUGIN_NAME}"
-
     proc = None
     try:
         os.makedirs(state_dir, exist_ok=True)
         init_database(db_path)
-        write_config(config_path, port, db_path, log_path)
         key_pem, pub_pem = make_signing_key(state_dir)
-        with open(os.path.join(state_dir, "glewlwyd.stdout"), "wb") as out:
-            proc = subprocess.Popen(
-                [GLEWLWYD, f"--config-file={config_path}"],
-                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                preexec_fn=die_with_parent, cwd=state_dir)
-        wait_until_listening(port, proc, time.time() + 20)
+        # The port was free when picked, but another process (a test running beside this one)
+        # can take it before glewlwyd binds it; glewlwyd then logs the failure and stops, while
+        # the other process answers the connection. A new port is tried then, twice at most.
+        for attempt in range(3):
+            port = free_port()
+            write_config(config_path, port, db_path, log_path)
+            open(log_path, "w").close()
+            with open(os.path.join(state_dir, "glewlwyd.stdout"), "wb") as out:
+                proc = subprocess.Popen(
+                    [GLEWLWYD, f"--config-file={config_path}"],
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                    preexec_fn=die_with_parent, cwd=state_dir)
+            try:
+                wait_until_listening(port, proc, time.time() + 20)
+                time.sleep(0.3)
+            except SetupError:
+                if "Address already in use" not in log_tail(log_path):
+                    raise
+            if proc.poll() is None and "Address already in use" not in log_tail(log_path):
+                break
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            if attempt == 2:
+                raise SetupError(f"glewlwyd could not bind a port three times (last {port})")
+        issuer = f"http://localhost:{port}/api/{PLUGIN_NAME}"
         configure(Admin(port), args, issuer, key_pem, pub_pem)
         meta = fetch_metadata(port)
     except (SetupError, OSError, subprocess.CalledProcessError, sqlite3.Error,

@@ -38,13 +38,11 @@ def main():
             else:
                 allowed = api_key == auth[len("apikey:"):]
             if auth.startswith("redirect:"):
+                self.record(authorization, api_key, 302)
                 self.send_response(302)
                 self.send_header("Location", auth[len("redirect:"):])
                 self.send_header("Content-Length", "0")
                 self.end_headers()
-                with open(log_file, "a") as log:
-                    log.write(json.dumps({"path": self.path, "authorization": authorization is not None, "apiKey": api_key is not None,
-                                          "status": 302}) + "\n")
                 return
             application = "/" + encoded
             if self.path not in (path, application):
@@ -56,11 +54,16 @@ def main():
             else:
                 with open(policies_file, "rb") as f:
                     status, body = 200, f.read()
+            self.record(authorization, api_key, status)
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+
+        def record(self, authorization, api_key, status):
+            # Before the answer is sent: once the client has it, its next request (another thread
+            # of this threading server) may be logged, and the log must keep the requests' order.
             with open(log_file, "a") as log:
                 log.write(json.dumps({"path": self.path, "authorization": authorization is not None,
                                       "apiKey": api_key is not None, "status": status}) + "\n")

@@ -48,10 +48,10 @@ extension RouterMethods {
     }
 }
 
-/// The router, asked a second time for a path it knows under another method: a method a route
-/// does not declare is answered as the route's ``UndeclaredMethods/method`` (405 with `Allow`,
-/// registered by ``Hummingbird/RouterMethods/resource(_:_:)``), behind the route's own middleware,
-/// so that an admin path still needs the token first. Any other path gets the protocol's 404.
+/// The router, asked a second time when no route matched the method: under the method
+/// `HTTPRequest.Method.undeclared`, which every resource registers (its 405 with `Allow`, see
+/// `RouterMethods.resource(_:_:)`), so the refusal runs behind the route's own middleware and an
+/// admin path still needs the token first. A path no route knows gets the protocol's 404.
 struct UndeclaredMethods<Router: HTTPResponder<DiscoveryServer.Context>>: HTTPResponder {
     typealias Context = DiscoveryServer.Context
 
@@ -81,8 +81,8 @@ struct UndeclaredMethods<Router: HTTPResponder<DiscoveryServer.Context>>: HTTPRe
 }
 
 extension HTTPRequest.Method {
-    /// The method every resource registers its 405 under; no client sends it (a method is a token,
-    /// and this one is reserved here).
+    /// The method every resource registers its 405 under (a client that sends it gets that 405
+    /// too, as for any method the resource does not declare).
     static var undeclared: Self { Self("ACTIVATE-UNDECLARED-METHOD")! }
     /// What Hummingbird's router names, as the endpoint, a request no route matched.
     static var unmatchedEndpoint: String { "NotFound" }

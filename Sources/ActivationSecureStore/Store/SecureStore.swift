@@ -253,10 +253,13 @@ public struct SecureStore: Sendable {
             }
             if fileKey == nil {
                 unlock = .passcode
-                guard let passcode, !passcode.text.isEmpty else { throw rules.passcodeMissing }
-                try follow(.passcodeGiven)
-                fileKey = try AgeFormat.unwrapFileKey(header, passphrase: passcode.bytes)
-                try follow(fileKey == nil ? .passcodeWrong : .passcodeRight)
+                let given = passcode.flatMap { $0.text.isEmpty ? nil : $0 }
+                // Without a passcode the rules refuse here; with one, the try is counted first.
+                try follow(given == nil ? .passcodeMissing : .passcodeGiven)
+                if let given {
+                    fileKey = try AgeFormat.unwrapFileKey(header, passphrase: given.bytes)
+                    try follow(fileKey == nil ? .passcodeWrong : .passcodeRight)
+                }
             }
             guard let fileKey, AgeFormat.verify(header, fileKey: fileKey) else {
                 throw SecureStoreError(

@@ -54,7 +54,10 @@ struct UnlockRules: Sendable {
     {
         switch outcome {
         case .passcodeMissing:
-            return Decision(refusal: passcodeMissing)
+            return Decision(
+                refusal: error(
+                    .passcodeRequired, "the store is locked; its passcode is needed\(headerKnown ? triesLeftNote : "")")
+            )
         case .deviceSecretFailed:
             // A store being given its first passcode may still be the device-secret one after an
             // interruption, so a failing secret is damage only when the state says no passcode.
@@ -106,11 +109,6 @@ struct UnlockRules: Sendable {
                 deletes: &decision.deletesStore)
             return decision
         }
-    }
-
-    /// The refusal of ``Outcome/passcodeMissing``, which the shell throws at once.
-    var passcodeMissing: SecureStoreError {
-        error(.passcodeRequired, "the store is locked; its passcode is needed\(headerKnown ? triesLeftNote : "")")
     }
 
     /// The expiry of the passcode, and the block and wipe periods since the last server contact.
