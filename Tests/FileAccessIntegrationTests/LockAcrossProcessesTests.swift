@@ -6,17 +6,11 @@ import Testing
 
 /// The lock against another process (util-linux's flock(1)): what only a second process shows.
 @Suite("FileAccess: the lock against another process")
-final class LockAcrossProcessesTests {
-    let temporary: TemporaryFolder
-    var folder: String { temporary.path }
-
-    init() throws {
-        temporary = try TemporaryFolder(prefix: "activate-fileaccess")
-    }
-
+struct LockAcrossProcessesTests {
     @Test("the lock waits for another process, then gives up with the reason")
     func lockHeldByAnotherProcess() throws {
-        let lock = "\(folder)/store.lock"
+        let folder = try TemporaryFolder(prefix: "activate-fileaccess")
+        let lock = folder.file("store.lock")
         // util-linux's flock(1) holds the same kind of lock from another process for 3 s.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
