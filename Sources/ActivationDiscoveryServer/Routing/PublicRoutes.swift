@@ -76,9 +76,7 @@ extension DiscoveryServer {
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
             async throws -> Response
         {
-            if request.headers[.transferEncoding] != nil
-                || request.headers[.contentLength].map({ Int($0).map { $0 > maxBodyBytes } ?? true }) == true
-            {
+            if request.mayCarryBody(over: maxBodyBytes) {
                 return tooLarge("lookups and the service's other public resources carry no body")
             }
             return try await next(request, context)
@@ -183,5 +181,13 @@ extension DiscoveryServer {
     /// An error answer: the protocol's body, with the status its code has.
     static func error(_ code: DiscoveryErrorCode, _ message: String, keyPath: String? = nil) -> Response {
         json(HTTPResponse.Status(code: code.httpStatus), DiscoveryErrorBody(code, message, keyPath: keyPath).json)
+    }
+}
+
+extension Request {
+    /// Whether the head announces a body of more than `limit` bytes: chunked (of unknown size), or
+    /// a `Content-Length` over the limit or not a number.
+    func mayCarryBody(over limit: Int) -> Bool {
+        headers[.transferEncoding] != nil || headers[.contentLength].map({ Int($0).map { $0 > limit } ?? true }) == true
     }
 }

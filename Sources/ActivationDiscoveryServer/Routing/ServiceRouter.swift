@@ -73,7 +73,7 @@ struct UndeclaredMethods<Router: HTTPResponder<DiscoveryServer.Context>>: HTTPRe
             ? DiscoveryServer.error(.notFound, "the admin API and console are off: the service has no admin tokens")
             : DiscoveryServer.error(.notFound, "no such resource")
         // A body nobody reads is not drained: the connection closes after the answer.
-        if request.headers[.transferEncoding] != nil || request.headers[.contentLength].map({ $0 != "0" }) == true {
+        if request.mayCarryBody(over: 0) {
             notFound.headers[.connection] = "close"
         }
         return notFound
