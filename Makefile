@@ -1,8 +1,11 @@
 # The two commands of the README:
 #   make run    set up, build, and scan the sample activation code
-#   make test   set up, check the layout of the sources (make lint), run the test suite, then the
-#               sample programs in SampleCodes/, the docs, the fuzz targets briefly, and the Debian
-#               package (built, installed, used, removed)
+#   make test   set up, check the layout of the sources (make lint), run both test lanes, then the
+#               sample programs in SampleCodes/, the README's library program and the docs
+# CI (.ci/run) then runs `make fuzz-smoke deb-check`: the fuzz targets briefly and the Debian
+# package (built, installed, used, removed). Each of the two is a whole build of its own (with
+# sanitizers; release with the runtime linked in), which `make test` leaves out to stay within
+# 15 minutes on 2 cores.
 SWIFT ?= swift
 ACTIVATE = .build/debug/activate
 
@@ -22,8 +25,6 @@ test: setup-test lint
 	$(MAKE) samples
 	scripts/consumer-check.sh
 	$(MAKE) docs
-	$(MAKE) fuzz-smoke
-	scripts/deb-check.sh
 
 # The quick lane for day-to-day work: the unit targets (no process, network socket or server; see
 # Package.swift), and the layout of the sources. `make test` runs the integration targets too.
@@ -66,46 +67,47 @@ setup-bench:
 build: setup
 	$(SWIFT) build
 
+# The release build as the Debian package ships it (scripts/release-build.sh), in $(SHIPPED); the
+# package, `make install` and the benchmarks share it.
+SHIPPED = .build/shipped/release
+RELEASE_BUILD = scripts/release-build.sh
 release: setup
-	$(SWIFT) build -c release --product activate
-	$(SWIFT) build -c release --product activate-zxing-helper
+	$(RELEASE_BUILD) activate activate-zxing-helper >/dev/null
 
 # The Debian package, .build/deb/activate_<version>_<arch>.deb (scripts/make-deb.sh says what it holds).
 deb:
 	scripts/setup.sh --deb
 	scripts/make-deb.sh
 
-# The package built, checked by lintian, installed, used without the toolchain, removed (part of `make test`).
+# The package built, checked by lintian, installed, used without the toolchain, removed (CI runs it
+# after `make test`).
 deb-check:
 	scripts/deb-check.sh
 
 # activate finds its zxing helper beside itself, so both go to the same folder.
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 .build/release/activate .build/release/activate-zxing-helper $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(SHIPPED)/activate $(SHIPPED)/activate-zxing-helper $(DESTDIR)$(PREFIX)/bin/
 
 # Decoders side by side on a corpus (CORPUS=../shared/corpus/public by default): decode counts per
 # category and wall-time ratios; then the pipeline against a single zbar pass; then peak memory.
 CORPUS ?= ../shared/corpus/public
 bench-decode: setup-bench
-	$(SWIFT) build -c release --product activate
-	$(SWIFT) build -c release --product decode-benchmark
+	$(RELEASE_BUILD) activate activate-zxing-helper decode-benchmark >/dev/null
 	benchmarks/compare-decoders.py $(CORPUS)
-	.build/release/decode-benchmark $(CORPUS)
+	$(SHIPPED)/decode-benchmark $(CORPUS)
 	benchmarks/memory-12mp.sh
 
 # activate against zxing-cpp 3.1.1 under hyperfine: the whole corpus on one thread and on all
 # cores, each category, the images without a code; then each one's ten slowest images.
 bench-speed: setup-bench
-	$(SWIFT) build -c release --product activate
-	$(SWIFT) build -c release --product activate-zxing-helper
+	$(RELEASE_BUILD) activate activate-zxing-helper >/dev/null
 	benchmarks/decode-speed.py $(CORPUS) --slowest 10
 
 # Varied copies of every category (benchmarks/varied-corpus.py: turned, scaled, darkened, noisy,
 # JPEG): whether the speed lead holds on images the pipeline was not ordered on.
 bench-varied: setup-bench
-	$(SWIFT) build -c release --product activate
-	$(SWIFT) build -c release --product activate-zxing-helper
+	$(RELEASE_BUILD) activate activate-zxing-helper >/dev/null
 	rm -rf .build/varied-corpus
 	benchmarks/varied-corpus.py $(CORPUS) .build/varied-corpus
 	benchmarks/decode-speed.py .build/varied-corpus --no-categories --runs 4
@@ -113,24 +115,24 @@ bench-varied: setup-bench
 # The corpus's codes pasted small into 12-megapixel photos (benchmarks/large-photos.py), then the
 # decoders side by side on them.
 bench-large: setup-bench
-	$(SWIFT) build -c release --product activate
+	$(RELEASE_BUILD) activate activate-zxing-helper >/dev/null
 	rm -rf .build/large-photos
 	"$$(benchmarks/compare-decoders.py --bench-python)" benchmarks/large-photos.py $(CORPUS) .build/large-photos
 	benchmarks/compare-decoders.py .build/large-photos
 
 # generate --batch: 1000 signed AC1 codes, each read back, against qrencode; then the size of each kind of code.
 bench-batch: setup-bench
-	$(SWIFT) build -c release --product activate
+	$(RELEASE_BUILD) activate activate-zxing-helper >/dev/null
 	benchmarks/batch-generate.sh 1000
 
 bench-sizes: setup-bench
-	$(SWIFT) build -c release --product activate
+	$(RELEASE_BUILD) activate activate-zxing-helper >/dev/null
 	benchmarks/code-sizes.sh
 
 bench-consumer: setup
 	benchmarks/consumer-build.sh
 
-# libFuzzer targets (Fuzz/): a few seconds each in `make test`; `make fuzz` runs each until
+# libFuzzer targets (Fuzz/): a few seconds each in `make fuzz-smoke` (CI); `make fuzz` runs each until
 # 10 million executions or FUZZ_SECONDS (default one hour), release build.
 FUZZ_SECONDS ?= 3600
 fuzz-smoke:
@@ -154,7 +156,7 @@ bench-serve: setup-bench
 # The discovery service's figures (issue 12): exactly-once codes on PostgreSQL (also with an instance
 # killed) and SQLite, guessing limits across instances, wrk speed, slow clients.
 bench-discovery: setup-bench setup-test
-	$(SWIFT) build -c release --product activate
+	$(RELEASE_BUILD) activate activate-zxing-helper >/dev/null
 	benchmarks/discovery-service.py all
 
 clean:

@@ -241,7 +241,7 @@ let package = Package(
         .executableTarget(
             name: "sample-scan-and-check", dependencies: ["ActivationConfiguration", "ActivationImaging"],
             path: "SampleCodes/ScanAndCheck"),
-        // `swift run -c release decode-benchmark CORPUS_DIR` (benchmarks/README.md).
+        // In-process decoding timings, from the shipped release build (benchmarks/README.md).
         .executableTarget(
             name: "decode-benchmark", dependencies: ["ActivationConfiguration", "ActivationImaging"],
             path: "benchmarks/DecodeBenchmark"),

@@ -3,12 +3,12 @@
 # back, against qrencode writing the same number of plain PNG codes (no checks, no signature, no
 # read-back) in one shell loop: the rate of each, and activate's peak memory.
 #
-#   benchmarks/batch-generate.sh [N]        (after: swift build -c release --product activate)
+#   benchmarks/batch-generate.sh [N]        (after: scripts/release-build.sh activate)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-1000}
-activate=${ACTIVATE:-.build/release/activate}
-[ -x "$activate" ] || { echo "build first: swift build -c release --product activate" >&2; exit 1; }
+activate=${ACTIVATE:-.build/shipped/release/activate}
+[ -x "$activate" ] || { echo "build first: scripts/release-build.sh activate" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

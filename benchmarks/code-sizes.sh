@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 document=${1:-SampleCodes/fieldservice-configuration.json}
-activate=${ACTIVATE:-.build/release/activate}
-[ -x "$activate" ] || { echo "build first: swift build -c release --product activate" >&2; exit 1; }
+activate=${ACTIVATE:-.build/shipped/release/activate}
+[ -x "$activate" ] || { echo "build first: scripts/release-build.sh activate" >&2; exit 1; }
 keys=Tests/ActivationConfigurationTests/Fixtures/keys
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -189,7 +189,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("corpus", nargs="?")
     parser.add_argument("--bench-python", action="store_true", help="make the zxing-cpp venv if needed, print its python, and stop")
-    parser.add_argument("--activate", default=os.path.join(os.path.dirname(__file__), "..", ".build", "release", "activate"))
+    parser.add_argument("--activate", default=os.path.join(os.path.dirname(__file__), "..", ".build", "shipped", "release", "activate"))
     parser.add_argument("--effort", default="normal")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--stress", action="store_true", help="also the QR stress variants")

@@ -74,7 +74,7 @@ def main():
     parser.add_argument("corpus")
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--activate", default=os.path.join(ROOT, ".build", "release", "activate"))
+    parser.add_argument("--activate", default=os.path.join(ROOT, ".build", "shipped", "release", "activate"))
     parser.add_argument("--no-categories", action="store_true", help="only the whole corpus and the images without a code")
     parser.add_argument("--slowest", type=int, default=0, metavar="K")
     args = parser.parse_args()

@@ -17,7 +17,7 @@
   slow-clients  500 idle connections and a slowloris client: lookups go on, and each is closed after
                 the header timeout.
 
-Needs: `swift build -c release`, PostgreSQL's server (Debian's postgresql), wrk. The four clients of
+Needs: `scripts/release-build.sh activate`, PostgreSQL's server (Debian's postgresql), wrk. The four clients of
 the exactly-once runs share one loopback address, so those runs turn the guessing limits off
 (`--client-limit off --app-limit off`); `guessing` runs with the defaults.
 """
@@ -40,7 +40,7 @@ import time
 import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ACTIVATE = os.path.join(ROOT, ".build/release/activate")
+ACTIVATE = os.path.join(ROOT, ".build/shipped/release/activate")
 APP = "com.example.fieldservice"
 TOKEN = "bench-token-0123456789abcdef0123"
 DOCUMENTS = os.path.join(ROOT, "Tests/ActivationConfigurationTests/Fixtures/documents")
@@ -499,7 +499,7 @@ def slow_clients(idle=500, timeout=3):
 def main():
     which = sys.argv[1] if len(sys.argv) > 1 else "all"
     if not os.access(ACTIVATE, os.X_OK):
-        raise SystemExit("build first: swift build -c release --product activate")
+        raise SystemExit("build first: scripts/release-build.sh activate")
     runs = {
         "exactly-once": lambda: exactly_once("postgres"),
         "kill": lambda: exactly_once("postgres", kill=True),

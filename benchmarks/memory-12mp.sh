@@ -5,8 +5,7 @@
 #   benchmarks/memory-12mp.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product activate >&2
-swift build -c release --product activate-zxing-helper >&2
+bin=$(scripts/release-build.sh activate activate-zxing-helper)
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 convert -size 4000x3000 plasma:wheat-tan \( SampleCodes/oauth-activation.png -resize 200% \) -gravity center -composite -quality 90 "$work/photo-12mp.jpg"
 convert -size 4000x3000 plasma:wheat-tan -quality 90 "$work/nocode-12mp.jpg"
@@ -17,17 +16,17 @@ measure() {
   read -r kib seconds < <(tail -1 "$work/time")  # GNU time writes "Command exited with non-zero status" first
   printf '%-28s peak RSS %7.1f MiB   %6.2f s\n' "$name" "$(echo "$kib / 1024" | bc -l)" "$seconds"
 }
-measure "activate scan (fast)" .build/release/activate scan --effort fast "$work/photo-12mp.jpg"
-measure "activate scan (normal)" .build/release/activate scan "$work/photo-12mp.jpg"
-measure "activate scan (thorough)" .build/release/activate scan --effort thorough "$work/photo-12mp.jpg"
+measure "activate scan (fast)" "$bin"/activate scan --effort fast "$work/photo-12mp.jpg"
+measure "activate scan (normal)" "$bin"/activate scan "$work/photo-12mp.jpg"
+measure "activate scan (thorough)" "$bin"/activate scan --effort thorough "$work/photo-12mp.jpg"
 measure "zbarimg" zbarimg -q --raw --nodbus -Supca.enable -Supce.enable -Stest-inverted "$work/photo-12mp.jpg"
 measure "ZXingReader" ZXingReader "$work/photo-12mp.jpg"
 python="$(benchmarks/compare-decoders.py --bench-python)"
 zxingcpp() { echo "$1" | "$python" benchmarks/zxingcpp-reader.py; }
 export -f zxingcpp; export python
 measure "zxing-cpp 3.1.1" bash -c 'zxingcpp "$0"' "$work/photo-12mp.jpg"
-measure "no code: activate (normal)" .build/release/activate scan "$work/nocode-12mp.jpg"
-measure "no code: activate (thorough)" .build/release/activate scan --effort thorough "$work/nocode-12mp.jpg"
+measure "no code: activate (normal)" "$bin"/activate scan "$work/nocode-12mp.jpg"
+measure "no code: activate (thorough)" "$bin"/activate scan --effort thorough "$work/nocode-12mp.jpg"
 measure "no code: zbarimg" zbarimg -q --raw --nodbus -Supca.enable -Supce.enable -Stest-inverted "$work/nocode-12mp.jpg"
 measure "no code: ZXingReader" ZXingReader "$work/nocode-12mp.jpg"
 measure "no code: zxing-cpp 3.1.1" bash -c 'zxingcpp "$0"' "$work/nocode-12mp.jpg"
@@ -40,6 +39,6 @@ raw = subprocess.run(["convert", f"{work}/nocode-12mp.jpg", "-colorspace", "gray
 formats = sum(1 << bit for bit in (1, 2, 3, 4, 5, 6, 8, 9, 10, 13, 14, 15, 16))  # what activate asks zxing for
 open(f"{work}/request.bin", "wb").write(b"AZX1" + struct.pack("<IIII", 4000, 3000, formats, 7) + raw)
 PY
-/usr/bin/time -f "%M %e" -o "$work/time" .build/release/activate-zxing-helper < "$work/request.bin" > /dev/null
+/usr/bin/time -f "%M %e" -o "$work/time" "$bin"/activate-zxing-helper < "$work/request.bin" > /dev/null
 read -r kib seconds < <(tail -1 "$work/time")
 printf '%-28s peak RSS %7.1f MiB   %6.2f s\n' "zxing helper, one 12 MP image" "$(echo "$kib / 1024" | bc -l)" "$seconds"

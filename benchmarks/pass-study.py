@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Replays orders of the decoding pipeline's passes without decoding again (issue 13).
 
-    .build/release/decode-benchmark --passes DIR... > study.jsonl     (every candidate pass, each image)
+    .build/shipped/release/decode-benchmark --passes DIR... > study.jsonl     (every candidate pass, each image)
     benchmarks/pass-study.py study.jsonl... [--pipeline FILE] [--greedy N] [--passes]
 
 Each JSONL file is one set (the public corpus, one stress variant, …): per image, the time to load

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 connections="${2:-64}"
-swift build -c release --product activate >&2
+bin=$(scripts/release-build.sh activate)
 work="$(mktemp -d)"
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 cp Tests/ActivationConfigurationTests/Fixtures/documents/{oauth-authorization-code.json,android-basic.json} "$work/"
@@ -16,7 +16,7 @@ cat > "$work/discovery.json" <<'JSON'
   "domains": {"example.com": "oauth-authorization-code.json"},
   "codes": {"12345678": {"document": "android-basic.json", "expires": "2099-01-01T00:00:00Z"}}}}}
 JSON
-.build/release/activate serve --configs "$work" --port 0 --log-level warning > "$work/serve.out" &
+"$bin"/activate serve --configs "$work" --port 0 --log-level warning > "$work/serve.out" &
 server=$!
 for _ in $(seq 50); do grep -q listening "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
 url="$(sed -n 's/^listening on //p' "$work/serve.out")"

@@ -15,8 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
-swift build -c release --product activate >&2
-activate=$PWD/.build/release/activate
+activate=$(scripts/release-build.sh activate)/activate
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passcode="Bench-passcode-1"

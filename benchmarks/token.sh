@@ -13,8 +13,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-100}
 # Built as the Debian package builds it (scripts/make-deb.sh): the Swift runtime linked in, which
 # halves the start of a process that does this little.
-swift build -c release --product activate --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now >&2
-activate=$PWD/.build/release/activate
+activate=$(scripts/release-build.sh activate)/activate
 work=$(mktemp -d)
 idp=""
 trap '[ -n "$idp" ] && kill -9 "$idp" 2>/dev/null; rm -rf "$work"' EXIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Debian package as an administrator meets it (part of `make test`): builds it (make-deb.sh,
+# The Debian package as an administrator meets it (`make deb-check`, run by CI): builds it (make-deb.sh,
 # which also runs lintian), checks that lintian reports no error or warning, installs it with
 # dpkg, then, with nothing but /usr/bin and /bin on PATH (no Swift toolchain):
 #   activate --version, a scan of the sample code, a generated code read back, the zxing helper found,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The libFuzzer targets of Fuzz/FuzzTargets.swift, one per parser an attacker can reach.
 #
-#   scripts/fuzz.sh smoke [TARGET...]          each target for 3 seconds (part of `make test`)
+#   scripts/fuzz.sh smoke [TARGET...]          each target for 3 seconds (`make fuzz-smoke`, run by CI)
 #   scripts/fuzz.sh long SECONDS [TARGET...]   each target until 10 million executions or SECONDS
 #                                              (`make fuzz`; the issue asks for 10 M or an hour)
 #

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Debian package: .build/deb/activate_<version>_<arch>.deb (`make deb`).
 #
-# Both programs are built in release mode with the Swift runtime linked in (--static-swift-stdlib),
-# so the package depends only on Debian's libraries, which dpkg-shlibdeps finds. It holds:
+# Both programs come from the shipped release build (scripts/release-build.sh: the Swift runtime
+# linked in, so the package depends only on Debian's libraries, which dpkg-shlibdeps finds). It holds:
 #   /usr/bin/activate                              the tool
 #   /usr/libexec/activate/activate-zxing-helper    the second decoding engine (found by activate)
 #   /usr/share/man/man1/activate*.1.gz             a page per command (argument-parser's generate-manual)
@@ -22,13 +22,7 @@ root=$out/activate_${version}_${arch}
 package=$out/activate_${version}_${arch}.deb
 
 echo "deb: building activate $version ($arch), release, Swift runtime linked in" >&2
-# Full RELRO (-z now) as Debian's hardening flags ask.
-# A build folder of its own: SwiftPM does not relink when only these flags change, so a release
-# build made without them (make release, the manual plugin) must never be taken for this one.
-build=(swift build -c release --scratch-path .build/deb-build --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now)
-"${build[@]}" --product activate >&2
-"${build[@]}" --product activate-zxing-helper >&2
-bin=$("${build[@]}" --show-bin-path)
+bin=$(scripts/release-build.sh activate activate-zxing-helper)
 
 rm -rf "$root" && mkdir -p "$root/DEBIAN"
 install -D -m 0755 "$bin/activate" "$root/usr/bin/activate"
@@ -39,8 +33,8 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/u
 chrpath -d "$root/usr/bin/activate" "$root/usr/libexec/activate/activate-zxing-helper" >/dev/null
 
 # Man pages: one per command and subcommand, as argument-parser's generate-manual writes them
-# (from a debug build, which `make test` has made already: a release build without the flags
-# above would undo the one just made); named as Debian names them, `activate-discovery-codes.1`.
+# (from the debug build, which `make test` has made already, rather than a second release build);
+# named as Debian names them, `activate-discovery-codes.1`.
 rm -rf .build/plugins/GenerateManual/outputs/activate
 swift package --disable-sandbox plugin generate-manual --configuration debug --multi-page --authors "the activate developers" >&2
 install -d "$root/usr/share/man/man1"

@@ -1,11 +1,13 @@
 // In-process timing of the decoding pipeline against a single libzbar pass, on the images a
 // single pass already reads (where the pipeline must cost next to nothing extra).
 //
-//   swift run -c release decode-benchmark CORPUS_DIR [REPEATS]
-//   swift run -c release decode-benchmark --passes [--only NAME,...] IMAGE_OR_DIR... > study.jsonl
-//   swift run -c release decode-benchmark --pipeline > normal.json     (pass-study.py --pipeline)
-//   swift run -c release decode-benchmark --round-trip                 (the zxing helper's cost by image size)
-//   swift run -c release decode-benchmark --operations IMAGE           (each image operation's time on it)
+// Built with the shipped release build (`scripts/release-build.sh decode-benchmark`), then run as
+// .build/shipped/release/decode-benchmark:
+//   decode-benchmark CORPUS_DIR [REPEATS]
+//   decode-benchmark --passes [--only NAME,...] IMAGE_OR_DIR... > study.jsonl
+//   decode-benchmark --pipeline > normal.json     (pass-study.py --pipeline)
+//   decode-benchmark --round-trip                 (the zxing helper's cost by image size)
+//   decode-benchmark --operations IMAGE           (each image operation's time on it)
 //
 // --passes runs every candidate pass of the pipeline (ScanPass.candidates) on its own over each
 // image, and the finder-pattern evidence, one JSON line each; benchmarks/pass-study.py replays
