@@ -19,8 +19,14 @@ run: setup
 	$(SWIFT) build --product activate
 	$(ACTIVATE) scan SampleCodes/oauth-activation.png
 
+# Everything (libraries, tools, samples, tests) is built by one command in one mode, and run
+# without building again: `swift test`, `swift run` and `swift build` each plan the build a little
+# differently, and each would then recompile what another one compiled (a minute or more each time).
+BUILD_ALL = $(SWIFT) build --build-tests
+
 test: setup-test lint
-	$(SWIFT) test
+	$(BUILD_ALL)
+	$(SWIFT) test --skip-build
 	scripts/unit-lane-check.sh
 	$(MAKE) samples
 	scripts/consumer-check.sh
@@ -29,10 +35,9 @@ test: setup-test lint
 # The quick lane for day-to-day work: the unit targets (no process, network socket or server; see
 # Package.swift), and the layout of the sources. `make test` runs the integration targets too.
 UNIT_LANE = --skip 'IntegrationTests\.'
-# `swift test` builds what it runs: a separate `swift build --build-tests` plans the build with
-# other flags, and each would then rebuild after the other.
 check: setup lint
-	$(SWIFT) test $(UNIT_LANE)
+	$(BUILD_ALL)
+	$(SWIFT) test --skip-build $(UNIT_LANE)
 
 # The sources as .swift-format lays them out (`swift format` ships with the toolchain):
 # `make lint` fails on any difference, `make format` rewrites them.
@@ -51,8 +56,9 @@ docs: setup
 	scripts/doc-coverage.py
 
 samples:
+	$(BUILD_ALL)
 	@for sample in $(SAMPLES); do \
-		echo "== $$sample"; $(SWIFT) run --quiet $$sample || exit 1; \
+		echo "== $$sample"; $(SWIFT) run --skip-build --quiet $$sample || exit 1; \
 	done
 
 setup:

@@ -35,9 +35,9 @@ case "$fetched" in
 esac
 program=$consumer/.build/debug/scan-and-check
 
-# The CLI and the helper of this checkout; the helper alone goes where `make install` puts it.
-swift build --product activate >/dev/null
-swift build --product activate-zxing-helper >/dev/null
+# The CLI and the helper of this checkout (built as `make test` builds everything, which has
+# nothing left to do after it); the helper alone goes where `make install` puts it.
+swift build --build-tests >/dev/null
 bin=$(swift build --show-bin-path)
 cp "$bin/activate-zxing-helper" "$work/bin/"
 export PATH="$work/bin:/usr/local/bin:/usr/bin:/bin"
