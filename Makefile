@@ -13,7 +13,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test check lint format deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-speed bench-varied bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store bench-token docs clean
+.PHONY: run test check lint format deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-superset bench-speed bench-varied bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store bench-token docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -125,6 +125,13 @@ bench-large: setup-bench
 	rm -rf .build/large-photos
 	"$$(benchmarks/compare-decoders.py --bench-python)" benchmarks/large-photos.py $(CORPUS) .build/large-photos
 	benchmarks/compare-decoders.py .build/large-photos
+
+# The superset property (benchmarks/superset.py): over the corpus, its QR stress variants, its linear
+# codes turned by 90° and 270°, the varied copies and the large photos, every text zbarimg or
+# ZXingReader reads alone is read by activate too; fails naming each loss.
+bench-superset: setup-bench
+	$(RELEASE_BUILD) activate activate-zxing-helper >/dev/null
+	benchmarks/superset.py $(CORPUS)
 
 # generate --batch: 1000 signed AC1 codes, each read back, against qrencode; then the size of each kind of code.
 bench-batch: setup-bench

@@ -15,8 +15,10 @@ import ActivationConfiguration
 /// Decoding is a pipeline (``ScanEffort``): zxing-cpp first (in a helper process, see
 /// `activate-zxing-helper`), and only when it finds nothing, retries on prepared copies with both
 /// engines, the expensive QR retries only where the image shows finder patterns; `thorough` runs
-/// every retry and adds rotations. The first pass that finds a code ends the scan, so easy images
-/// cost one pass. Without the helper, zbar does the work alone.
+/// every retry and adds rotations; last, each engine reads as its command-line tool does, so that
+/// nothing `zbarimg` or `ZXingReader` reads alone is missed. The first pass that finds a code ends
+/// the scan, so easy images cost one pass; readings of one symbol that disagree are settled by the
+/// other engine (`ReadingArbiter`). Without the helper, zbar does the work alone.
 public struct BarcodeScanner: Sendable, Hashable {
     /// Which symbologies to look for (default: all).
     public var symbologies: Set<Symbology>
@@ -187,6 +189,8 @@ public struct BarcodeScanner: Sendable, Hashable {
         var readPlain: Set<String> = []
         // Passes that wait for the QR passes on an image that shows a finder pair.
         var postponed: [(index: Int, pass: ScanPass)] = []
+        // The engines whose tool pass has found nothing: not asked again for the other's.
+        var toolsFoundNothing: Set<ScanPass.Engine> = []
         var queue = ScanPass.passes(for: effort).enumerated().filter { $0.offset >= firstPass }.map {
             (index: $0.offset, pass: $0.element)
         }[...]
@@ -230,7 +234,18 @@ public struct BarcodeScanner: Sendable, Hashable {
                 continue
             }
             timings.append((pass.name + (useReduced || halfSize ? "@half" : ""), clock.now - start))
-            if found.isEmpty { continue }
+            if found.isEmpty {
+                if pass.readsAsItsTool { toolsFoundNothing.insert(pass.engine) }
+                continue
+            }
+            if pass.readsAsItsTool {
+                // The tools' stage: what each tool reads alone is printed (``ReadingArbiter``).
+                if !toolsFoundNothing.contains(pass.engine == .zbar ? .zxing : .zbar) {
+                    found = ReadingArbiter.union(found, confirmations(of: pass, prepared))
+                }
+            } else if ReadingArbiter.hasDisagreement(found) {
+                found = ReadingArbiter.resolve(found, confirmations: confirmations(of: pass, prepared))
+            }
             for symbolIndex in found.indices {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
@@ -261,6 +276,13 @@ public struct BarcodeScanner: Sendable, Hashable {
             guard let engine = ZXingEngine.shared else { return nil }
             return wanted.contains(.qr) ? QRResampler.read(prepared, survey: survey, with: engine) : []
         }
+    }
+
+    /// The other engine's readings of `prepared`, as its tool reads with its defaults: what
+    /// ``ReadingArbiter`` settles a disagreement of `pass`'s engine with.
+    func confirmations(of pass: ScanPass, _ prepared: GrayImage) -> [ScannedSymbol] {
+        let other = pass.engine == .zbar ? ScanPass.plain(.zxing) : ScanPass.plain(.zbar)
+        return decode(other.only(pass.symbologies ?? symbologies), prepared) ?? []
     }
 
     /// Decodes and scans an image held in memory (PNG, JPEG or PNM).

@@ -5,7 +5,8 @@ public enum ScanEffort: String, Sendable, Hashable, CaseIterable, Codable {
     /// One zbar pass (and its inverted retry): the speed of zbarimg.
     case fast
     /// zxing-cpp first, then cheap retries on prepared copies, and the expensive ones only where
-    /// the image shows QR finder patterns (the default).
+    /// the image shows QR finder patterns; last, each engine as its command-line tool reads, so
+    /// that nothing either tool reads alone is missed (the default).
     case normal
     /// Then also every retry without asking for evidence, rotated copies and zbar's inverted retries.
     case thorough
@@ -57,6 +58,11 @@ package struct ScanPass: Sendable {
     /// (``FinderSurvey/showsFinderPair``): the linear retries, which such an image would
     /// otherwise pay for before the passes likely to read it.
     package var yieldsToFinderPair = false
+    /// The engine as its command-line tool reads, with the tool's defaults (zbarimg;
+    /// ZXingReader): the last passes of `normal`, after which the pipeline has read whatever
+    /// either tool reads alone. On a large photo they read, as every pass after the first does,
+    /// the half-size copy, and the full resolution around the candidates.
+    package var readsAsItsTool = false
 
     /// `zbar`, `zxing-threshold/once`, …: the engine, the preparation unless it is `plain`, and the
     /// engine's settings where they differ from its defaults.
@@ -195,6 +201,8 @@ package struct ScanPass: Sendable {
     var whenLightFinders: ScanPass { with { $0.needsLightFinderPatterns = true } }
     /// This pass after the QR passes where the image shows a finder pair.
     var afterQRWhenFinderPair: ScanPass { with { $0.yieldsToFinderPair = true } }
+    /// This pass as the engine's tool reads: the pipeline's last stage.
+    var asItsTool: ScanPass { with { $0.readsAsItsTool = true } }
 
     func with(_ change: (inout ScanPass) -> Void) -> ScanPass {
         var copy = self
@@ -273,6 +281,14 @@ package struct ScanPass: Sendable {
             enlarged(.zbar).density(3).gatedOnFinderPair,
             rotated(.zbar, by: -22.5).only(qr).gatedOnFinderPair,
             enlarged(.zbar).density(2).gatedOnFinderPair,
+            // Last, each engine as its tool reads with its defaults: zbarimg (every row and
+            // column, every symbology), then ZXingReader (harder, turned by 90°, downscaled). What
+            // either tool reads alone, the pipeline reads too (benchmarks/superset.py), whatever
+            // the passes before were ordered and gated for: a linear code turned across the image
+            // (the product-code passes read along the rows), a code whose finder patterns the
+            // survey missed.
+            plain(.zbar).asItsTool,
+            plain(.zxing).asItsTool,
         ]
         guard effort == .thorough else { return passes }
         passes = passes.map {
@@ -285,7 +301,7 @@ package struct ScanPass: Sendable {
         }
         passes += [
             // Redundant in the study (later passes read all they read), kept for thoroughness.
-            plain(.zxing).retries(.harder), thresholded(.zxing).only(linear).retries([]),
+            thresholded(.zxing).only(linear).retries([]),
             plainZBar, thresholded(.zbar).invertedToo, contrastStretched(.zbar).invertedToo,
             enlarged(.zbar).invertedToo,
             rotated(.zbar, by: 45), rotated(.zbar, by: 22.5), rotated(.zxing, by: 45), rotated(.zxing, by: -22.5),

@@ -1,0 +1,72 @@
+/// The rule for two readings of one symbol that differ: the same symbology at the same place with
+/// other bytes.
+///
+/// Linear codes carry one check digit or none, so a scan line misread in one digit can pass the
+/// check: an engine then reports one product code twice, the right reading and a wrong one
+/// (zxing-cpp does on blurred EAN-13 photos). Neither reading may be printed as if it were sure,
+/// and the wrong one must not hide the right one:
+///
+/// - the other engine is asked about the image, and the readings it confirms (the same symbology
+///   and bytes) are kept, the others dropped;
+/// - where it confirms none of them, all are kept: nothing tells them apart, and dropping them
+///   would lose the right one with the wrong.
+///
+/// Symbols that no other reading contradicts pass unchanged.
+///
+/// The pipeline's last stage, the engines as their tools read (``ScanPass/readsAsItsTool``),
+/// follows the same rule with both engines at once: each tool's readings are kept
+/// (``union(_:_:)``), so where the two read one symbol differently, neither confirms the other
+/// and both are printed. zbar, for one, reads Code 128's extended characters (FNC4) as their base
+/// characters, where zxing-cpp reads them as the code means them.
+package enum ReadingArbiter {
+    /// Whether two of `symbols` are readings of one symbol that disagree.
+    package static func hasDisagreement(_ symbols: [ScannedSymbol]) -> Bool {
+        symbols.indices.contains { i in
+            symbols.indices.contains { j in i < j && disagree(symbols[i], symbols[j]) }
+        }
+    }
+
+    /// `symbols` with each disagreement settled by `confirmations`, the other engine's readings
+    /// of the same image (see the type's rule). The order of `symbols` is kept.
+    package static func resolve(_ symbols: [ScannedSymbol], confirmations: [ScannedSymbol]) -> [ScannedSymbol] {
+        func confirmed(_ symbol: ScannedSymbol) -> Bool {
+            confirmations.contains { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes }
+        }
+        return symbols.filter { symbol in
+            let rivals = symbols.filter { disagree(symbol, $0) }
+            guard !rivals.isEmpty else { return true }
+            // Dropped only when a rival at its place is confirmed and it is not.
+            return confirmed(symbol) || !rivals.contains(where: confirmed)
+        }
+    }
+
+    /// The readings of `first`, then those of `second` that are not the same code as one of them
+    /// (the same symbology and bytes at an overlapping place): both tools' readings, each once.
+    package static func union(_ first: [ScannedSymbol], _ second: [ScannedSymbol]) -> [ScannedSymbol] {
+        first
+            + second.filter { symbol in
+                !first.contains { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes && $0.overlaps(symbol) }
+            }
+    }
+
+    /// The same symbology, other bytes, and places that overlap.
+    static func disagree(_ a: ScannedSymbol, _ b: ScannedSymbol) -> Bool {
+        a.symbology == b.symbology && a.bytes != b.bytes && a.overlaps(b)
+    }
+}
+
+extension ScannedSymbol {
+    /// Whether the two symbols' bounds overlap, each widened by a tenth of its size (at least four
+    /// pixels): a linear code's bounds are those of the lines that read it, which for two
+    /// readings of one code may be rows apart.
+    func overlaps(_ other: ScannedSymbol) -> Bool {
+        func widened(_ symbol: ScannedSymbol) -> (minX: Int, minY: Int, maxX: Int, maxY: Int) {
+            let b = symbol.bounds
+            let dx = max(4, (b.maxX - b.minX) / 10)
+            let dy = max(4, (b.maxY - b.minY) / 10)
+            return (b.minX - dx, b.minY - dy, b.maxX + dx, b.maxY + dy)
+        }
+        let (a, b) = (widened(self), widened(other))
+        return a.minX <= b.maxX && b.minX <= a.maxX && a.minY <= b.maxY && b.minY <= a.maxY
+    }
+}

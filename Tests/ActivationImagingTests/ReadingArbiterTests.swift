@@ -1,0 +1,75 @@
+import Testing
+
+@testable import ActivationImaging
+
+@Suite("Readings of one symbol that disagree")
+struct ReadingArbiterTests {
+    /// A reading at `x`…`x + 100` on rows `y`…`y + 10`.
+    static func reading(_ text: String, _ symbology: Symbology = .ean13, x: Int = 0, y: Int = 0) -> ScannedSymbol {
+        ScannedSymbol(
+            symbology: symbology, bytes: Array(text.utf8), text: text,
+            corners: [
+                Point(x: x, y: y), Point(x: x + 100, y: y), Point(x: x + 100, y: y + 10), Point(x: x, y: y + 10),
+            ])
+    }
+
+    static let right = reading("9784872348880")
+    static let wrong = reading("9784872348800", y: 6)
+
+    @Test("two readings disagree when they are of one symbology at one place with other bytes")
+    func disagreement() {
+        #expect(ReadingArbiter.hasDisagreement([Self.right, Self.wrong]))
+        // Another place: two labels.
+        #expect(!ReadingArbiter.hasDisagreement([Self.right, Self.reading("9784872348800", y: 200)]))
+        // Another symbology at the same place is another code, not a reading of this one.
+        #expect(!ReadingArbiter.hasDisagreement([Self.right, Self.reading("9784872348800", .code128)]))
+        // The same bytes twice is one reading, not a disagreement.
+        #expect(!ReadingArbiter.hasDisagreement([Self.right, Self.reading("9784872348880", y: 4)]))
+        #expect(!ReadingArbiter.hasDisagreement([Self.right]))
+    }
+
+    @Test(
+        "the reading the other engine confirms is kept, the other dropped; with no confirmation both stay",
+        arguments: [
+            // (confirmations, texts kept)
+            (["9784872348880"], ["9784872348880"]),
+            (["9784872348800"], ["9784872348800"]),
+            ([], ["9784872348880", "9784872348800"]),
+            // The other engine reads a third text: it confirms neither, so both stay.
+            (["9784872348811"], ["9784872348880", "9784872348800"]),
+            // It confirms both (it read two symbols): both stay.
+            (["9784872348880", "9784872348800"], ["9784872348880", "9784872348800"]),
+        ])
+    func resolve(confirmed: [String], kept: [String]) {
+        let confirmations = confirmed.map { Self.reading($0, x: 500) }
+        let resolved = ReadingArbiter.resolve([Self.right, Self.wrong], confirmations: confirmations)
+        #expect(resolved.map(\.text) == kept)
+    }
+
+    @Test("a confirmation must be of the same symbology")
+    func confirmationSymbology() {
+        let resolved = ReadingArbiter.resolve(
+            [Self.right, Self.wrong], confirmations: [Self.reading("9784872348880", .code128)])
+        #expect(resolved.map(\.text) == ["9784872348880", "9784872348800"])
+    }
+
+    @Test("symbols no other reading contradicts pass unchanged, in their order")
+    func untouched() {
+        let other = Self.reading("12345670", .ean8, y: 300)
+        let resolved = ReadingArbiter.resolve(
+            [other, Self.right, Self.wrong], confirmations: [Self.reading("9784872348880")])
+        #expect(resolved.map(\.text) == ["12345670", "9784872348880"])
+    }
+
+    @Test("the tools' stage keeps each tool's readings once: the same code read by both is printed once")
+    func union() {
+        let zbar = [Self.reading("ssss1234ssabszz", .code128), Self.reading("12345670", .ean8, y: 300)]
+        let zxing = [
+            Self.reading("óóóó1234óóabózz", .code128, y: 2), Self.reading("12345670", .ean8, x: 3, y: 302),
+        ]
+        #expect(
+            ReadingArbiter.union(zbar, zxing).map(\.text) == ["ssss1234ssabszz", "12345670", "óóóó1234óóabózz"])
+        #expect(ReadingArbiter.union([], zxing).map(\.text) == zxing.map(\.text))
+        #expect(ReadingArbiter.union(zbar, []).map(\.text) == zbar.map(\.text))
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ActivationImaging
+
+/// The superset property over the images in the checkout (benchmarks/superset.py checks it over
+/// the whole corpus and its variants): what zbarimg or ZXingReader reads correctly on its own,
+/// with its defaults, the scanner reads too, and it reads nothing that neither tool nor the
+/// expected text supports.
+@Suite("What zbarimg or ZXingReader reads alone, activate reads too")
+struct SupersetTests {
+    /// The tools as a user runs them, each with the way its output is read.
+    static let tools: [(name: String, command: [String], texts: @Sendable (String) -> [String])] = [
+        ("zbarimg", ["zbarimg", "-q", "--raw", "--nodbus"], zbarTexts),
+        ("zbarimg UPC", ["zbarimg", "-q", "--raw", "--nodbus", "-Supca.enable", "-Supce.enable"], zbarTexts),
+        ("ZXingReader", ["ZXingReader"], zxingTexts),
+    ]
+
+    /// zbarimg --raw: a line per symbol.
+    @Sendable static func zbarTexts(_ output: String) -> [String] {
+        output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    /// ZXingReader: `Text:       "…"` per symbol.
+    @Sendable static func zxingTexts(_ output: String) -> [String] {
+        output.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("Text:       \""), line.hasSuffix("\"") else { return nil }
+            return String(line.dropFirst("Text:       \"".count).dropLast())
+        }
+    }
+
+    /// What `command` prints for `image` on standard output.
+    static func run(_ command: [String], _ image: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command + [image]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The images: the corpus samples and the turned QR codes of the fixtures, and each linear
+    /// sample turned by 90° and by 270° (bars across the image), written to `folder`.
+    static func images(in folder: TemporaryFolder) throws -> [(path: String, expected: String)] {
+        var images: [(path: String, expected: String)] = try ImageFixture.corpusSamples().map {
+            (ImageFixture.path($0.image), String(decoding: $0.expected, as: UTF8.self))
+        }
+        let rotated = ImageFixture.path("rotated")
+        for file in try FileManager.default.contentsOfDirectory(atPath: rotated).sorted() where file.hasSuffix(".png") {
+            let text = try String(contentsOfFile: "\(rotated)/\(file.dropLast(4)).txt", encoding: .utf8)
+            images.append(("\(rotated)/\(file)", text))
+        }
+        let linear = images.filter { image in
+            !["qrcode", "microqr", "falsepositives", "rotated"].contains { image.path.contains($0) }
+        }
+        for (index, image) in linear.enumerated() {
+            let decoded = try ImageDecoder().decodeFile(image.path)
+            for degrees in [90.0, 270.0] {
+                let path = try folder.write("\(index)-rot\(Int(degrees)).png", decoded.rotated(degrees: degrees).png())
+                images.append((path, image.expected))
+            }
+        }
+        return images
+    }
+
+    /// Whether `texts` hold `expected` (one trailing newline forgiven, as the corpus's scorer does).
+    static func holds(_ texts: [String], _ expected: String) -> Bool {
+        texts.contains(expected) || (expected.hasSuffix("\n") && texts.contains(String(expected.dropLast())))
+    }
+
+    @Test("every text a tool reads correctly is read, and nothing neither a tool nor the expected text supports")
+    func superset() throws {
+        let folder = try TemporaryFolder()
+        let images = try Self.images(in: folder)
+        var readByTools = 0
+        var turnedReadByTools = 0
+        var problems: [String] = []
+        for image in images {
+            let toolTexts = try Self.tools.map { tool in (tool.name, tool.texts(try Self.run(tool.command, image.path)))
+            }
+            let ours = try BarcodeScanner().scanFile(image.path).map(\.text)
+            let readers = toolTexts.filter { Self.holds($0.1, image.expected) }.map(\.0)
+            guard image.path.contains("falsepositives") == false else {
+                let unsupported = ours.filter { text in !toolTexts.contains { $0.1.contains(text) } }
+                if !unsupported.isEmpty { problems.append("\(image.path): read \(unsupported), no code expected") }
+                continue
+            }
+            if !readers.isEmpty {
+                readByTools += 1
+                if image.path.hasPrefix(folder.path) { turnedReadByTools += 1 }
+                if !Self.holds(ours, image.expected) {
+                    problems.append(
+                        "\(image.path): \(readers.joined(separator: ", ")) read \(image.expected), activate \(ours)")
+                }
+            }
+            for text in ours
+            where !Self.holds([text], image.expected) && !toolTexts.contains(where: { $0.1.contains(text) }) {
+                problems.append("\(image.path): \(text) is neither expected nor read by a tool")
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        // Not vacuous: the tools read most images, the turned linear codes among them.
+        #expect(readByTools * 2 > images.count && turnedReadByTools > 10, "\(readByTools), \(turnedReadByTools)")
+    }
+
+    @Test(
+        "where only the tools read a code and read it differently, both readings are printed, the right one among them")
+    func toolsDisagree() throws {
+        // zbar reads Code 128's extended characters (FNC4) as their base characters; turned
+        // across the image, only the tools' passes read this code at all.
+        let image = try ImageDecoder().decodeFile(ImageFixture.path("corpus/code128-1/6.png")).rotated(degrees: 90)
+        let trace = BarcodeScanner().trace(image)
+        #expect(Set(trace.symbols.map(\.text)) == ["óóóó1234óóabózz", "ssss1234ssabszz"])
+        let pass = try #require(ScanPass.passes(for: .normal).first { $0.name == trace.pass })
+        #expect(pass.readsAsItsTool)
+    }
+
+    @Test("a linear code turned across the image is read at the tools' stage, after the passes along the rows")
+    func turnedLinearCode() throws {
+        let image = try ImageDecoder().decodeFile(ImageFixture.path("corpus/ean13-1/1.png"))
+        for degrees in [90.0, 270.0] {
+            let trace = BarcodeScanner().trace(image.rotated(degrees: degrees))
+            #expect(trace.symbols.map(\.text) == ["8413000065504"], "\(degrees)°")
+            let names = ScanPass.passes(for: .normal).filter(\.readsAsItsTool).map(\.name)
+            #expect(names.contains(trace.pass ?? ""), "read by \(trace.pass ?? "none")")
+        }
+    }
+}
