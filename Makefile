@@ -13,7 +13,7 @@ SAMPLES = sample-custom-provider sample-scan-to-configuration sample-custom-tran
 
 PREFIX ?= /usr/local
 
-.PHONY: run test check lint format deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-superset bench-speed bench-varied bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store bench-token docs clean
+.PHONY: run test check lint format deb deb-check samples fuzz-smoke fuzz setup setup-test setup-bench build release install bench-decode bench-superset bench-one bench-speed bench-varied bench-large bench-serve bench-batch bench-sizes bench-consumer bench-discovery bench-store bench-token docs clean
 
 run: setup
 	$(SWIFT) build --product activate
@@ -35,9 +35,10 @@ test: setup-test lint
 # The quick lane for day-to-day work: the unit targets (no process, network socket or server; see
 # Package.swift), and the layout of the sources. `make test` runs the integration targets too.
 UNIT_LANE = --skip 'IntegrationTests\.'
+# `swift test` alone, which builds what it runs: run again and again on a warm tree it recompiles
+# nothing, where `swift build --build-tests` recompiles a varying part of our targets on some runs.
 check: setup lint
-	$(BUILD_ALL)
-	$(SWIFT) test --skip-build $(UNIT_LANE)
+	$(SWIFT) test $(UNIT_LANE)
 
 # The sources as .swift-format lays them out (`swift format` ships with the toolchain):
 # `make lint` fails on any difference, `make format` rewrites them.
@@ -132,6 +133,12 @@ bench-large: setup-bench
 bench-superset: setup-bench
 	$(RELEASE_BUILD) activate activate-zxing-helper >/dev/null
 	benchmarks/superset.py $(CORPUS)
+
+# One image per process (benchmarks/one-image.sh): the Debian package's activate against ZXingReader
+# and zbarimg on the sample, the phone photo and a 1×1 image, and --version; the installed sizes.
+bench-one: setup-bench
+	scripts/setup.sh --deb
+	benchmarks/one-image.sh
 
 # generate --batch: 1000 signed AC1 codes, each read back, against qrencode; then the size of each kind of code.
 bench-batch: setup-bench

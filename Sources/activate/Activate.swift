@@ -43,6 +43,12 @@ extension Activate {
     /// exit 64); and if a result could not be written to stdout (a full disk, a closed pipe), the
     /// command fails with exit 1, whatever it computed.
     static func main() async {
+        // `--version` alone is answered before the command tree is built: scripts and package
+        // checks ask it, and building the tree of every command costs more than the answer.
+        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+            Console.raw(ActivateVersion.current + "\n")
+            Foundation.exit(Console.finish() ? ExitStatus.success : ExitStatus.failure)
+        }
         // Without a subcommand there is nothing to do: the help goes where errors go, and it is a
         // usage error, so that a script that forgot the subcommand does not pass.
         if CommandLine.arguments.count == 1 {

@@ -115,6 +115,18 @@ struct ConfigurationCommandTests {
         #expect(try await ActivateCLI.runInProcess(["--help"]).status == 0)
     }
 
+    @Test("--version alone answers before the command tree is built, as the tree answers it with other options")
+    func version() async throws {
+        let alone = try await ActivateCLI.run(["--version"])
+        #expect(alone.status == 0 && alone.text == "0.1.0\n" && alone.stderr.isEmpty, "\(alone)")
+        // Through ArgumentParser (the tree): the same answer.
+        let parsed = try await ActivateCLI.runInProcess(["--version"])
+        #expect(parsed.status == 0 && parsed.stdout == alone.stdout, "\(parsed)")
+        // Not alone: the tree answers, as ArgumentParser answers a built-in flag, with the same text.
+        let withMore = try await ActivateCLI.run(["--version", "extra"])
+        #expect(withMore.status == 0 && withMore.stdout == alone.stdout, "\(withMore)")
+    }
+
     @Test("-q/--quiet: no summaries or warnings, results and errors still")
     func quiet() async throws {
         let directory = try TemporaryFolder(prefix: "activate-cli")

@@ -456,7 +456,7 @@ struct HostileInputTests {
         arguments: [
             "scan --raw SampleCodes/oauth-activation.png", "scan --json SampleCodes/oauth-activation.png",
             "inspect SampleCodes/oauth-configuration.json", "inspect --json SampleCodes/oauth-configuration.json",
-            "generate HELLO --format text",
+            "generate HELLO --format text", "--version",
         ])
     func writeErrors(command: String) async throws {
         let result = try await Tool.run(
