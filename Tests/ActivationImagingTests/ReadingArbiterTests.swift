@@ -61,6 +61,34 @@ struct ReadingArbiterTests {
         #expect(resolved.map(\.text) == ["12345670", "9784872348880"])
     }
 
+    @Test(
+        "a pass's product code is checked against the tools' readings of the image",
+        arguments: [
+            // (the pass reads, the tools read, printed)
+            // Confirmed by a tool: kept, once.
+            (["9784872348880"], ["9784872348880"], ["9784872348880"]),
+            // A misread: a tool reads another EAN-13 and none this one: dropped, the tool's added.
+            (["9724812348280"], ["9784872348880"], ["9784872348880"]),
+            // The tools read nothing: the pass reads what they cannot, kept.
+            (["9784872348880"], [], ["9784872348880"]),
+            // The pass read one of a book's two codes, a tool the other and this one: both.
+            (["1920081045006"], ["9784872348880", "1920081045006"], ["1920081045006", "9784872348880"]),
+            // The tools disagree with each other: each tool's reading is printed, the pass's confirmed one first.
+            (["9780596008574"], ["6780186008574", "9780596008574"], ["9780596008574", "6780186008574"]),
+        ])
+    func checkedAgainstTools(pass: [String], tools: [String], printed: [String]) {
+        let checked = ReadingArbiter.checked(
+            pass.map { Self.reading($0) }, againstTools: tools.map { Self.reading($0, x: 300) })
+        #expect(checked.map(\.text) == printed)
+    }
+
+    @Test("only product codes are checked: a Code 128 reading stays whatever the tools read")
+    func checkedOnlyProductCodes() {
+        let checked = ReadingArbiter.checked(
+            [Self.reading("óóóó1234óóabózz", .code128)], againstTools: [Self.reading("ssss1234ssabszz", .code128)])
+        #expect(checked.map(\.text) == ["óóóó1234óóabózz", "ssss1234ssabszz"])
+    }
+
     @Test("the tools' stage keeps each tool's readings once: the same code read by both is printed once")
     func union() {
         let zbar = [Self.reading("ssss1234ssabszz", .code128), Self.reading("12345670", .ean8, y: 300)]

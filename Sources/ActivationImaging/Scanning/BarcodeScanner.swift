@@ -249,6 +249,9 @@ public struct BarcodeScanner: Sendable, Hashable {
             for symbolIndex in found.indices {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
+            if !pass.readsAsItsTool && found.contains(where: { ScanPass.productCodes.contains($0.symbology) }) {
+                found = ReadingArbiter.checked(found, againstTools: productCodeReadings(source))
+            }
             return Trace(
                 symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name,
                 timings: timings)
@@ -283,6 +286,15 @@ public struct BarcodeScanner: Sendable, Hashable {
     func confirmations(of pass: ScanPass, _ prepared: GrayImage) -> [ScannedSymbol] {
         let other = pass.engine == .zbar ? ScanPass.plain(.zxing) : ScanPass.plain(.zbar)
         return decode(other.only(pass.symbologies ?? symbologies), prepared) ?? []
+    }
+
+    /// The product codes (EAN, UPC) each engine reads in `image` as its tool reads, with its
+    /// defaults: what ``ReadingArbiter/checked(_:againstTools:)`` checks a pass's product codes
+    /// against.
+    func productCodeReadings(_ image: GrayImage) -> [ScannedSymbol] {
+        [ScanPass.plain(.zbar), ScanPass.plain(.zxing)].flatMap {
+            decode($0.only(ScanPass.productCodes), image) ?? []
+        }
     }
 
     /// Decodes and scans an image held in memory (PNG, JPEG or PNM).

@@ -40,6 +40,28 @@ package enum ReadingArbiter {
         }
     }
 
+    /// A pass's readings checked against the tools' product-code readings of the same image
+    /// (`tools`: each engine as its tool reads, with its defaults), in the same coordinates.
+    ///
+    /// A product code (EAN, UPC) carries one check digit, which one misread digit passes one time
+    /// in ten, and a pass on a prepared copy (widened, sharpened) can misread where the tools read
+    /// right; or read one of two codes (a book's ISBN and its price code) where a tool reads the
+    /// other. So a product-code reading that no tool confirms (the same symbology and bytes) while
+    /// a tool reads another code of that symbology in the image is dropped, and every product
+    /// code a tool reads that the pass did not is added. The engines place a linear code each
+    /// their own way (the rows of a hit, or one line), so the image as a whole is the place. A
+    /// reading no tool makes anything of is kept: the passes read what the tools cannot.
+    package static func checked(_ symbols: [ScannedSymbol], againstTools tools: [ScannedSymbol]) -> [ScannedSymbol] {
+        func same(_ a: ScannedSymbol, _ b: ScannedSymbol) -> Bool { a.symbology == b.symbology && a.bytes == b.bytes }
+        let kept = symbols.filter { symbol in
+            guard ScanPass.productCodes.contains(symbol.symbology) else { return true }
+            return tools.contains { same($0, symbol) } || !tools.contains { $0.symbology == symbol.symbology }
+        }
+        var result = kept
+        for tool in tools where !result.contains(where: { same($0, tool) }) { result.append(tool) }
+        return result
+    }
+
     /// The readings of `first`, then those of `second` that are not the same code as one of them
     /// (the same symbology and bytes at an overlapping place): both tools' readings, each once.
     package static func union(_ first: [ScannedSymbol], _ second: [ScannedSymbol]) -> [ScannedSymbol] {
