@@ -47,15 +47,14 @@ package enum ReadingArbiter {
     /// in ten, and a pass on a prepared copy (widened, sharpened) can misread where the tools read
     /// right; or read one of two codes (a book's ISBN and its price code) where a tool reads the
     /// other. So a product-code reading that no tool confirms (the same symbology and bytes) while
-    /// a tool reads another code of that symbology in the image is dropped, and every product
-    /// code a tool reads that the pass did not is added. The engines place a linear code each
-    /// their own way (the rows of a hit, or one line), so the image as a whole is the place. A
-    /// reading no tool makes anything of is kept: the passes read what the tools cannot.
+    /// a tool reads another code of that symbology at its place (``ScannedSymbol/overlaps(_:)``)
+    /// is dropped, and every product code a tool reads that the pass did not is added. A reading
+    /// no tool makes anything of is kept: the passes read what the tools cannot.
     package static func checked(_ symbols: [ScannedSymbol], againstTools tools: [ScannedSymbol]) -> [ScannedSymbol] {
         func same(_ a: ScannedSymbol, _ b: ScannedSymbol) -> Bool { a.symbology == b.symbology && a.bytes == b.bytes }
         let kept = symbols.filter { symbol in
             guard ScanPass.productCodes.contains(symbol.symbology) else { return true }
-            return tools.contains { same($0, symbol) } || !tools.contains { $0.symbology == symbol.symbology }
+            return tools.contains { same($0, symbol) } || !tools.contains { disagree(symbol, $0) }
         }
         var result = kept
         for tool in tools where !result.contains(where: { same($0, tool) }) { result.append(tool) }
@@ -78,15 +77,15 @@ package enum ReadingArbiter {
 }
 
 extension ScannedSymbol {
-    /// Whether the two symbols' bounds overlap, each widened by a tenth of its size (at least four
-    /// pixels): a linear code's bounds are those of the lines that read it, which for two
-    /// readings of one code may be rows apart.
+    /// Whether the two symbols' bounds overlap, each widened by a tenth of its larger side (at
+    /// least four pixels): a linear code's bounds are those of the lines that read it (the rows of
+    /// a hit for zbar, one line for zxing-cpp), which for two readings of one code may be rows
+    /// apart, while two codes stacked on a label lie further apart than that.
     func overlaps(_ other: ScannedSymbol) -> Bool {
         func widened(_ symbol: ScannedSymbol) -> (minX: Int, minY: Int, maxX: Int, maxY: Int) {
             let b = symbol.bounds
-            let dx = max(4, (b.maxX - b.minX) / 10)
-            let dy = max(4, (b.maxY - b.minY) / 10)
-            return (b.minX - dx, b.minY - dy, b.maxX + dx, b.maxY + dy)
+            let margin = max(4, max(b.maxX - b.minX, b.maxY - b.minY) / 10)
+            return (b.minX - margin, b.minY - margin, b.maxX + margin, b.maxY + margin)
         }
         let (a, b) = (widened(self), widened(other))
         return a.minX <= b.maxX && b.minX <= a.maxX && a.minY <= b.maxY && b.minY <= a.maxY
