@@ -250,7 +250,7 @@ public struct BarcodeScanner: Sendable, Hashable {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
             if !pass.readsAsItsTool && found.contains(where: { ScanPass.productCodes.contains($0.symbology) }) {
-                found = ReadingArbiter.checked(found, againstTools: productCodeReadings(source))
+                found = ReadingArbiter.addingToolReadings(found, from: productCodeReadings(source))
             }
             return Trace(
                 symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name,
@@ -289,8 +289,7 @@ public struct BarcodeScanner: Sendable, Hashable {
     }
 
     /// The product codes (EAN, UPC) each engine reads in `image` as its tool reads, with its
-    /// defaults: what ``ReadingArbiter/checked(_:againstTools:)`` checks a pass's product codes
-    /// against.
+    /// defaults: what ``ReadingArbiter/addingToolReadings(_:from:)`` adds to a pass's product codes.
     func productCodeReadings(_ image: GrayImage) -> [ScannedSymbol] {
         [ScanPass.plain(.zbar), ScanPass.plain(.zxing)].flatMap {
             decode($0.only(ScanPass.productCodes), image) ?? []

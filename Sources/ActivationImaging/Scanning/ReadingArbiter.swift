@@ -40,24 +40,21 @@ package enum ReadingArbiter {
         }
     }
 
-    /// A pass's readings checked against the tools' product-code readings of the same image
-    /// (`tools`: each engine as its tool reads, with its defaults), in the same coordinates.
+    /// A pass's readings with the tools' product-code readings of the same image added (`tools`:
+    /// each engine as its tool reads, with its defaults).
     ///
-    /// A product code (EAN, UPC) carries one check digit, which one misread digit passes one time
-    /// in ten, and a pass on a prepared copy (widened, sharpened) can misread where the tools read
-    /// right; or read one of two codes (a book's ISBN and its price code) where a tool reads the
-    /// other. So a product-code reading that no tool confirms (the same symbology and bytes) while
-    /// a tool reads another code of that symbology at its place (``ScannedSymbol/overlaps(_:)``)
-    /// is dropped, and every product code a tool reads that the pass did not is added. A reading
-    /// no tool makes anything of is kept: the passes read what the tools cannot.
-    package static func checked(_ symbols: [ScannedSymbol], againstTools tools: [ScannedSymbol]) -> [ScannedSymbol] {
-        func same(_ a: ScannedSymbol, _ b: ScannedSymbol) -> Bool { a.symbology == b.symbology && a.bytes == b.bytes }
-        let kept = symbols.filter { symbol in
-            guard ScanPass.productCodes.contains(symbol.symbology) else { return true }
-            return tools.contains { same($0, symbol) } || !tools.contains { disagree(symbol, $0) }
+    /// A pass on a prepared copy (widened, sharpened) reads product codes (EAN, UPC) the tools
+    /// miss, but it can also read one of two codes (a book's ISBN and its price code) where a
+    /// tool reads the other, or misread a digit that the one check digit lets pass; the first
+    /// reading would then end the scan. So every product code a tool reads that the pass did not
+    /// is added. None of the pass's readings is dropped, even where both tools read the same
+    /// place otherwise: on the corpus's UPC-E photo upce-2/14.png both tools agree on a wrong
+    /// reading and the pass alone reads the right one.
+    package static func addingToolReadings(_ symbols: [ScannedSymbol], from tools: [ScannedSymbol]) -> [ScannedSymbol] {
+        var result = symbols
+        for tool in tools where !result.contains(where: { $0.symbology == tool.symbology && $0.bytes == tool.bytes }) {
+            result.append(tool)
         }
-        var result = kept
-        for tool in tools where !result.contains(where: { same($0, tool) }) { result.append(tool) }
         return result
     }
 
