@@ -29,9 +29,7 @@ package enum ReadingArbiter {
     /// `symbols` with each disagreement settled by `confirmations`, the other engine's readings
     /// of the same image (see the type's rule). The order of `symbols` is kept.
     package static func resolve(_ symbols: [ScannedSymbol], confirmations: [ScannedSymbol]) -> [ScannedSymbol] {
-        func confirmed(_ symbol: ScannedSymbol) -> Bool {
-            confirmations.contains { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes }
-        }
+        func confirmed(_ symbol: ScannedSymbol) -> Bool { confirmations.contains { $0.isSameReading(as: symbol) } }
         return symbols.filter { symbol in
             let rivals = symbols.filter { disagree(symbol, $0) }
             guard !rivals.isEmpty else { return true }
@@ -52,7 +50,7 @@ package enum ReadingArbiter {
     /// reading and the pass alone reads the right one.
     package static func addingToolReadings(_ symbols: [ScannedSymbol], from tools: [ScannedSymbol]) -> [ScannedSymbol] {
         var result = symbols
-        for tool in tools where !result.contains(where: { $0.symbology == tool.symbology && $0.bytes == tool.bytes }) {
+        for tool in tools where !result.contains(where: { $0.isSameReading(as: tool) }) {
             result.append(tool)
         }
         return result
@@ -63,7 +61,7 @@ package enum ReadingArbiter {
     package static func union(_ first: [ScannedSymbol], _ second: [ScannedSymbol]) -> [ScannedSymbol] {
         first
             + second.filter { symbol in
-                !first.contains { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes && $0.overlaps(symbol) }
+                !first.contains { $0.isSameReading(as: symbol) && $0.overlaps(symbol) }
             }
     }
 
@@ -74,6 +72,9 @@ package enum ReadingArbiter {
 }
 
 extension ScannedSymbol {
+    /// The same symbology and bytes, wherever read.
+    func isSameReading(as other: ScannedSymbol) -> Bool { symbology == other.symbology && bytes == other.bytes }
+
     /// Whether the two symbols' bounds overlap, each widened by a tenth of its larger side (at
     /// least four pixels): a linear code's bounds are those of the lines that read it (the rows of
     /// a hit for zbar, one line for zxing-cpp), which for two readings of one code may be rows
