@@ -74,7 +74,6 @@ let package = Package(
     targets: [
         // System libraries. Each is a module map over one shim header; the C types never leave
         // ActivationImaging (imported `internal`).
-        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
@@ -84,6 +83,9 @@ let package = Package(
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils", providers: [.apt(["libkeyutils-dev"])]),
         // Raw DEFLATE of the configuration inside `AC1:` codes.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // libzbar (libzbar-dev's header), loaded when a zbar pass first runs, not linked: its 25
+        // libraries for video and windows would otherwise load with every start of every command.
+        .target(name: "CZBar", linkerSettings: [.linkedLibrary("dl")]),
         // glibc functions declared only under _GNU_SOURCE: memfd_create(2), the memory the zxing helper
         // reads the pixels from, and the spawn action that gives the helper no other descriptor.
         .systemLibrary(name: "CGlibcExtras"),

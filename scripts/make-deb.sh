@@ -80,6 +80,12 @@ shlibs=$out/shlibs && rm -rf "$shlibs" && mkdir -p "$shlibs/debian"
 printf 'Source: activate\n\nPackage: activate\nArchitecture: any\n' >"$shlibs/debian/control"
 depends=$(cd "$shlibs" && dpkg-shlibdeps -O -e"$OLDPWD/$root/usr/bin/activate" -e"$OLDPWD/$root/usr/libexec/activate/activate-zxing-helper" \
     2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# libzbar is opened when a scan first needs it (Sources/CZBar), so dpkg-shlibdeps cannot see it:
+# its dependency comes from its own package's shlibs file, as dpkg-shlibdeps would take it.
+zbar=$(awk '$1 == "libzbar" && $2 == "0" { $1 = $2 = ""; sub(/^ +/, ""); print }' \
+    "$(dpkg-query --control-path libzbar0 shlibs)")
+[ -n "$zbar" ] || { echo "deb: no shlibs entry for libzbar.so.0 (is libzbar0 installed?)" >&2; exit 1; }
+depends="$depends, $zbar"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat >"$root/DEBIAN/control" <<CONTROL
 Package: activate

@@ -29,6 +29,22 @@ struct ScanCommandTests {
         #expect(two.text == "\(code): QR-Code: Hello Zürich 日本\n\(other): QR-Code: second\n")
     }
 
+    @Test("libzbar is loaded by the first zbar pass, not at start: --version and a code zxing reads never load it")
+    func zbarLoadedWhenUsed() async throws {
+        // LD_DEBUG=files: the dynamic loader names each library it loads, on stderr.
+        func loads(_ arguments: [String]) async throws -> (result: ActivateCLI.Result, zbar: Bool) {
+            let result = try await Tool.run("/usr/bin/env", ["LD_DEBUG=files", ActivateCLI.executable] + arguments)
+            #expect(result.stderr.contains("libc.so.6"), "the loader's report is missing: \(result.stderr)")
+            return (result, result.stderr.contains("libzbar.so.0"))
+        }
+        let version = try await loads(["--version"])
+        #expect(version.result.status == 0 && !version.zbar)
+        let readByZXing = try await loads(["scan", "--raw", code])
+        #expect(readByZXing.result.text == "Hello Zürich 日本\n" && !readByZXing.zbar)
+        let zbarOnly = try await loads(["scan", "--raw", "--effort", "fast", code])
+        #expect(zbarOnly.result.text == "Hello Zürich 日本\n" && zbarOnly.zbar)
+    }
+
     @Test("--raw prints each payload and one newline, like zbarimg --raw")
     func raw() async throws {
         #expect(

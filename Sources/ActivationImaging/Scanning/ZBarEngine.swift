@@ -13,25 +13,29 @@ struct ZBarEngine: Sendable {
     /// Also scan down the columns (codes turned by about 90°, and QR finders seen both ways).
     var scanColumns = true
 
-    func scan(_ image: GrayImage) -> [ScannedSymbol] {
-        guard let scanner = zbar_image_scanner_create() else { return [] }
-        defer { zbar_image_scanner_destroy(scanner) }
-        configure(scanner)
+    /// libzbar, loaded by the first pass that needs it; `nil` when it cannot be loaded (the
+    /// Debian package depends on it), and zbar's passes then read nothing.
+    static let library: activate_zbar? = activate_zbar_functions()?.pointee
 
-        guard let zbarImage = zbar_image_create() else { return [] }
-        defer { zbar_image_destroy(zbarImage) }
-        zbar_image_set_format(zbarImage, ZBarEngine.y800)
-        zbar_image_set_size(zbarImage, UInt32(image.width), UInt32(image.height))
+    func scan(_ image: GrayImage) -> [ScannedSymbol] {
+        guard let zbar = Self.library, let scanner = zbar.image_scanner_create() else { return [] }
+        defer { zbar.image_scanner_destroy(scanner) }
+        configure(scanner, zbar)
+
+        guard let zbarImage = zbar.image_create() else { return [] }
+        defer { zbar.image_destroy(zbarImage) }
+        zbar.image_set_format(zbarImage, ZBarEngine.y800)
+        zbar.image_set_size(zbarImage, UInt32(image.width), UInt32(image.height))
 
         return image.pixels.withUnsafeBytes { pixels -> [ScannedSymbol] in
-            zbar_image_set_data(zbarImage, pixels.baseAddress, UInt(pixels.count), nil)
-            defer { zbar_image_set_data(zbarImage, nil, 0, nil) }
-            guard zbar_scan_image(scanner, zbarImage) > 0 else { return [] }
+            zbar.image_set_data(zbarImage, pixels.baseAddress, UInt(pixels.count), nil)
+            defer { zbar.image_set_data(zbarImage, nil, 0, nil) }
+            guard zbar.scan_image(scanner, zbarImage) > 0 else { return [] }
             var found: [ScannedSymbol] = []
-            var symbol = zbar_image_first_symbol(zbarImage)
+            var symbol = zbar.image_first_symbol(zbarImage)
             while let current = symbol {
-                if let copied = copy(current) { found.append(copied) }
-                symbol = zbar_symbol_next(current)
+                if let copied = copy(current, zbar) { found.append(copied) }
+                symbol = zbar.symbol_next(current)
             }
             return found
         }
@@ -39,36 +43,36 @@ struct ZBarEngine: Sendable {
 
     private static let y800 = zbar_fourcc_parse("Y800")
 
-    private func configure(_ scanner: OpaquePointer) {
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+    private func configure(_ scanner: OpaquePointer, _ zbar: activate_zbar) {
+        _ = zbar.image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         for type in symbologies.compactMap(\.zbarType) {
-            zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1)
+            _ = zbar.image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1)
         }
         // Raw bytes, not zbar's charset guess (which turns UTF-8 "Zürich" into mojibake).
-        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        _ = zbar.image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
         // A one- or two-character Code 39 is almost always a false read of text or texture.
-        zbar_image_scanner_set_config(scanner, ZBAR_CODE39, ZBAR_CFG_MIN_LEN, 3)
+        _ = zbar.image_scanner_set_config(scanner, ZBAR_CODE39, ZBAR_CFG_MIN_LEN, 3)
         // So is a six-digit ITF from zbar, which checks no quiet zone: striped carpets give them.
         // zxing-cpp, which does, still reads short ITF codes.
-        zbar_image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, 8)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, testInverted ? 1 : 0)
+        _ = zbar.image_scanner_set_config(scanner, ZBAR_I25, ZBAR_CFG_MIN_LEN, 8)
+        _ = zbar.image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, testInverted ? 1 : 0)
         // X density spaces the columns zbar scans down, Y density the rows it scans across; 0 scans none.
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, scanColumns ? Int32(density) : 0)
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
+        _ = zbar.image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, scanColumns ? Int32(density) : 0)
+        _ = zbar.image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, Int32(density))
     }
 
-    private func copy(_ symbol: OpaquePointer) -> ScannedSymbol? {
-        guard let symbology = Symbology(zbarType: zbar_symbol_get_type(symbol)),
-            let data = zbar_symbol_get_data(symbol)
+    private func copy(_ symbol: OpaquePointer, _ zbar: activate_zbar) -> ScannedSymbol? {
+        guard let symbology = Symbology(zbarType: zbar.symbol_get_type(symbol)),
+            let data = zbar.symbol_get_data(symbol)
         else { return nil }
-        let length = Int(zbar_symbol_get_data_length(symbol))
+        let length = Int(zbar.symbol_get_data_length(symbol))
         var bytes = data.withMemoryRebound(to: UInt8.self, capacity: length) {
             Array(UnsafeBufferPointer(start: $0, count: length))
         }
         var points: [Point] = []
-        for index in 0..<zbar_symbol_get_loc_size(symbol) {
+        for index in 0..<zbar.symbol_get_loc_size(symbol) {
             points.append(
-                Point(x: Int(zbar_symbol_get_loc_x(symbol, index)), y: Int(zbar_symbol_get_loc_y(symbol, index))))
+                Point(x: Int(zbar.symbol_get_loc_x(symbol, index)), y: Int(zbar.symbol_get_loc_y(symbol, index))))
         }
         if symbology == .codabar { bytes = Self.strippingCodabarGuards(bytes) }
         return ScannedSymbol(
