@@ -1,3 +1,4 @@
+import ActivationImaging
 import ArgumentParser
 import Foundation
 
@@ -57,6 +58,11 @@ extension Activate {
             }
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
+        // Parsing `scan`'s options takes longer than the zxing helper needs to load: it loads
+        // meanwhile (a scan starts it anyway; `--help` and usage errors leave it to exit unused).
+        if CommandLine.arguments[1] == ScanCommand.configuration.commandName {
+            BarcodeScanner.startSecondEngine()
+        }
         Foundation.exit(await execute(Array(CommandLine.arguments.dropFirst())))
     }
 
@@ -66,7 +72,7 @@ extension Activate {
     /// of every command, for the process and for tests that run a command in-process.
     static func execute(_ arguments: [String]) async -> Int32 {
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try parseCommand(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -92,6 +98,19 @@ extension Activate {
             return Console.finish() ? code.rawValue : ExitStatus.failure
         }
         return Console.finish() ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// The command `arguments` name, parsed. `scan`, which scripts start once per image, is parsed
+    /// on its own: building the tree of every command costs more than reading a small image.
+    /// Anything but a clean parse (help, a usage error, a completion request) is parsed again
+    /// with the whole tree, so what the user sees is the same either way.
+    static func parseCommand(_ arguments: [String]) throws -> ParsableCommand {
+        if arguments.first == ScanCommand.configuration.commandName,
+            let scan = try? ScanCommand.parse(Array(arguments.dropFirst()))
+        {
+            return scan
+        }
+        return try parseAsRoot(arguments)
     }
 }
 

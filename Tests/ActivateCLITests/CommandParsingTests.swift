@@ -5,15 +5,15 @@ import Testing
 
 @testable import activate
 
-/// The option parsing of every command, in-process (`parseAsRoot`, as `activate` parses its
-/// arguments, validation included): what each option sets, and the usage errors (exit 64) with
+/// The option parsing of every command, in-process (`Activate.parseCommand`, as `activate` parses
+/// its arguments, validation included): what each option sets, and the usage errors (exit 64) with
 /// their messages. No binary is started; the tests that run `activate` test what happens after.
 @Suite("Command-line parsing, in-process: every command's options and usage errors")
 struct CommandParsingTests {
     func parse<Command: ParsableCommand>(
         _ arguments: [String], as type: Command.Type, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Command {
-        let parsed = try Activate.parseAsRoot(arguments)
+        let parsed = try Activate.parseCommand(arguments)
         return try #require(
             parsed as? Command, "\(arguments) parsed as \(Swift.type(of: parsed))", sourceLocation: sourceLocation)
     }
@@ -21,7 +21,7 @@ struct CommandParsingTests {
     /// The usage error `arguments` give: its exit code must be 64; its message is returned.
     func usageError(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) -> String {
         do {
-            _ = try Activate.parseAsRoot(arguments)
+            _ = try Activate.parseCommand(arguments)
             Issue.record("\(arguments) parsed", sourceLocation: sourceLocation)
             return ""
         } catch {
@@ -167,6 +167,32 @@ struct CommandParsingTests {
         _ = try parse(["keys", "create", "--out", "k.pem"], as: KeysCommand.CreateKey.self)
         _ = try parse(
             ["serve", "--configs", "SampleCodes", "--port", "0", "--database", "none"], as: ServeCommand.self)
+    }
+
+    /// What one parse gives: the command's values, or the error's exit code and message.
+    func outcome(_ parse: () throws -> ParsableCommand) -> String {
+        do {
+            var values = ""
+            dump(try parse(), to: &values)
+            return values
+        } catch {
+            return "exit \(Activate.exitCode(for: error).rawValue): \(Activate.fullMessage(for: error))"
+        }
+    }
+
+    @Test(
+        "scan is parsed on its own, with the same values, help and usage errors as through the whole tree",
+        arguments: [
+            ["scan", "a.png"], ["scan", "--raw", "--binary", "-", "b.jpg"],
+            ["scan", "--json", "--effort", "fast", "x"],
+            ["scan", "--symbology", "qr,ean13", "--jobs", "3", "photos/"], ["scan"], ["scan", "--bogus", "a.png"],
+            ["scan", "--effort", "slow", "a.png"], ["scan", "--help"], ["scan", "-h"], ["scan", "--version"],
+            ["scan", "--generate-completion-script", "bash"], ["scan", "--", "--raw"],
+        ])
+    func scanParsedAlone(arguments: [String]) {
+        let alone = outcome { try Activate.parseCommand(arguments) }
+        #expect(alone == outcome { try Activate.parseAsRoot(arguments) })
+        #expect(!alone.isEmpty)
     }
 
     @Test(

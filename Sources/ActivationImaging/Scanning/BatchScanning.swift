@@ -59,6 +59,7 @@ extension BarcodeScanner {
         report: (FileResult) -> Void
     ) {
         let scanner = self
+        prepareEngines()
         OrderedParallel.run(count: paths.count, concurrency: max(1, concurrency), lookahead: 64 * max(1, concurrency)) {
             index in
             scanner.fileResult(paths[index])
@@ -87,6 +88,7 @@ extension BarcodeScanner {
         let (stream, continuation) = AsyncStream.makeStream(of: FileResult.self)
         let stop = StopFlag()
         continuation.onTermination = { _ in stop.set() }
+        prepareEngines()
         Thread.detachNewThread {
             OrderedParallel.run(count: paths.count, concurrency: workers, lookahead: 64 * workers, stop: stop) {
                 index in
@@ -97,6 +99,23 @@ extension BarcodeScanner {
             continuation.finish()
         }
         return stream
+    }
+
+    /// Starts the zxing helper when the pipeline has zxing passes: the process loads while the
+    /// first image is read and decoded, instead of after it. (libzbar is not loaded ahead: most
+    /// images are read before any zbar pass, and loading it beside them costs them more than it
+    /// saves the others.)
+    func prepareEngines() {
+        guard ScanPass.passes(for: effort).contains(where: { $0.engine == .zxing }) else { return }
+        Self.startSecondEngine()
+    }
+
+    /// Starts a zxing helper process now, when the helper is installed and none is idle, so that
+    /// the first scan does not wait for it to load (a few milliseconds). Scanning starts one when
+    /// it needs one anyway; call this first where other work can run while the helper loads, as
+    /// `activate scan` does while it parses its options.
+    public static func startSecondEngine() {
+        ZXingEngine.shared?.prepare()
     }
 
     /// Reads, decodes and scans an image file off the cooperative thread pool.

@@ -115,6 +115,13 @@ final class ZXingEngine: Sendable {
         return Self.parse(response)
     }
 
+    /// Starts a helper now unless one is idle, so that the first request does not wait for the
+    /// helper to load zxing-cpp: it loads while the caller reads and decodes its image.
+    func prepare() {
+        guard idle.withLock({ $0.isEmpty }), let helper = Helper(path: helperPath) else { return }
+        checkIn(helper)
+    }
+
     /// The helper this thread used last if it is idle, else any idle one, else a new one. A
     /// helper sleeps and wakes where its caller runs: handed to another thread, it is woken on
     /// the processor where that thread's own helper is busy, and waits there while this
