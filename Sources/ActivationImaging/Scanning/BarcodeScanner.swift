@@ -196,6 +196,7 @@ public struct BarcodeScanner: Sendable, Hashable {
         }[...]
         while let (index, pass) = queue.popFirst() ?? (postponed.isEmpty ? nil : postponed.removeFirst()) {
             if stop.isSet { throw CancellationError() }
+            if index >= 1 { ZBarEngine.loadAhead() }
             let start = clock.now
             let useReduced = !halfSize && index >= 1 && image.width * image.height > Self.reduceAbovePixels
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }

@@ -1,4 +1,6 @@
 internal import CZBar
+import Foundation
+import Synchronization
 
 /// One pass of libzbar over one gray image.
 ///
@@ -16,6 +18,16 @@ struct ZBarEngine: Sendable {
     /// libzbar, loaded by the first pass that needs it; `nil` when it cannot be loaded (the
     /// Debian package depends on it), and zbar's passes then read nothing.
     static let library: activate_zbar? = activate_zbar_functions()?.pointee
+
+    private static let loadingAhead = Atomic<Bool>(false)
+
+    /// Starts loading libzbar on a thread of its own, once per process: called when an image's
+    /// first pass found nothing, so that the zbar passes after the next zxing passes find it
+    /// loaded, while the many images the first pass reads never load it.
+    static func loadAhead() {
+        guard !loadingAhead.load(ordering: .relaxed), !loadingAhead.exchange(true, ordering: .relaxed) else { return }
+        Thread.detachNewThread { _ = library }
+    }
 
     func scan(_ image: GrayImage) -> [ScannedSymbol] {
         guard let zbar = Self.library, let scanner = zbar.image_scanner_create() else { return [] }
