@@ -22,6 +22,9 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     // Images, with a pixel cap small enough for fast iterations (the cap itself is tested).
     "png": { bytes in
         _ = try? ImageDecoder(maxPixels: 1 << 20).decode(bytes, name: "fuzz.png")
+        // As the tools decode it (gAMA chunks cut out, alpha dropped), with its CRCs made right
+        // too, so that the chunk walk and the cut reach libpng.
+        _ = try? ImageDecoder(maxPixels: 1 << 16).decodeAsTheToolsDo(PNGFuzzing.repairingCRCs(bytes), name: "fuzz.png")
         // The same file with every chunk's CRC made right, so that mutations reach past the
         // CRC check into the direct path, whose pixels must then be libpng's.
         comparePNGPaths(PNGFuzzing.repairingCRCs(bytes), requireLibPNG: false, maxPixels: 1 << 16)

@@ -50,13 +50,18 @@ struct SupersetTests {
         var images: [(path: String, expected: String)] = try ImageFixture.corpusSamples().map {
             (ImageFixture.path($0.image), String(decoding: $0.expected, as: UTF8.self))
         }
-        let rotated = ImageFixture.path("rotated")
-        for file in try FileManager.default.contentsOfDirectory(atPath: rotated).sorted() where file.hasSuffix(".png") {
-            let text = try String(contentsOfFile: "\(rotated)/\(file.dropLast(4)).txt", encoding: .utf8)
-            images.append(("\(rotated)/\(file)", text))
+        for fixtures in ["rotated", "as-the-tools-decode"] {
+            let folder = ImageFixture.path(fixtures)
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            where file.hasSuffix(".png") {
+                let text = try String(contentsOfFile: "\(folder)/\(file.dropLast(4)).txt", encoding: .utf8)
+                images.append(("\(folder)/\(file)", text))
+            }
         }
         let linear = images.filter { image in
-            !["qrcode", "microqr", "falsepositives", "rotated"].contains { image.path.contains($0) }
+            !["qrcode", "microqr", "falsepositives", "rotated", "as-the-tools-decode"].contains {
+                image.path.contains($0)
+            }
         }
         for (index, image) in linear.enumerated() {
             let decoded = try ImageDecoder().decodeFile(image.path)
@@ -118,6 +123,25 @@ struct SupersetTests {
         #expect(Set(trace.symbols.map(\.text)) == ["óóóó1234óóabózz", "ssss1234ssabszz"])
         let pass = try #require(ScanPass.passes(for: .normal).first { $0.name == trace.pass })
         #expect(pass.readsAsItsTool)
+    }
+
+    @Test("where the file's stored samples differ from how libpng shows them, the tools' stage reads them as stored")
+    func asTheToolsDecode() throws {
+        let folder = ImageFixture.path("as-the-tools-decode")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".png") }.sorted()
+        #expect(files.count == 3)
+        for file in files {
+            let path = "\(folder)/\(file)"
+            let expected = try String(contentsOfFile: "\(folder)/\(file.dropLast(4)).txt", encoding: .utf8)
+            let bytes = try ImageDecoder().readFile(path)
+            // These files have a view of their own for the tools, other than our decoding.
+            let stored = try #require(try ImageDecoder().decodeAsTheToolsDo(bytes, name: file))
+            #expect(stored.pixels != (try ImageDecoder().decode(bytes, name: file)).pixels, "\(file)")
+            let toolTexts = try Self.tools.flatMap { $0.texts(try Self.run($0.command, path)) }
+            #expect(Self.holds(toolTexts, expected), "\(file): no tool reads it, the case tests nothing")
+            let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
+            #expect(Self.holds(trace.symbols.map(\.text), expected), "\(file): \(trace.symbols.map(\.text))")
+        }
     }
 
     @Test("a linear code turned across the image is read at the tools' stage, after the passes along the rows")

@@ -65,6 +65,17 @@ public struct ImageDecoder: Sendable, Hashable {
         }
     }
 
+    /// The image as zbarimg and ZXingReader decode it, where that differs from ``decode(_:name:)``
+    /// (a PNG with alpha, or with a gamma libpng converts: they take the samples as stored); `nil`
+    /// when it does not. What the pipeline's last passes read, which promise to read what the
+    /// tools read.
+    ///
+    /// - Throws: ``ImagingError`` as ``decode(_:name:)`` does for the same bytes.
+    func decodeAsTheToolsDo(_ bytes: [UInt8], name: String) throws -> GrayImage? {
+        guard bytes.count <= maxBytes, ImageFormat.sniff(bytes) == .png else { return nil }
+        return try PNGCodec.decodeAsStored(bytes, name: name, maxPixels: maxPixels)
+    }
+
     /// A JPEG of more than `pixels` decoded at half its size (libjpeg-turbo's DCT scaling, a
     /// fraction of a full decode); `nil` for smaller JPEGs and other formats, which gain nothing.
     ///

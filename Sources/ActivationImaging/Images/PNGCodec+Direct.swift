@@ -319,12 +319,11 @@ struct DirectLayout {
 
     /// The gamma values libpng treats as sRGB's 1/2.2 (and so does not convert): within 5 % of it
     /// (png_gamma_not_sRGB). Any other makes libpng re-encode the samples, so the file goes there.
-    private static let sRGBGamma = 43_182...47_727
+    static let sRGBGamma = 43_182...47_727
 
     /// Reads the chunks; `nil` when the direct path does not take the file.
     init?(_ bytes: [UInt8]) {
-        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        guard bytes.count >= 8, bytes[0..<8].elementsEqual(signature) else { return nil }
+        guard bytes.count >= 8, bytes[0..<8].elementsEqual(PNGCodec.signature) else { return nil }
         func integer(_ at: Int) -> Int {
             Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
         }

@@ -15,8 +15,28 @@ enum PNGCodec {
         return try decodeWithLibPNG(bytes, name: name, maxPixels: maxPixels)
     }
 
+    /// A PNG's pixels as zbarimg (ImageMagick) and ZXingReader (stb_image) decode them, where that
+    /// differs from ``decode(_:name:maxPixels:)``: the samples as stored, without the gamma of a
+    /// gAMA chunk (which libpng applies, as the PNG standard asks, and they ignore), and with any
+    /// alpha dropped instead of composited onto white (a pixel of alpha 254 is the colour stored to
+    /// them). `nil` when the two are the same: no alpha, no tRNS, no gamma other than sRGB's.
+    static func decodeAsStored(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage? {
+        guard let chunks = ChunkSummary(bytes), chunks.hasAlpha || chunks.hasOtherGamma else { return nil }
+        return try decodeWithLibPNG(chunks.withoutGamma(bytes), name: name, maxPixels: maxPixels, alpha: .dropped)
+    }
+
+    /// What becomes of a PNG's alpha in the gray image.
+    enum AlphaHandling {
+        /// Composited onto white (``decode(_:name:maxPixels:)``).
+        case compositedOntoWhite
+        /// Ignored: each pixel is the colour stored (``decodeAsStored(_:name:maxPixels:)``).
+        case dropped
+    }
+
     /// The libpng path of ``decode(_:name:maxPixels:)``: every PNG the direct path declines.
-    static func decodeWithLibPNG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
+    static func decodeWithLibPNG(
+        _ bytes: [UInt8], name: String, maxPixels: Int, alpha: AlphaHandling = .compositedOntoWhite
+    ) throws -> GrayImage {
         // libpng keeps the pointer from begin_read until finish_read: both run inside one closure.
         try bytes.withUnsafeBytes { raw -> GrayImage in
             var image = png_image()
@@ -59,7 +79,7 @@ enum PNGCodec {
                             ? luma(UInt32(source[base]), UInt32(source[base + 1]), UInt32(source[base + 2]))
                             : UInt32(source[base])
                         out[index] =
-                            hasAlpha
+                            hasAlpha && alpha == .compositedOntoWhite
                             ? composite(value, alpha: UInt32(source[base + channels - 1]))
                             : UInt8(truncatingIfNeeded: value)
                     }
@@ -226,6 +246,54 @@ enum PNGCodec {
         }
         return GrayImage(unchecked: newWidth, newHeight, output)
     }
+
+    /// The chunks of a PNG that make its stored samples differ from how libpng shows them.
+    struct ChunkSummary {
+        /// An alpha channel (gray or colour with alpha) or a tRNS chunk.
+        var hasAlpha = false
+        /// A gAMA chunk that libpng converts (not within 5 % of sRGB's 1/2.2, see `DirectLayout`).
+        var hasOtherGamma = false
+        /// Where the gAMA chunks lie, whole (length, type, data and CRC).
+        var gammaChunks: [Range<Int>] = []
+
+        /// `nil` when `bytes` is no PNG with an IHDR chunk first; libpng judges the rest.
+        init?(_ bytes: [UInt8]) {
+            guard bytes.count >= 33, bytes[0..<8].elementsEqual(PNGCodec.signature) else { return nil }
+            func integer(_ at: Int) -> Int {
+                Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            }
+            var offset = 8
+            while offset + 12 <= bytes.count {
+                let length = integer(offset)
+                guard length <= bytes.count - offset - 12 else { break }
+                let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+                let data = offset + 8
+                switch type {
+                case "IHDR" where offset == 8 && length == 13:
+                    hasAlpha = [4, 6].contains(bytes[data + 9])
+                case "tRNS":
+                    hasAlpha = true
+                case "gAMA" where length == 4:
+                    hasOtherGamma = hasOtherGamma || !DirectLayout.sRGBGamma.contains(integer(data))
+                    gammaChunks.append(offset..<data + length + 4)
+                case "IDAT", "IEND":
+                    return  // the chunks that change how samples show come before the image data
+                default:
+                    guard offset > 8 else { return nil }
+                }
+                offset = data + length + 4
+            }
+        }
+
+        /// `bytes` without their gAMA chunks: libpng then takes the samples as sRGB and leaves them.
+        func withoutGamma(_ bytes: [UInt8]) -> [UInt8] {
+            var result = bytes
+            for chunk in gammaChunks.reversed() { result.removeSubrange(chunk) }
+            return result
+        }
+    }
+
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     private static func failure(_ image: inout png_image, _ name: String) -> ImagingError {
         let message = withUnsafeBytes(of: &image.message) { raw in

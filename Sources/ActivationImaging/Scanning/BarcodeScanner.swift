@@ -78,7 +78,10 @@ public struct BarcodeScanner: Sendable, Hashable {
         let bytes = try decoder.readFile(path)
         guard effort != .fast, let half = try decoder.decodeHalfSize(bytes, name: path, above: Self.reduceAbovePixels)
         else {
-            return try trace(decoder.decode(bytes, name: path), stop: stop)
+            let image = try decoder.decode(bytes, name: path)
+            guard image.width * image.height <= Self.reduceAbovePixels else { return try trace(image, stop: stop) }
+            return try runPasses(
+                image, stop: stop, asTheToolsDecode: { try? decoder.decodeAsTheToolsDo(bytes, name: path) })
         }
         return try traceLarge(half: half, full: { try decoder.decode(bytes, name: path) }, stop: stop)
     }
@@ -165,11 +168,15 @@ public struct BarcodeScanner: Sendable, Hashable {
     /// The passes of the pipeline, checking `stop` before each; `reduced` is the image at half
     /// size when the caller has it already. From pass `firstPass` on (the ones before ran elsewhere); with
     /// `halfSize`, `image` is a large photo's half-size copy already, read as it is (the passes are
-    /// named `…@half`, and the caller scales the corners).
+    /// named `…@half`, and the caller scales the corners). `asTheToolsDecode` gives the image as
+    /// zbarimg and ZXingReader decode the file, when that differs from `image`
+    /// (``ImageDecoder/decodeAsTheToolsDo(_:name:)``): the tools' stage and the tools' readings of
+    /// product codes read that, once it is needed.
     ///
     /// - Throws: `CancellationError` once `stop` is set.
     func runPasses(
-        _ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag, from firstPass: Int = 0, halfSize: Bool = false
+        _ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag, from firstPass: Int = 0, halfSize: Bool = false,
+        asTheToolsDecode: (() -> GrayImage?)? = nil
     ) throws -> Trace {
         var timings: [(pass: String, duration: Duration)] = []
         let clock = ContinuousClock()
@@ -191,6 +198,12 @@ public struct BarcodeScanner: Sendable, Hashable {
         var postponed: [(index: Int, pass: ScanPass)] = []
         // The engines whose tool pass has found nothing: not asked again for the other's.
         var toolsFoundNothing: Set<ScanPass.Engine> = []
+        // The image as the tools decode the file, made when first needed; `nil` when it is `image`.
+        var toolsImage: GrayImage??
+        func asTheToolsSee() -> GrayImage? {
+            if toolsImage == nil { toolsImage = .some(asTheToolsDecode?()) }
+            return toolsImage ?? nil
+        }
         var queue = ScanPass.passes(for: effort).enumerated().filter { $0.offset >= firstPass }.map {
             (index: $0.offset, pass: $0.element)
         }[...]
@@ -200,8 +213,9 @@ public struct BarcodeScanner: Sendable, Hashable {
             let start = clock.now
             let useReduced = !halfSize && index >= 1 && image.width * image.height > Self.reduceAbovePixels
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
-            let source = useReduced ? reduced! : image
-            let key = pass.preparation + (useReduced ? "@half" : "")
+            let toolsSource = pass.readsAsItsTool && !useReduced && !halfSize ? asTheToolsSee() : nil
+            let source = toolsSource ?? (useReduced ? reduced! : image)
+            let key = pass.preparation + (useReduced ? "@half" : "") + (toolsSource != nil ? "@tools" : "")
             if pass.needsFinderPatterns || pass.needsFinderPair || pass.needsLightFinderPatterns
                 || pass.yieldsToFinderPair
             {
@@ -229,7 +243,7 @@ public struct BarcodeScanner: Sendable, Hashable {
             guard let prepared else { continue }
             let decoder = pass.decoderName
             if prepared.width == source.width && prepared.height == source.height && prepared.pixels == source.pixels {
-                guard readPlain.insert(decoder).inserted else { continue }
+                guard readPlain.insert(decoder + (toolsSource != nil ? "@tools" : "")).inserted else { continue }
             }
             guard var found = decode(pass, prepared, survey: pass.preparation == "plain" ? survey : nil) else {
                 continue
@@ -251,7 +265,8 @@ public struct BarcodeScanner: Sendable, Hashable {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
             if !pass.readsAsItsTool && found.contains(where: { ScanPass.productCodes.contains($0.symbology) }) {
-                found = ReadingArbiter.addingToolReadings(found, from: productCodeReadings(source))
+                let asTheTools = !useReduced && !halfSize ? asTheToolsSee() : nil
+                found = ReadingArbiter.addingToolReadings(found, from: productCodeReadings(asTheTools ?? source))
             }
             return Trace(
                 symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name,

@@ -1,0 +1,71 @@
+import Testing
+
+@testable import ActivationImaging
+
+/// A PNG's pixels as zbarimg and ZXingReader decode them (`PNGCodec.decodeAsStored`): the stored
+/// samples, where our decoding applies a gAMA chunk or composites alpha onto white.
+@Suite("PNG as the tools decode it")
+struct PNGAsStoredTests {
+    typealias Writer = PNGDirectTests.Writer
+
+    static let gray = Writer(width: 16, height: 8, colorType: 0, bitDepth: 8)
+    static func grayRows() -> [[UInt8]] { PNGDirectTests.rows(gray, seed: 35) }
+
+    func asStored(_ bytes: [UInt8]) throws -> GrayImage? {
+        try ImageDecoder().decodeAsTheToolsDo(bytes, name: "as-stored.png")
+    }
+
+    @Test("a gamma other than sRGB's: libpng converts the samples, the tools' view keeps them")
+    func otherGamma() throws {
+        var writer = Self.gray
+        writer.before = [("gAMA", Writer.integer(27_273))]  // 0.27: a darkened copy, as ImageMagick writes it
+        let rows = Self.grayRows()
+        let bytes = writer.file(rows)
+        let stored = try #require(try asStored(bytes))
+        #expect(stored.pixels == rows.flatMap { $0 })
+        let shown = try ImageDecoder().decode(bytes, name: "gamma.png")
+        #expect(shown.pixels != stored.pixels, "libpng applied no gamma: the case tests nothing")
+    }
+
+    @Test(
+        "no alpha and no gamma but sRGB's: no second decoding",
+        arguments: [[], [("gAMA", Writer.integer(45_455))], [("sRGB", [0])]] as [[(String, [UInt8])]])
+    func sameAsShown(chunks: [(String, [UInt8])]) throws {
+        var writer = Self.gray
+        writer.before = chunks
+        #expect(try asStored(writer.file(Self.grayRows())) == nil)
+        var rgb = Writer(width: 8, height: 4, colorType: 2, bitDepth: 8)
+        rgb.before = chunks
+        #expect(try asStored(rgb.file(PNGDirectTests.rows(rgb, seed: 7))) == nil)
+    }
+
+    @Test("palette alpha: the tools take each entry's colour; we lay it on white")
+    func paletteAlpha() throws {
+        var writer = Writer(width: 4, height: 1, colorType: 3, bitDepth: 8)
+        // Black at alpha 254 (a barcode's bars in ImageMagick's palette), black at 0, gray, opaque.
+        writer.before = [("PLTE", [0, 0, 0, 0, 0, 0, 100, 100, 100]), ("tRNS", [254, 0, 128])]
+        let bytes = writer.file([[0, 1, 2, 0]])
+        #expect(try asStored(bytes)?.pixels == [0, 0, 100, 0])
+        #expect(try ImageDecoder().decode(bytes, name: "palette.png").pixels == [1, 255, 177, 1])
+    }
+
+    @Test("RGBA and gray with alpha: the colour, whatever the alpha")
+    func alphaChannel() throws {
+        let rgba = Writer(width: 2, height: 1, colorType: 6, bitDepth: 8)
+        let bytes = rgba.file([[10, 20, 30, 0, 200, 100, 50, 255]])
+        #expect(try asStored(bytes)?.pixels == [18, 124])
+        let grayAlpha = Writer(width: 2, height: 1, colorType: 4, bitDepth: 8)
+        #expect(try asStored(grayAlpha.file([[40, 0, 90, 7]]))?.pixels == [40, 90])
+    }
+
+    @Test("a damaged file is refused as the first decoding refuses it; JPEG and PNM have no second")
+    func refusals() throws {
+        var writer = Self.gray
+        writer.before = [("gAMA", Writer.integer(100_000))]
+        var bytes = writer.file(Self.grayRows())
+        bytes.removeLast(30)  // into the image data
+        #expect(throws: ImagingError.self) { try asStored(bytes) }
+        #expect(try asStored(Array("P5 1 1 255 ".utf8) + [7]) == nil)
+        #expect(try asStored([0x89, 0x50, 0x4E, 0x47]) == nil)
+    }
+}
