@@ -144,6 +144,16 @@ struct SupersetTests {
         }
     }
 
+    @Test("in an image of several codes, what a tool reads beside the codes of the first pass is added")
+    func severalCodes() throws {
+        let path = ImageFixture.path("several-codes/multi-qrcode-perspective.png")
+        let toolTexts = Set(try Self.tools.flatMap { $0.texts(try Self.run($0.command, path)) })
+        let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
+        let first = try #require(ScanPass.passes(for: .normal).first)
+        #expect(trace.pass == first.name, "the case needs the first pass to read some of the codes")
+        #expect(toolTexts.count == 4 && Set(trace.symbols.map(\.text)) == toolTexts, "\(trace.symbols.map(\.text))")
+    }
+
     @Test("a linear code turned across the image is read at the tools' stage, after the passes along the rows")
     func turnedLinearCode() throws {
         let image = try ImageDecoder().decodeFile(ImageFixture.path("corpus/ean13-1/1.png"))

@@ -264,9 +264,16 @@ public struct BarcodeScanner: Sendable, Hashable {
             for symbolIndex in found.indices {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
-            if !pass.readsAsItsTool && found.contains(where: { ScanPass.productCodes.contains($0.symbology) }) {
+            // Where a tool may read what the pass did not, the tools read the image too and their
+            // readings are added (``ReadingArbiter/addingToolReadings(_:from:)``): beside a product
+            // code (a book's ISBN and its price code, a misread digit), the product codes; in an
+            // image of several codes, which a pass rarely reads all of, every symbology.
+            let severalCodes = found.count >= 2
+            if !pass.readsAsItsTool && (severalCodes || found.contains { ScanPass.productCodes.contains($0.symbology) })
+            {
                 let asTheTools = !useReduced && !halfSize ? asTheToolsSee() : nil
-                found = ReadingArbiter.addingToolReadings(found, from: productCodeReadings(asTheTools ?? source))
+                found = ReadingArbiter.addingToolReadings(
+                    found, from: toolReadings(asTheTools ?? source, of: severalCodes ? nil : ScanPass.productCodes))
             }
             return Trace(
                 symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name,
@@ -304,11 +311,12 @@ public struct BarcodeScanner: Sendable, Hashable {
         return decode(other.only(pass.symbologies ?? symbologies), prepared) ?? []
     }
 
-    /// The product codes (EAN, UPC) each engine reads in `image` as its tool reads, with its
-    /// defaults: what ``ReadingArbiter/addingToolReadings(_:from:)`` adds to a pass's product codes.
-    func productCodeReadings(_ image: GrayImage) -> [ScannedSymbol] {
-        [ScanPass.plain(.zbar), ScanPass.plain(.zxing)].flatMap {
-            decode($0.only(ScanPass.productCodes), image) ?? []
+    /// What each engine reads in `image` as its tool reads, with its defaults, of `symbologies`
+    /// (`nil`: every one the scanner looks for): what ``ReadingArbiter/addingToolReadings(_:from:)``
+    /// adds to a pass's readings.
+    func toolReadings(_ image: GrayImage, of symbologies: Set<Symbology>?) -> [ScannedSymbol] {
+        [ScanPass.plain(.zbar), ScanPass.plain(.zxing)].flatMap { tool in
+            decode(symbologies.map { tool.only($0) } ?? tool, image) ?? []
         }
     }
 

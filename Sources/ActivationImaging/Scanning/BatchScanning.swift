@@ -88,8 +88,9 @@ extension BarcodeScanner {
         let (stream, continuation) = AsyncStream.makeStream(of: FileResult.self)
         let stop = StopFlag()
         continuation.onTermination = { _ in stop.set() }
-        prepareEngines()
         Thread.detachNewThread {
+            // Here, not on the caller's thread: starting a process blocks its thread a moment.
+            scanner.prepareEngines()
             OrderedParallel.run(count: paths.count, concurrency: workers, lookahead: 64 * workers, stop: stop) {
                 index in
                 scanner.fileResult(paths[index])

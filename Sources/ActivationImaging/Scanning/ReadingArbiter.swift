@@ -38,8 +38,9 @@ package enum ReadingArbiter {
         }
     }
 
-    /// A pass's readings with the tools' product-code readings of the same image added (`tools`:
-    /// each engine as its tool reads, with its defaults).
+    /// A pass's readings with the tools' readings of the same image added (`tools`: each engine
+    /// as its tool reads, with its defaults): the product codes beside a pass's product code, and
+    /// every code where a pass read several (of four QR codes on a page, a pass may read three).
     ///
     /// A pass on a prepared copy (widened, sharpened) reads product codes (EAN, UPC) the tools
     /// miss, but it can also read one of two codes (a book's ISBN and its price code) where a
