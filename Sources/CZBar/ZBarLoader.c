@@ -18,7 +18,7 @@ static void load(void) {
         "zbar_image_create", "zbar_image_destroy", "zbar_image_set_format", "zbar_image_set_size",
         "zbar_image_set_data", "zbar_scan_image", "zbar_image_first_symbol", "zbar_symbol_next",
         "zbar_symbol_get_type", "zbar_symbol_get_data", "zbar_symbol_get_data_length",
-        "zbar_symbol_get_loc_size", "zbar_symbol_get_loc_x", "zbar_symbol_get_loc_y",
+        "zbar_symbol_get_loc_size", "zbar_symbol_get_loc_x", "zbar_symbol_get_loc_y", "zbar_symbol_get_quality",
     };
     _Static_assert(sizeof names / sizeof names[0] == sizeof(activate_zbar) / sizeof(void *),
                    "one name per function of activate_zbar, in its order");

@@ -93,3 +93,37 @@ struct ReadingArbiterTests {
         #expect(ReadingArbiter.union(zbar, []).map(\.text) == zbar.map(\.text))
     }
 }
+
+@Suite("zbar's readings of one linear code by few and by many scan lines")
+struct ZBarStrayLinesTests {
+    typealias Arbiter = ReadingArbiterTests
+
+    @Test(
+        "a reading at the place of one given by three times as many lines goes; readings of about equal support stay",
+        arguments: [
+            // (lines of the right reading, lines of the wrong one, texts kept)
+            (11, 3, ["9784872348880"]),
+            (3, 1, ["9784872348880"]),
+            (8, 1, ["9784872348880"]),
+            (2, 1, ["9784872348880", "9784872348800"]),
+            (5, 2, ["9784872348880", "9784872348800"]),
+            (1, 1, ["9784872348880", "9784872348800"]),
+        ])
+    func strayLines(right: Int, wrong: Int, kept: [String]) {
+        let found = ZBarEngine.droppingStrayLines([(Arbiter.right, right), (Arbiter.wrong, wrong)])
+        #expect(found.map(\.text) == kept)
+    }
+
+    @Test("elsewhere, in another symbology or a QR code, a reading of one line stays")
+    func otherReadings() {
+        let many = (Arbiter.right, 30)
+        for other in [
+            Arbiter.reading("9784872348800", y: 200), Arbiter.reading("12345678", .code128),
+            Arbiter.reading("9784872348880", y: 4),
+        ] {
+            #expect(ZBarEngine.droppingStrayLines([many, (other, 1)]).count == 2, "\(other.text)")
+        }
+        let qr = (Arbiter.reading("a", .qr), 1)
+        #expect(ZBarEngine.droppingStrayLines([(Arbiter.reading("b", .qr), 9), qr]).count == 2)
+    }
+}

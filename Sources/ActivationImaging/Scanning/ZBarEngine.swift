@@ -43,14 +43,28 @@ struct ZBarEngine: Sendable {
             zbar.image_set_data(zbarImage, pixels.baseAddress, UInt(pixels.count), nil)
             defer { zbar.image_set_data(zbarImage, nil, 0, nil) }
             guard zbar.scan_image(scanner, zbarImage) > 0 else { return [] }
-            var found: [ScannedSymbol] = []
+            var found: [(symbol: ScannedSymbol, lines: Int)] = []
             var symbol = zbar.image_first_symbol(zbarImage)
             while let current = symbol {
-                if let copied = copy(current, zbar) { found.append(copied) }
+                if let copied = copy(current, zbar) { found.append((copied, Int(zbar.symbol_get_quality(current)))) }
                 symbol = zbar.symbol_next(current)
             }
-            return found
+            return Self.droppingStrayLines(found)
         }
+    }
+
+    /// zbar reports each distinct decode of a linear code with the number of scan lines that gave
+    /// it. A decode at the place of another of the same symbology that three times as many lines
+    /// gave is a misread of that code (a digit that the one check digit let pass), and goes;
+    /// between readings of about equal support nothing tells them apart, and all stay.
+    static func droppingStrayLines(_ found: [(symbol: ScannedSymbol, lines: Int)]) -> [ScannedSymbol] {
+        found.filter { reading in
+            guard reading.symbol.symbology.isLinear else { return true }
+            return !found.contains { rival in
+                rival.lines >= 3 * max(1, reading.lines) && rival.symbol.symbology == reading.symbol.symbology
+                    && rival.symbol.bytes != reading.symbol.bytes && rival.symbol.overlaps(reading.symbol)
+            }
+        }.map(\.symbol)
     }
 
     private static let y800 = zbar_fourcc_parse("Y800")

@@ -31,6 +31,7 @@ typedef struct activate_zbar {
     unsigned (*_Nonnull symbol_get_loc_size)(const zbar_symbol_t *_Nonnull symbol);
     int (*_Nonnull symbol_get_loc_x)(const zbar_symbol_t *_Nonnull symbol, unsigned index);
     int (*_Nonnull symbol_get_loc_y)(const zbar_symbol_t *_Nonnull symbol, unsigned index);
+    int (*_Nonnull symbol_get_quality)(const zbar_symbol_t *_Nonnull symbol);
 } activate_zbar;
 
 /// libzbar's functions, loading libzbar.so.0 on the first call (thread-safe); NULL when it cannot
