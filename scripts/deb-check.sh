@@ -2,7 +2,8 @@
 # The Debian package as an administrator meets it (`make deb-check`, run by CI): builds it (make-deb.sh,
 # which also runs lintian), checks that lintian reports no error or warning, installs it with
 # dpkg, then, with nothing but /usr/bin and /bin on PATH (no Swift toolchain):
-#   activate --version, a scan of the sample code, a generated code read back, the zxing helper found,
+#   activate --version, a scan of the sample code, a generated code read back (by both engines, and
+#   by zbar alone: libzbar is loaded at run time), the zxing helper found,
 #   `man activate-scan`, the bash completion loaded, the systemd unit verified and rated by
 #   `systemd-analyze security` (exposure at most 2.0),
 # and removes it again (dpkg --purge): nothing of it may be left but the documented state folder.
@@ -33,6 +34,8 @@ verbose=$(run activate scan --verbose SampleCodes/phone-photo.jpg 2>&1)
 grep -q "zxing" <<<"$verbose" || fail "the zxing helper was not found"
 run activate generate 'https://mobile.example.com' --output "$work/code.png" 2>/dev/null
 [ "$(run activate scan --raw "$work/code.png")" = "https://mobile.example.com" ] || fail "generate, then scan"
+# zbar alone: libzbar is opened when its first pass runs, through the package's Depends.
+[ "$(run activate scan --raw --effort fast "$work/code.png")" = "https://mobile.example.com" ] || fail "scan with zbar"
 page=$(run man -P cat activate-scan 2>/dev/null)
 grep -q "activate-scan" <<<"$page" || fail "man activate-scan"
 page=$(run man -P cat activate-discovery-codes-create 2>/dev/null)
@@ -42,7 +45,7 @@ bash -c 'source /usr/share/bash-completion/completions/activate && complete -p a
 systemd-analyze verify /lib/systemd/system/activate-discovery.service || fail "systemd-analyze verify"
 exposure=$(systemd-analyze security --offline=yes activate-discovery.service 2>/dev/null | sed -n 's/.*exposure level for activate-discovery.service: \([0-9.]*\).*/\1/p')
 awk -v e="$exposure" 'BEGIN { exit !(e != "" && e <= 2.0) }' || fail "systemd-analyze security rates the unit $exposure (at most 2.0 wanted)"
-echo "deb-check: installed; version, scan, generate, zxing helper, man pages, completions, unit verified (exposure $exposure)" >&2
+echo "deb-check: installed; version, scan, generate, zbar, zxing helper, man pages, completions, unit verified (exposure $exposure)" >&2
 
 files=$(dpkg -L activate | grep -v '^/\.$')
 $sudo dpkg --purge activate >/dev/null
