@@ -78,10 +78,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         let bytes = try decoder.readFile(path)
         guard effort != .fast, let half = try decoder.decodeHalfSize(bytes, name: path, above: Self.reduceAbovePixels)
         else {
-            let image = try decoder.decode(bytes, name: path)
-            guard image.width * image.height <= Self.reduceAbovePixels else { return try trace(image, stop: stop) }
-            return try runPasses(
-                image, stop: stop, asTheToolsDecode: { try? decoder.decodeAsTheToolsDo(bytes, name: path) })
+            return try trace(
+                decoder.decode(bytes, name: path), stop: stop,
+                asTheToolsDecode: { try? decoder.decodeAsTheToolsDo(bytes, name: path) })
         }
         return try traceLarge(half: half, full: { try decoder.decode(bytes, name: path) }, stop: stop)
     }
@@ -96,10 +95,14 @@ public struct BarcodeScanner: Sendable, Hashable {
     /// then the rest of the pipeline reads the half-size copy. Only where dense detail is
     /// everywhere is the full image read whole by the first pass.
     ///
+    /// `asTheToolsDecode` gives the image as the tools decode its file (see
+    /// ``runPasses(_:reduced:stop:from:halfSize:asTheToolsDecode:)``); a large image's passes read
+    /// it at half size, where the tools' view is not used.
+    ///
     /// - Throws: `CancellationError` once `stop` is set.
-    func trace(_ image: GrayImage, stop: StopFlag) throws -> Trace {
+    func trace(_ image: GrayImage, stop: StopFlag, asTheToolsDecode: (() -> GrayImage?)? = nil) throws -> Trace {
         guard effort != .fast, image.width * image.height > Self.reduceAbovePixels else {
-            return try runPasses(image, stop: stop)
+            return try runPasses(image, stop: stop, asTheToolsDecode: asTheToolsDecode)
         }
         return try traceLarge(half: image.scaled(by: 0.5), full: { image }, stop: stop)
     }
@@ -213,9 +216,12 @@ public struct BarcodeScanner: Sendable, Hashable {
             let start = clock.now
             let useReduced = !halfSize && index >= 1 && image.width * image.height > Self.reduceAbovePixels
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
-            let toolsSource = pass.readsAsItsTool && !useReduced && !halfSize ? asTheToolsSee() : nil
+            // The tools' view holds for the image at full size only.
+            let toolsView = { !useReduced && !halfSize ? asTheToolsSee() : nil }
+            let toolsSource = pass.readsAsItsTool ? toolsView() : nil
             let source = toolsSource ?? (useReduced ? reduced! : image)
-            let key = pass.preparation + (useReduced ? "@half" : "") + (toolsSource != nil ? "@tools" : "")
+            let tools = toolsSource != nil ? "@tools" : ""
+            let key = pass.preparation + (useReduced ? "@half" : "") + tools
             if pass.needsFinderPatterns || pass.needsFinderPair || pass.needsLightFinderPatterns
                 || pass.yieldsToFinderPair
             {
@@ -243,7 +249,7 @@ public struct BarcodeScanner: Sendable, Hashable {
             guard let prepared else { continue }
             let decoder = pass.decoderName
             if prepared.width == source.width && prepared.height == source.height && prepared.pixels == source.pixels {
-                guard readPlain.insert(decoder + (toolsSource != nil ? "@tools" : "")).inserted else { continue }
+                guard readPlain.insert(decoder + tools).inserted else { continue }
             }
             guard var found = decode(pass, prepared, survey: pass.preparation == "plain" ? survey : nil) else {
                 continue
@@ -271,9 +277,8 @@ public struct BarcodeScanner: Sendable, Hashable {
             let severalCodes = found.count >= 2
             if !pass.readsAsItsTool && (severalCodes || found.contains { ScanPass.productCodes.contains($0.symbology) })
             {
-                let asTheTools = !useReduced && !halfSize ? asTheToolsSee() : nil
                 found = ReadingArbiter.addingToolReadings(
-                    found, from: toolReadings(asTheTools ?? source, of: severalCodes ? nil : ScanPass.productCodes))
+                    found, from: toolReadings(toolsView() ?? source, of: severalCodes ? nil : ScanPass.productCodes))
             }
             return Trace(
                 symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name,
