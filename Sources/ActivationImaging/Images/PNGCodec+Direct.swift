@@ -324,9 +324,7 @@ struct DirectLayout {
     /// Reads the chunks; `nil` when the direct path does not take the file.
     init?(_ bytes: [UInt8]) {
         guard bytes.count >= 8, bytes[0..<8].elementsEqual(PNGCodec.signature) else { return nil }
-        func integer(_ at: Int) -> Int {
-            Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-        }
+        func integer(_ at: Int) -> Int { PNGCodec.integer(bytes, at: at) }
         var offset = 8
         var ended = false
         var seen: Set<String> = []

@@ -259,12 +259,9 @@ enum PNGCodec {
         /// `nil` when `bytes` is no PNG with an IHDR chunk first; libpng judges the rest.
         init?(_ bytes: [UInt8]) {
             guard bytes.count >= 33, bytes[0..<8].elementsEqual(PNGCodec.signature) else { return nil }
-            func integer(_ at: Int) -> Int {
-                Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-            }
             var offset = 8
             while offset + 12 <= bytes.count {
-                let length = integer(offset)
+                let length = PNGCodec.integer(bytes, at: offset)
                 guard length <= bytes.count - offset - 12 else { break }
                 let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
                 let data = offset + 8
@@ -274,7 +271,7 @@ enum PNGCodec {
                 case "tRNS":
                     hasAlpha = true
                 case "gAMA" where length == 4:
-                    hasOtherGamma = hasOtherGamma || !DirectLayout.sRGBGamma.contains(integer(data))
+                    hasOtherGamma = hasOtherGamma || !DirectLayout.sRGBGamma.contains(PNGCodec.integer(bytes, at: data))
                     gammaChunks.append(offset..<data + length + 4)
                 case "IDAT", "IEND":
                     return  // the chunks that change how samples show come before the image data
@@ -294,6 +291,12 @@ enum PNGCodec {
     }
 
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// The big-endian 32-bit integer at `offset` (chunk lengths, sizes, CRCs); the caller checks
+    /// that four bytes are there.
+    static func integer(_ bytes: [UInt8], at offset: Int) -> Int {
+        Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+    }
 
     private static func failure(_ image: inout png_image, _ name: String) -> ImagingError {
         let message = withUnsafeBytes(of: &image.message) { raw in
