@@ -149,7 +149,8 @@ struct ScanCommand: AsyncParsableCommand {
         let time = String(format: "%.1f ms", result.duration.inMilliseconds)
         switch result.outcome {
         case .success(let trace):
-            let passes = trace.timings.map { "\($0.pass) " + String(format: "%.1f", $0.duration.inMilliseconds) }
+            let passes = (trace.timings + trace.checks.map { ("+" + $0.what, $0.duration) })
+                .map { "\($0.0) " + String(format: "%.1f", $0.1.inMilliseconds) }
                 .joined(separator: ", ")
             let outcome =
                 trace.pass.map { "\(trace.symbols.count) found by \($0) (pass \(trace.attempts))" }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ActivationImaging
@@ -125,5 +126,21 @@ struct ZBarStrayLinesTests {
         }
         let qr = (Arbiter.reading("a", .qr), 1)
         #expect(ZBarEngine.droppingStrayLines([(Arbiter.reading("b", .qr), 9), qr]).count == 2)
+    }
+}
+
+@Suite("The engines' reads of one image at once")
+struct ConcurrentReadsTests {
+    @Test("each read's value comes back in the order asked, whichever finishes first")
+    func order() {
+        let work: [@Sendable () -> Int] = (0..<5).map { index in
+            {
+                // The first reads finish last.
+                usleep(UInt32(5 - index) * 2_000)
+                return index * index
+            }
+        }
+        #expect(BarcodeScanner.concurrently(work) == [0, 1, 4, 9, 16])
+        #expect(BarcodeScanner.concurrently([{ 7 }]) == [7])
     }
 }

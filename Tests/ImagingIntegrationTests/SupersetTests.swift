@@ -154,6 +154,23 @@ struct SupersetTests {
         #expect(toolTexts.count == 4 && Set(trace.symbols.map(\.text)) == toolTexts, "\(trace.symbols.map(\.text))")
     }
 
+    @Test("a product code read at the first attempt is checked by ZXingReader's read; zbar reads where that finds more")
+    func productCodeChecks() throws {
+        let first = try #require(ScanPass.passes(for: .normal).first)
+        // One sharp EAN-13: ZXingReader's harder read finds nothing else, and zbar is not asked.
+        let single = try BarcodeScanner().traceFile(ImageFixture.path("corpus/ean13-1/1.png"), stop: StopFlag())
+        #expect(single.pass == first.name && single.symbols.map(\.text) == ["8413000065504"])
+        #expect(single.checks.map(\.what) == ["as-tool:zxing/products"])
+        // A book's ISBN and its price code: the first pass reads one, ZXingReader's read both, and
+        // zbar reads too.
+        let book = try BarcodeScanner().traceFile(ImageFixture.path("corpus/ean13-2/20.png"), stop: StopFlag())
+        #expect(book.pass == first.name)
+        #expect(Set(book.checks.map(\.what)) == ["as-tool:zxing/products", "as-tool:zbar/products"])
+        #expect(Set(book.symbols.map(\.text)) == ["9784872348880", "1920081045006"])
+        let zbarTexts = try Self.zbarTexts(Self.run(Self.tools[0].command, ImageFixture.path("corpus/ean13-2/20.png")))
+        #expect(Set(zbarTexts) == ["9784872348880", "1920081045006"], "zbarimg reads both codes")
+    }
+
     @Test("a linear code turned across the image is read at the tools' stage, after the passes along the rows")
     func turnedLinearCode() throws {
         let image = try ImageDecoder().decodeFile(ImageFixture.path("corpus/ean13-1/1.png"))

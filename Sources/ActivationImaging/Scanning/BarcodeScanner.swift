@@ -1,4 +1,6 @@
 import ActivationConfiguration
+import Dispatch
+import Synchronization
 
 /// Finds every QR code and linear barcode in an image.
 ///
@@ -59,6 +61,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         public var attempts: Int { timings.count }
         /// Each pass that ran, in order, with the time it took (preparing the image and decoding).
         public var timings: [(pass: String, duration: Duration)]
+        /// What the engines were asked after the pass that found the codes (``ReadingArbiter``:
+        /// `confirmations`, `tool-readings`), with the time each took.
+        public var checks: [(what: String, duration: Duration)] = []
     }
 
     /// Scans a decoded image and says which pass found the codes (`activate scan --verbose`).
@@ -141,14 +146,17 @@ public struct BarcodeScanner: Sendable, Hashable {
             }()
             var found: [ScannedSymbol] = []
             var pass: String?
+            var checks: [(what: String, duration: Duration)] = []
             for (crop, origin) in crops {
                 let cropTrace = try runPasses(crop, stop: stop)
                 timings += cropTrace.timings.map { ($0.pass + "@candidates", $0.duration) }
+                checks += cropTrace.checks
                 found += Self.moved(cropTrace.symbols, scale: 1, by: origin)
                 pass = pass ?? cropTrace.pass.map { $0 + "@candidates" }
             }
             if !found.isEmpty {
-                return Trace(symbols: Self.ordered(Self.deduplicated(found)), pass: pass, timings: timings)
+                return Trace(
+                    symbols: Self.ordered(Self.deduplicated(found)), pass: pass, timings: timings, checks: checks)
             }
         }
         // The rest of the pipeline on the half-size copy.
@@ -199,8 +207,7 @@ public struct BarcodeScanner: Sendable, Hashable {
         var readPlain: Set<String> = []
         // Passes that wait for the QR passes on an image that shows a finder pair.
         var postponed: [(index: Int, pass: ScanPass)] = []
-        // The engines whose tool pass has found nothing: not asked again for the other's.
-        var toolsFoundNothing: Set<ScanPass.Engine> = []
+        var checks: [(what: String, duration: Duration)] = []
         // The image as the tools decode the file, made when first needed; `nil` when it is `image`.
         var toolsImage: GrayImage??
         func asTheToolsSee() -> GrayImage? {
@@ -221,6 +228,23 @@ public struct BarcodeScanner: Sendable, Hashable {
             let toolsSource = pass.readsAsItsTool ? toolsView() : nil
             let source = toolsSource ?? (useReduced ? reduced! : image)
             let tools = toolsSource != nil ? "@tools" : ""
+            if pass.readsAsItsTool {
+                // The tools' stage: the tools read at once (zxing-cpp in its helper process while
+                // zbar reads here), and what each reads alone is printed (``ReadingArbiter``).
+                var stage = [pass]
+                while let next = queue.first, next.pass.readsAsItsTool {
+                    stage.append(next.pass)
+                    queue.removeFirst()
+                }
+                let reads = Self.concurrently(stage.map { tool in { self.timed { self.decode(tool, source) ?? [] } } })
+                let suffix = useReduced || halfSize ? "@half" : ""
+                timings += zip(stage, reads).map { (tool, read) in (tool.name + suffix, read.duration) }
+                guard let first = reads.firstIndex(where: { !$0.value.isEmpty }) else { continue }
+                let found = reads.map(\.value).reduce([], ReadingArbiter.union)
+                return Trace(
+                    symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))),
+                    pass: stage[first].name, timings: timings, checks: checks)
+            }
             let key = pass.preparation + (useReduced ? "@half" : "") + tools
             if pass.needsFinderPatterns || pass.needsFinderPair || pass.needsLightFinderPatterns
                 || pass.yieldsToFinderPair
@@ -255,17 +279,11 @@ public struct BarcodeScanner: Sendable, Hashable {
                 continue
             }
             timings.append((pass.name + (useReduced || halfSize ? "@half" : ""), clock.now - start))
-            if found.isEmpty {
-                if pass.readsAsItsTool { toolsFoundNothing.insert(pass.engine) }
-                continue
-            }
-            if pass.readsAsItsTool {
-                // The tools' stage: what each tool reads alone is printed (``ReadingArbiter``).
-                if !toolsFoundNothing.contains(pass.engine == .zbar ? .zxing : .zbar) {
-                    found = ReadingArbiter.union(found, confirmations(of: pass, prepared))
-                }
-            } else if ReadingArbiter.hasDisagreement(found) {
+            if found.isEmpty { continue }
+            if ReadingArbiter.hasDisagreement(found) {
+                let confirmStart = clock.now
                 found = ReadingArbiter.resolve(found, confirmations: confirmations(of: pass, prepared))
+                checks.append(("confirmations", clock.now - confirmStart))
             }
             for symbolIndex in found.indices {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
@@ -275,14 +293,15 @@ public struct BarcodeScanner: Sendable, Hashable {
             // code (a book's ISBN and its price code, a misread digit), the product codes; in an
             // image of several codes, which a pass rarely reads all of, every symbology.
             let severalCodes = found.count >= 2
-            if !pass.readsAsItsTool && (severalCodes || found.contains { ScanPass.productCodes.contains($0.symbology) })
-            {
-                found = ReadingArbiter.addingToolReadings(
-                    found, from: toolReadings(toolsView() ?? source, of: severalCodes ? nil : ScanPass.productCodes))
+            if severalCodes || found.contains(where: { ScanPass.productCodes.contains($0.symbology) }) {
+                let readings = toolReadings(
+                    toolsView() ?? source, of: severalCodes ? nil : ScanPass.productCodes, after: pass, found: found)
+                found = ReadingArbiter.addingToolReadings(found, from: readings.symbols)
+                checks += readings.checks
             }
             return Trace(
                 symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name,
-                timings: timings)
+                timings: timings, checks: checks)
         }
         return Trace(symbols: [], pass: nil, timings: timings)
     }
@@ -316,13 +335,57 @@ public struct BarcodeScanner: Sendable, Hashable {
         return decode(other.only(pass.symbologies ?? symbologies), prepared) ?? []
     }
 
-    /// What each engine reads in `image` as its tool reads, with its defaults, of `symbologies`
-    /// (`nil`: every one the scanner looks for): what ``ReadingArbiter/addingToolReadings(_:from:)``
-    /// adds to a pass's readings.
-    func toolReadings(_ image: GrayImage, of symbologies: Set<Symbology>?) -> [ScannedSymbol] {
-        [ScanPass.plain(.zbar), ScanPass.plain(.zxing)].flatMap { tool in
-            decode(symbologies.map { tool.only($0) } ?? tool, image) ?? []
+    /// What the engines read in `image` as their tools read, with their defaults, of `symbologies`
+    /// (`nil`: every one the scanner looks for), after `pass` read `found` in it: what
+    /// ``ReadingArbiter/addingToolReadings(_:from:)`` adds to the pass's readings, with the time
+    /// each engine took.
+    ///
+    /// Both engines read, at once. Only where the first pass read product codes on the plain
+    /// pixels does zxing-cpp read alone first: a code it reads at its first, cheapest attempt is
+    /// sharp, and zbar, which costs three times as much, reads too only where ZXingReader's
+    /// harder read finds anything else there (a second code, another reading).
+    func toolReadings(
+        _ image: GrayImage, of symbologies: Set<Symbology>?, after pass: ScanPass, found: [ScannedSymbol]
+    ) -> (symbols: [ScannedSymbol], checks: [(what: String, duration: Duration)]) {
+        let (zbar, zxing) = (ScanPass.plain(.zbar), ScanPass.plain(.zxing))
+        let tools = [zbar, zxing].map { tool in symbologies.map { tool.only($0) } ?? tool }
+        func reads(_ tools: [ScanPass]) -> [(symbols: [ScannedSymbol], checks: [(String, Duration)])] {
+            Self.concurrently(tools.map { tool in { self.timed { self.decode(tool, image) ?? [] } } }).enumerated().map
+            {
+                ($0.element.value, [("as-tool:" + tools[$0.offset].name, $0.element.duration)])
+            }
         }
+        if pass.isFirstPlainAttempt && symbologies != nil {
+            let zxingRead = reads([tools[1]])[0]
+            if zxingRead.symbols.allSatisfy({ tool in found.contains { $0.isSameReading(as: tool) } }) {
+                return zxingRead
+            }
+            let zbarRead = reads([tools[0]])[0]
+            return (zbarRead.symbols + zxingRead.symbols, zxingRead.checks + zbarRead.checks)
+        }
+        let both = reads(tools)
+        return (both.flatMap(\.symbols), both.flatMap(\.checks))
+    }
+
+    /// `work`'s value and the time it took.
+    private func timed<T>(_ work: () -> T) -> (value: T, duration: Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = work()
+        return (value, clock.now - start)
+    }
+
+    /// Each of `work` on a thread of its own where threads are free, their values in order: the
+    /// engines' reads of one image, where zxing-cpp's runs in its helper process and the thread
+    /// that asked it only waits.
+    static func concurrently<T: Sendable>(_ work: [@Sendable () -> T]) -> [T] {
+        guard work.count > 1 else { return work.map { $0() } }
+        let values = Mutex<[Int: T]>([:])
+        DispatchQueue.concurrentPerform(iterations: work.count) { index in
+            let value = work[index]()
+            values.withLock { $0[index] = value }
+        }
+        return values.withLock { values in work.indices.compactMap { values[$0] } }
     }
 
     /// Decodes and scans an image held in memory (PNG, JPEG or PNM).

@@ -64,6 +64,12 @@ package struct ScanPass: Sendable {
     /// the half-size copy, and the full resolution around the candidates.
     package var readsAsItsTool = false
 
+    /// zxing-cpp's one plain attempt on the unprepared pixels, without its retries: the first pass
+    /// of `normal`, and the cheapest read of a sharp code.
+    var isFirstPlainAttempt: Bool {
+        engine == .zxing && preparation == "plain" && zxingRetries.isEmpty && symbologies == nil
+    }
+
     /// `zbar`, `zxing-threshold/once`, …: the engine, the preparation unless it is `plain`, and the
     /// engine's settings where they differ from its defaults.
     package var name: String {
