@@ -143,4 +143,15 @@ struct ConcurrentReadsTests {
         #expect(BarcodeScanner.concurrently(work) == [0, 1, 4, 9, 16])
         #expect(BarcodeScanner.concurrently([{ 7 }]) == [7])
     }
+
+    @Test("one after the other on the caller's thread where the batch keeps every core busy")
+    func inTurn() {
+        let caller = pthread_self()
+        let work: [@Sendable () -> Bool] = (0..<3).map { _ in { pthread_equal(pthread_self(), caller) != 0 } }
+        #expect(BarcodeScanner.concurrently(work, atOnce: false) == [true, true, true])
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(!BarcodeScanner().withWorkers(cores).enginesAtOnce)
+        #expect(BarcodeScanner().withWorkers(1).enginesAtOnce == (cores > 1))
+        #expect(BarcodeScanner().enginesAtOnce, "one image at a time leaves cores free")
+    }
 }

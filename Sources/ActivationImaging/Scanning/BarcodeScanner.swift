@@ -28,6 +28,10 @@ public struct BarcodeScanner: Sendable, Hashable {
     public var decoder: ImageDecoder
     /// How hard to try (default `normal`).
     public var effort: ScanEffort
+    /// Whether the engines read one image at once (``concurrently(_:atOnce:)``): where a scan has
+    /// cores to spare, not in a batch that keeps every core busy, where the threads and helper
+    /// processes would only take turns.
+    var enginesAtOnce = true
 
     /// A scanner; by default it looks for every symbology, with the default image caps, at
     /// `normal` effort.
@@ -236,7 +240,8 @@ public struct BarcodeScanner: Sendable, Hashable {
                     stage.append(next.pass)
                     queue.removeFirst()
                 }
-                let reads = Self.concurrently(stage.map { tool in { self.timed { self.decode(tool, source) ?? [] } } })
+                let reads = Self.concurrently(
+                    stage.map { tool in { self.timed { self.decode(tool, source) ?? [] } } }, atOnce: enginesAtOnce)
                 let suffix = useReduced || halfSize ? "@half" : ""
                 timings += zip(stage, reads).map { (tool, read) in (tool.name + suffix, read.duration) }
                 guard let first = reads.firstIndex(where: { !$0.value.isEmpty }) else { continue }
@@ -350,8 +355,10 @@ public struct BarcodeScanner: Sendable, Hashable {
         let (zbar, zxing) = (ScanPass.plain(.zbar), ScanPass.plain(.zxing))
         let tools = [zbar, zxing].map { tool in symbologies.map { tool.only($0) } ?? tool }
         func reads(_ tools: [ScanPass]) -> [(symbols: [ScannedSymbol], checks: [(String, Duration)])] {
-            Self.concurrently(tools.map { tool in { self.timed { self.decode(tool, image) ?? [] } } }).enumerated().map
-            {
+            Self.concurrently(
+                tools.map { tool in { self.timed { self.decode(tool, image) ?? [] } } }, atOnce: enginesAtOnce
+            )
+            .enumerated().map {
                 ($0.element.value, [("as-tool:" + tools[$0.offset].name, $0.element.duration)])
             }
         }
@@ -375,11 +382,11 @@ public struct BarcodeScanner: Sendable, Hashable {
         return (value, clock.now - start)
     }
 
-    /// Each of `work` on a thread of its own where threads are free, their values in order: the
-    /// engines' reads of one image, where zxing-cpp's runs in its helper process and the thread
-    /// that asked it only waits.
-    static func concurrently<T: Sendable>(_ work: [@Sendable () -> T]) -> [T] {
-        guard work.count > 1 else { return work.map { $0() } }
+    /// Each of `work` on a thread of its own where threads are free (one after the other unless
+    /// `atOnce`), their values in order: the engines' reads of one image, where zxing-cpp's runs
+    /// in its helper process and the thread that asked it only waits.
+    static func concurrently<T: Sendable>(_ work: [@Sendable () -> T], atOnce: Bool = true) -> [T] {
+        guard atOnce, work.count > 1 else { return work.map { $0() } }
         let values = Mutex<[Int: T]>([:])
         DispatchQueue.concurrentPerform(iterations: work.count) { index in
             let value = work[index]()

@@ -58,7 +58,7 @@ extension BarcodeScanner {
         _ paths: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
         report: (FileResult) -> Void
     ) {
-        let scanner = self
+        let scanner = withWorkers(concurrency)
         prepareEngines()
         OrderedParallel.run(count: paths.count, concurrency: max(1, concurrency), lookahead: 64 * max(1, concurrency)) {
             index in
@@ -83,7 +83,7 @@ extension BarcodeScanner {
     public func results(for paths: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount)
         -> AsyncStream<FileResult>
     {
-        let scanner = self
+        let scanner = withWorkers(concurrency)
         let workers = max(1, concurrency)
         let (stream, continuation) = AsyncStream.makeStream(of: FileResult.self)
         let stop = StopFlag()
@@ -100,6 +100,14 @@ extension BarcodeScanner {
             continuation.finish()
         }
         return stream
+    }
+
+    /// This scanner for `workers` threads at once: the engines read one image at once only where
+    /// the workers leave a core free.
+    func withWorkers(_ workers: Int) -> BarcodeScanner {
+        var scanner = self
+        scanner.enginesAtOnce = max(1, workers) < ProcessInfo.processInfo.activeProcessorCount
+        return scanner
     }
 
     /// Starts the zxing helper when the pipeline has zxing passes: the process loads while the
