@@ -65,21 +65,50 @@ struct ReadingArbiterTests {
     @Test(
         "a pass's product codes come with every product code a tool reads that the pass did not",
         arguments: [
-            // (the pass reads, the tools read, printed)
+            // (the pass reads, zbar reads, zxing-cpp reads, printed); the pass is zxing-cpp's.
             // Confirmed by a tool: once.
-            (["9784872348880"], ["9784872348880"], ["9784872348880"]),
+            (["9784872348880"], ["9784872348880"], [], ["9784872348880"]),
             // The pass read one of a book's two codes, a tool the other and this one: both.
-            (["1920081045006"], ["1920081045006", "9784872348880"], ["1920081045006", "9784872348880"]),
+            (["1920081045006"], ["1920081045006", "9784872348880"], [], ["1920081045006", "9784872348880"]),
             // The tools read nothing: the pass reads what they cannot.
-            (["9784872348880"], [], ["9784872348880"]),
-            // The tools read the place otherwise: the pass's reading stays (it may be the right
-            // one), the tools' is added.
-            (["04963406"], ["04904144", "04904144"], ["04963406", "04904144"]),
+            (["9784872348880"], [], [], ["9784872348880"]),
+            // One tool reads the place otherwise: nothing tells the two apart, both stay.
+            (["04963406"], [], ["04904144"], ["04963406", "04904144"]),
+            (["04963406"], ["04904144"], [], ["04963406", "04904144"]),
+            // Both engines read the place otherwise: the pass's reading on its copy goes.
+            (["17026895"], ["05096893"], ["05096893"], ["05096893"]),
+            // The pass's engine and the other tool agree: the one tool's other reading goes.
+            (["04963406"], ["04963406"], ["04904144"], ["04963406"]),
         ])
-    func checkedAgainstTools(pass: [String], tools: [String], printed: [String]) {
+    func checkedAgainstTools(pass: [String], zbar: [String], zxing: [String], printed: [String]) {
+        // The book's price code is printed below its ISBN; every other reading is of one symbol.
+        func place(_ text: String) -> ScannedSymbol { Self.reading(text, y: text == "1920081045006" ? 200 : 0) }
         let checked = ReadingArbiter.addingToolReadings(
-            pass.map { Self.reading($0) }, from: tools.map { Self.reading($0) })
+            pass.map(place), readBy: .zxing, from: [(.zbar, zbar.map(place)), (.zxing, zxing.map(place))])
         #expect(checked.map(\.text) == printed)
+    }
+
+    @Test("QR codes of other bytes at one place are codes side by side: none outweighs another")
+    func qrCodesSideBySide() {
+        let first = Self.reading("https://a.example", .qr)
+        let second = Self.reading("https://b.example", .qr, x: 50)
+        let checked = ReadingArbiter.addingToolReadings(
+            [first], readBy: .zxing, from: [(.zbar, [first]), (.zxing, [first, second])])
+        #expect(checked.map(\.text) == ["https://a.example", "https://b.example"])
+    }
+
+    @Test("a UPC-A reading and an EAN-13 reading of one symbol disagree where their 13 digits do")
+    func upcaIsEAN13() {
+        let ean = Self.reading("9780201310054")
+        let upca = Self.reading("194281310054", .upca)
+        #expect(ReadingArbiter.disagree(ean, upca))
+        #expect(!ReadingArbiter.disagree(Self.reading("0194281310054"), upca))
+        #expect(!ReadingArbiter.disagree(ean, Self.reading("194281310054", .upca, y: 300)), "elsewhere")
+        #expect(!ReadingArbiter.disagree(Self.reading("12345670", .ean8), upca))
+        // The pass (zxing-cpp) and zbar agree on the EAN-13 code; ZXingReader's UPC-A reading goes.
+        let checked = ReadingArbiter.addingToolReadings(
+            [ean], readBy: .zxing, from: [(.zbar, [ean]), (.zxing, [upca])])
+        #expect(checked.map(\.text) == ["9780201310054"])
     }
 
     @Test("the tools' stage keeps each tool's readings once: the same code read by both is printed once")

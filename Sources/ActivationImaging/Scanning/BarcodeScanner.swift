@@ -65,8 +65,10 @@ public struct BarcodeScanner: Sendable, Hashable {
         public var attempts: Int { timings.count }
         /// Each pass that ran, in order, with the time it took (preparing the image and decoding).
         public var timings: [(pass: String, duration: Duration)]
-        /// What the engines were asked after the pass that found the codes (``ReadingArbiter``:
-        /// `confirmations`, `tool-readings`), with the time each took.
+        /// What the engines were asked after the pass that found the codes: `confirmations` where
+        /// its readings disagreed, the tools' readings beside its codes (`as-tool:zbar/products`,
+        /// `as-tool:zxing`, …), each with the time it took (docs/scanning.md, "When readings
+        /// disagree").
         public var checks: [(what: String, duration: Duration)] = []
     }
 
@@ -294,14 +296,14 @@ public struct BarcodeScanner: Sendable, Hashable {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
             // Where a tool may read what the pass did not, the tools read the image too and their
-            // readings are added (``ReadingArbiter/addingToolReadings(_:from:)``): beside a product
+            // readings are added (``ReadingArbiter/addingToolReadings(_:readBy:from:)``): beside a product
             // code (a book's ISBN and its price code, a misread digit), the product codes; in an
             // image of several codes, which a pass rarely reads all of, every symbology.
             let severalCodes = found.count >= 2
             if severalCodes || found.contains(where: { ScanPass.productCodes.contains($0.symbology) }) {
                 let readings = toolReadings(
                     toolsView() ?? source, of: severalCodes ? nil : ScanPass.productCodes, after: pass, found: found)
-                found = ReadingArbiter.addingToolReadings(found, from: readings.symbols)
+                found = ReadingArbiter.addingToolReadings(found, readBy: pass.engine, from: readings.symbols)
                 checks += readings.checks
             }
             return Trace(
@@ -340,38 +342,39 @@ public struct BarcodeScanner: Sendable, Hashable {
         return decode(other.only(pass.symbologies ?? symbologies), prepared) ?? []
     }
 
-    /// What the engines read in `image` as their tools read, with their defaults, of `symbologies`
+    /// What each engine reads in `image` as its tool reads, with its defaults, of `symbologies`
     /// (`nil`: every one the scanner looks for), after `pass` read `found` in it: what
-    /// ``ReadingArbiter/addingToolReadings(_:from:)`` adds to the pass's readings, with the time
-    /// each engine took.
+    /// ``ReadingArbiter/addingToolReadings(_:readBy:from:)`` adds to the pass's readings, with
+    /// the time each engine took.
     ///
-    /// Both engines read, at once. Only where the first pass read product codes on the plain
+    /// Both engines read, at once where a core is free. Only where the first pass read product codes on the plain
     /// pixels does zxing-cpp read alone first: a code it reads at its first, cheapest attempt is
     /// sharp, and zbar, which costs three times as much, reads too only where ZXingReader's
     /// harder read finds anything else there (a second code, another reading).
     func toolReadings(
         _ image: GrayImage, of symbologies: Set<Symbology>?, after pass: ScanPass, found: [ScannedSymbol]
-    ) -> (symbols: [ScannedSymbol], checks: [(what: String, duration: Duration)]) {
+    ) -> (symbols: [(engine: ScanPass.Engine, symbols: [ScannedSymbol])], checks: [(what: String, duration: Duration)])
+    {
         let (zbar, zxing) = (ScanPass.plain(.zbar), ScanPass.plain(.zxing))
         let tools = [zbar, zxing].map { tool in symbologies.map { tool.only($0) } ?? tool }
-        func reads(_ tools: [ScanPass]) -> [(symbols: [ScannedSymbol], checks: [(String, Duration)])] {
+        func reads(_ tools: [ScanPass]) -> [(symbols: (ScanPass.Engine, [ScannedSymbol]), check: (String, Duration))] {
             Self.concurrently(
                 tools.map { tool in { self.timed { self.decode(tool, image) ?? [] } } }, atOnce: enginesAtOnce
             )
             .enumerated().map {
-                ($0.element.value, [("as-tool:" + tools[$0.offset].name, $0.element.duration)])
+                ((tools[$0.offset].engine, $0.element.value), ("as-tool:" + tools[$0.offset].name, $0.element.duration))
             }
         }
         if pass.isFirstPlainAttempt && symbologies != nil {
             let zxingRead = reads([tools[1]])[0]
-            if zxingRead.symbols.allSatisfy({ tool in found.contains { $0.isSameReading(as: tool) } }) {
-                return zxingRead
+            if zxingRead.symbols.1.allSatisfy({ tool in found.contains { $0.isSameReading(as: tool) } }) {
+                return ([zxingRead.symbols], [zxingRead.check])
             }
             let zbarRead = reads([tools[0]])[0]
-            return (zbarRead.symbols + zxingRead.symbols, zxingRead.checks + zbarRead.checks)
+            return ([zbarRead.symbols, zxingRead.symbols], [zxingRead.check, zbarRead.check])
         }
         let both = reads(tools)
-        return (both.flatMap(\.symbols), both.flatMap(\.checks))
+        return (both.map(\.symbols), both.map(\.check))
     }
 
     /// `work`'s value and the time it took.

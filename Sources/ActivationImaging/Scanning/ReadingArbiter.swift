@@ -11,7 +11,9 @@
 /// - where it confirms none of them, all are kept: nothing tells them apart, and dropping them
 ///   would lose the right one with the wrong.
 ///
-/// Symbols that no other reading contradicts pass unchanged.
+/// Symbols that no other reading contradicts pass unchanged. Where the tools' readings are added
+/// to a pass's (``addingToolReadings(_:readBy:from:)``), a reading both engines give outweighs a
+/// rival that one engine gives.
 ///
 /// The pipeline's last stage, the engines as their tools read (``ScanPass/readsAsItsTool``),
 /// follows the same rule with both engines at once: each tool's readings are kept
@@ -45,16 +47,36 @@ package enum ReadingArbiter {
     /// A pass on a prepared copy (widened, sharpened) reads product codes (EAN, UPC) the tools
     /// miss, but it can also read one of two codes (a book's ISBN and its price code) where a
     /// tool reads the other, or misread a digit that the one check digit lets pass; the first
-    /// reading would then end the scan. So every product code a tool reads that the pass did not
-    /// is added. None of the pass's readings is dropped, even where both tools read the same
-    /// place otherwise: on the corpus's UPC-E photo upce-2/14.png both tools agree on a wrong
-    /// reading and the pass alone reads the right one.
-    package static func addingToolReadings(_ symbols: [ScannedSymbol], from tools: [ScannedSymbol]) -> [ScannedSymbol] {
+    /// reading would then end the scan. So every code a tool reads that the pass did not is
+    /// added. Of readings of one linear symbol that disagree, the one both engines give (the pass's
+    /// engine and a tool, or both tools) outweighs one that a single engine gives, which goes:
+    /// two engines do not misread one code into the same wrong digits. Where no reading has both
+    /// engines behind it, all stay: on the corpus's UPC-E photo upce-2/14.png ZXingReader reads a
+    /// wrong code, and only the pass, zxing-cpp on a widened copy, reads the right one.
+    package static func addingToolReadings(
+        _ symbols: [ScannedSymbol], readBy passEngine: ScanPass.Engine,
+        from tools: [(engine: ScanPass.Engine, symbols: [ScannedSymbol])]
+    ) -> [ScannedSymbol] {
         var result = symbols
-        for tool in tools where !result.contains(where: { $0.isSameReading(as: tool) }) {
+        for tool in tools.flatMap(\.symbols) where !result.contains(where: { $0.isSameReading(as: tool) }) {
             result.append(tool)
         }
-        return result
+        // Our QR resampler hands its grids to zxing-cpp: its readings are zxing-cpp's.
+        let passEngine = passEngine == .resample ? .zxing : passEngine
+        func byBothEngines(_ reading: ScannedSymbol) -> Bool {
+            var engines: Set<ScanPass.Engine> = []
+            if symbols.contains(where: { $0.isSameReading(as: reading) }) { engines.insert(passEngine) }
+            for tool in tools where tool.symbols.contains(where: { $0.isSameReading(as: reading) }) {
+                engines.insert(tool.engine)
+            }
+            return engines.isSuperset(of: [.zbar, .zxing])
+        }
+        // Only linear codes: QR codes of other bytes at one place are codes side by side (their
+        // error correction keeps a misread from passing as another code).
+        return result.filter { reading in
+            !reading.symbology.isLinear || byBothEngines(reading)
+                || !result.contains { disagree($0, reading) && byBothEngines($0) }
+        }
     }
 
     /// The readings of `first`, then those of `second` that are not the same code as one of them
@@ -66,13 +88,27 @@ package enum ReadingArbiter {
             }
     }
 
-    /// The same symbology, other bytes, and places that overlap.
+    /// The same symbology, other bytes, and places that overlap. A UPC-A code is an EAN-13 code
+    /// whose first digit is 0, and engines report one symbol either way: a UPC-A and an EAN-13
+    /// reading disagree where their 13 digits do.
     static func disagree(_ a: ScannedSymbol, _ b: ScannedSymbol) -> Bool {
-        a.symbology == b.symbology && a.bytes != b.bytes && a.overlaps(b)
+        guard a.overlaps(b) else { return false }
+        if a.symbology == b.symbology { return a.bytes != b.bytes }
+        guard let first = a.gtin13, let second = b.gtin13 else { return false }
+        return first != second
     }
 }
 
 extension ScannedSymbol {
+    /// An EAN-13 or UPC-A code's 13 digits (a UPC-A code's with a leading 0); `nil` for any other.
+    var gtin13: [UInt8]? {
+        switch symbology {
+        case .ean13 where bytes.count == 13: bytes
+        case .upca where bytes.count == 12: Array("0".utf8) + bytes
+        default: nil
+        }
+    }
+
     /// The same symbology and bytes, wherever read.
     func isSameReading(as other: ScannedSymbol) -> Bool { symbology == other.symbology && bytes == other.bytes }
 
