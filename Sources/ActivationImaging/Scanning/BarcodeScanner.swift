@@ -242,8 +242,7 @@ public struct BarcodeScanner: Sendable, Hashable {
                     stage.append(next.pass)
                     queue.removeFirst()
                 }
-                let reads = Self.concurrently(
-                    stage.map { tool in { self.timed { self.decode(tool, source) ?? [] } } }, atOnce: enginesAtOnce)
+                let reads = decodeAtOnce(stage, source)
                 let suffix = useReduced || halfSize ? "@half" : ""
                 timings += zip(stage, reads).map { (tool, read) in (tool.name + suffix, read.duration) }
                 guard let first = reads.firstIndex(where: { !$0.value.isEmpty }) else { continue }
@@ -288,9 +287,9 @@ public struct BarcodeScanner: Sendable, Hashable {
             timings.append((pass.name + (useReduced || halfSize ? "@half" : ""), clock.now - start))
             if found.isEmpty { continue }
             if ReadingArbiter.hasDisagreement(found) {
-                let confirmStart = clock.now
-                found = ReadingArbiter.resolve(found, confirmations: confirmations(of: pass, prepared))
-                checks.append(("confirmations", clock.now - confirmStart))
+                let confirming = timed { confirmations(of: pass, prepared) }
+                found = ReadingArbiter.resolve(found, confirmations: confirming.value)
+                checks.append(("confirmations", confirming.duration))
             }
             for symbolIndex in found.indices {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
@@ -355,26 +354,38 @@ public struct BarcodeScanner: Sendable, Hashable {
         _ image: GrayImage, of symbologies: Set<Symbology>?, after pass: ScanPass, found: [ScannedSymbol]
     ) -> (symbols: [(engine: ScanPass.Engine, symbols: [ScannedSymbol])], checks: [(what: String, duration: Duration)])
     {
-        let (zbar, zxing) = (ScanPass.plain(.zbar), ScanPass.plain(.zxing))
-        let tools = [zbar, zxing].map { tool in symbologies.map { tool.only($0) } ?? tool }
-        func reads(_ tools: [ScanPass]) -> [(symbols: (ScanPass.Engine, [ScannedSymbol]), check: (String, Duration))] {
-            Self.concurrently(
-                tools.map { tool in { self.timed { self.decode(tool, image) ?? [] } } }, atOnce: enginesAtOnce
+        func asTool(_ engine: ScanPass.Engine) -> ScanPass {
+            symbologies.map { ScanPass.plain(engine).only($0) } ?? ScanPass.plain(engine)
+        }
+        let (zbar, zxing) = (asTool(.zbar), asTool(.zxing))
+        typealias Reads = (
+            symbols: [(engine: ScanPass.Engine, symbols: [ScannedSymbol])], checks: [(what: String, duration: Duration)]
+        )
+        func reads(_ tools: [ScanPass]) -> Reads {
+            let reads = decodeAtOnce(tools, image)
+            return (
+                zip(tools, reads).map { ($0.engine, $1.value) },
+                zip(tools, reads).map { ("as-tool:" + $0.name, $1.duration) }
             )
-            .enumerated().map {
-                ((tools[$0.offset].engine, $0.element.value), ("as-tool:" + tools[$0.offset].name, $0.element.duration))
-            }
         }
         if pass.isFirstPlainAttempt && symbologies != nil {
-            let zxingRead = reads([tools[1]])[0]
-            if zxingRead.symbols.1.allSatisfy({ tool in found.contains { $0.isSameReading(as: tool) } }) {
-                return ([zxingRead.symbols], [zxingRead.check])
+            let zxingRead = reads([zxing])
+            if zxingRead.symbols[0].symbols.allSatisfy({ tool in found.contains { $0.isSameReading(as: tool) } }) {
+                return zxingRead
             }
-            let zbarRead = reads([tools[0]])[0]
-            return ([zbarRead.symbols, zxingRead.symbols], [zxingRead.check, zbarRead.check])
+            let zbarRead = reads([zbar])
+            return (zbarRead.symbols + zxingRead.symbols, zxingRead.checks + zbarRead.checks)
         }
-        let both = reads(tools)
-        return (both.map(\.symbols), both.map(\.check))
+        return reads([zbar, zxing])
+    }
+
+    /// Each of `passes` over `image`, at once where the scanner may (``concurrently(_:atOnce:)``),
+    /// with the time each took.
+    private func decodeAtOnce(_ passes: [ScanPass], _ image: GrayImage) -> [(
+        value: [ScannedSymbol], duration: Duration
+    )] {
+        Self.concurrently(
+            passes.map { pass in { self.timed { self.decode(pass, image) ?? [] } } }, atOnce: enginesAtOnce)
     }
 
     /// `work`'s value and the time it took.
