@@ -71,11 +71,12 @@ package enum ReadingArbiter {
             }
             return engines.isSuperset(of: [.zbar, .zxing])
         }
+        let agreed = result.filter(byBothEngines)
         // Only linear codes: QR codes of other bytes at one place are codes side by side (their
         // error correction keeps a misread from passing as another code).
         return result.filter { reading in
-            !reading.symbology.isLinear || byBothEngines(reading)
-                || !result.contains { disagree($0, reading) && byBothEngines($0) }
+            !reading.symbology.isLinear || agreed.contains { $0.isSameReading(as: reading) }
+                || !agreed.contains { disagree($0, reading) }
         }
     }
 

@@ -62,7 +62,7 @@ struct ZBarEngine: Sendable {
             guard reading.symbol.symbology.isLinear else { return true }
             return !found.contains { rival in
                 rival.lines >= 3 * max(1, reading.lines) && rival.symbol.symbology == reading.symbol.symbology
-                    && rival.symbol.bytes != reading.symbol.bytes && rival.symbol.overlaps(reading.symbol)
+                    && ReadingArbiter.disagree(rival.symbol, reading.symbol)
             }
         }.map(\.symbol)
     }
