@@ -29,7 +29,9 @@ struct ScanCommandTests {
         #expect(two.text == "\(code): QR-Code: Hello Zürich 日本\n\(other): QR-Code: second\n")
     }
 
-    @Test("libzbar is loaded by the first zbar pass, not at start: --version and a code zxing reads never load it")
+    @Test(
+        "libzbar is loaded by the first zbar pass, not at start: --version, a code zxing reads and an image of one value never load it"
+    )
     func zbarLoadedWhenUsed() async throws {
         // LD_DEBUG=files: the dynamic loader names each library it loads, on stderr.
         func loads(_ arguments: [String]) async throws -> (result: ActivateCLI.Result, zbar: Bool) {
@@ -41,6 +43,8 @@ struct ScanCommandTests {
         #expect(version.result.status == 0 && !version.zbar)
         let readByZXing = try await loads(["scan", "--raw", code])
         #expect(readByZXing.result.text == "Hello Zürich 日本\n" && !readByZXing.zbar)
+        let uniform = try await loads(["scan", "--raw", blank])
+        #expect(uniform.result.status == 4 && !uniform.zbar)
         let zbarOnly = try await loads(["scan", "--raw", "--effort", "fast", code])
         #expect(zbarOnly.result.text == "Hello Zürich 日本\n" && zbarOnly.zbar)
     }

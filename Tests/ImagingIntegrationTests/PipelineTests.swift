@@ -189,6 +189,23 @@ struct PipelineTests {
         #expect(seen["a again"] == seen["a"], "\(seen)")
     }
 
+    @Test("an image of one value asks no engine; another value, or an edge in the tools' view, runs the passes")
+    func uniformImage() throws {
+        let gray = try GrayImage(width: 40, height: 30, pixels: [UInt8](repeating: 128, count: 1200))
+        for image in [gray, try GrayImage(width: 1, height: 1, pixels: [255])] {
+            let trace = BarcodeScanner(effort: .thorough).trace(image)
+            #expect(trace.symbols.isEmpty && trace.pass == nil && trace.timings.map(\.pass) == ["uniform"])
+        }
+        var dotted = gray
+        dotted.pixels[600] = 0
+        let passes = BarcodeScanner().trace(dotted).timings.map(\.pass)
+        #expect(passes.first == "zxing/once" && passes.count > 1, "ran \(passes)")
+        // Our luma sees one value where the tools' (another formula) see an edge: the tools read.
+        let toolsSee = try BarcodeScanner().runPasses(gray, stop: StopFlag(), asTheToolsDecode: { dotted })
+        let ran = toolsSee.timings.map(\.pass)
+        #expect(ran.first == "zxing/once" && ran.contains("zbar") && ran.contains("zxing"), "ran \(ran)")
+    }
+
     @Test("a preparation that leaves the pixels as they are is not read again by the same decoder")
     func identicalPixels() throws {
         // Full range already: the contrast stretch changes nothing, so zbar's contrast pass
@@ -388,8 +405,10 @@ struct BatchTests {
         await #expect(throws: ImagingError.self) {
             try await BarcodeScanner().scan(file: ImageFixture.path("missing.png"))
         }
-        // A blank page makes the thorough pipeline try every pass; cancelled, it stops between them.
-        let blank = try GrayImage(width: 1500, height: 1500, pixels: [UInt8](repeating: 255, count: 1500 * 1500))
+        // A page without a code makes the thorough pipeline try every pass; cancelled, it stops
+        // between them. (Faint dots: a page of one value asks no pass at all.)
+        let blank = try GrayImage(
+            width: 1500, height: 1500, pixels: (0..<1500 * 1500).map { $0 % 7 == 0 ? 250 : 255 })
         let task = Task { try await BarcodeScanner(effort: .thorough).scan(image: blank) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }

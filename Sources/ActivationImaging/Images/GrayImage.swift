@@ -29,4 +29,12 @@ public struct GrayImage: Sendable, Hashable {
     public subscript(x: Int, y: Int) -> UInt8 {
         pixels[y * width + x]
     }
+
+    /// Whether every pixel has one value: an image without an edge, where no engine finds a
+    /// code (a blank page, a one-pixel image). Stops at the first pixel that differs, so an
+    /// image with content costs a few pixels.
+    var isUniform: Bool {
+        guard let first = pixels.first else { return true }
+        return !pixels.contains { $0 != first }
+    }
 }

@@ -63,7 +63,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         public var pass: String?
         /// How many passes ran.
         public var attempts: Int { timings.count }
-        /// Each pass that ran, in order, with the time it took (preparing the image and decoding).
+        /// Each pass that ran, in order, with the time it took (preparing the image and decoding);
+        /// for an image of one value, where no engine can find a code, only `uniform`, the check
+        /// that tells.
         public var timings: [(pass: String, duration: Duration)]
         /// What the engines were asked after the pass that found the codes: `confirmations` where
         /// its readings disagreed, the tools' readings beside its codes (`as-tool:zbar/products`,
@@ -219,6 +221,16 @@ public struct BarcodeScanner: Sendable, Hashable {
         func asTheToolsSee() -> GrayImage? {
             if toolsImage == nil { toolsImage = .some(asTheToolsDecode?()) }
             return toolsImage ?? nil
+        }
+        // An image of one value, in our view and in the tools' (another luma formula could tell
+        // two colours apart that ours does not), has no edge for any engine: none is asked, so
+        // libzbar is not loaded and the helper not used.
+        if firstPass == 0 && !halfSize {
+            if stop.isSet { throw CancellationError() }
+            let start = clock.now
+            if image.isUniform && (asTheToolsSee()?.isUniform ?? true) {
+                return Trace(symbols: [], pass: nil, timings: [("uniform", clock.now - start)])
+            }
         }
         var queue = ScanPass.passes(for: effort).enumerated().filter { $0.offset >= firstPass }.map {
             (index: $0.offset, pass: $0.element)
