@@ -84,6 +84,11 @@ extension Activate {
                 report.write()
                 return Console.finish() ? report.status : ExitStatus.failure
             }
+            // A command's documented status (scan's 4 when an image had no code): nothing to
+            // print, and no need for ArgumentParser's message machinery to say so.
+            if let status = error as? ExitCode {
+                return Console.finish() ? status.rawValue : ExitStatus.failure
+            }
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if !message.isEmpty {

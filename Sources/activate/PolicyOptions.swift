@@ -52,7 +52,8 @@ struct PolicyOptions: ParsableArguments {
 
     /// The trust list named by --trust-list, else by $ACTIVATE_TRUST_LIST.
     var trustListPath: String? {
-        trustList ?? ProcessInfo.processInfo.environment["ACTIVATE_TRUST_LIST"].flatMap { $0.isEmpty ? nil : $0 }
+        // getenv, not ProcessInfo's dictionary of every variable: `activate scan` asks as it starts.
+        trustList ?? getenv("ACTIVATE_TRUST_LIST").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The policy, with its key files and trust list read.

@@ -189,6 +189,17 @@ struct PipelineTests {
         #expect(seen["a again"] == seen["a"], "\(seen)")
     }
 
+    @Test("a request made while a helper is being started waits for it instead of starting another")
+    func preparedHelper() throws {
+        // An engine of its own, as in helperAffinity.
+        let engine = ZXingEngine(helperPath: try #require(ZXingEngine.helperPath))
+        engine.prepare()  // returns before the helper runs
+        let pid = engine.helperProcessID()
+        #expect(pid != nil && engine.idleCount == 1)
+        engine.prepare()  // one is idle: nothing to start
+        #expect(engine.helperProcessID() == pid && engine.idleCount == 1)
+    }
+
     @Test("an image of one value asks no engine; another value, or an edge in the tools' view, runs the passes")
     func uniformImage() throws {
         let gray = try GrayImage(width: 40, height: 30, pixels: [UInt8](repeating: 128, count: 1200))

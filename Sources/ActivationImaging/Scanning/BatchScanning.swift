@@ -119,9 +119,10 @@ extension BarcodeScanner {
         Self.startSecondEngine()
     }
 
-    /// Starts a zxing helper process now, when the helper is installed and none is idle, so that
-    /// the first scan does not wait for it to load (a few milliseconds). Scanning starts one when
-    /// it needs one anyway; call this first where other work can run while the helper loads, as
+    /// Starts a zxing helper process on a thread of its own and returns at once, when the helper
+    /// is installed and none is idle or starting, so that the first scan does not wait for it to
+    /// load (a few milliseconds). Scanning starts one when it needs one anyway (and waits for one
+    /// being started); call this first where other work can run while the helper loads, as
     /// `activate scan` does while it parses its options.
     public static func startSecondEngine() {
         ZXingEngine.shared?.prepare()

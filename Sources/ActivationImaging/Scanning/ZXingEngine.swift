@@ -21,8 +21,9 @@ final class ZXingEngine: Sendable {
     /// package puts it), else on `PATH` (where `make install` puts it). `nil`
     /// when there is none: scanning then uses zbar alone (``BarcodeScanner/hasSecondEngine``).
     static let helperPath: String? = {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["ACTIVATE_ZXING_HELPER"], !path.isEmpty {
+        // getenv, not ProcessInfo's dictionary of every variable: this runs as `activate scan` starts.
+        func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        if let path = environment("ACTIVATE_ZXING_HELPER"), !path.isEmpty {
             return access(path, X_OK) == 0 ? path : nil
         }
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -30,10 +31,10 @@ final class ZXingEngine: Sendable {
         var candidates: [String] = []
         if length > 0 {
             let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let folder = (executable as NSString).deletingLastPathComponent
+            let folder = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
             candidates += [folder + "/activate-zxing-helper", folder + "/../libexec/activate/activate-zxing-helper"]
         }
-        candidates += (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/activate-zxing-helper" }
+        candidates += (environment("PATH") ?? "").split(separator: ":").map { "\($0)/activate-zxing-helper" }
         return candidates.first { access($0, X_OK) == 0 }
     }()
 
@@ -46,6 +47,8 @@ final class ZXingEngine: Sendable {
     private let helperPath: String
     /// The helpers no caller is using, each with the thread that used it last.
     private let idle = Mutex<[(helper: Helper, lastUser: pthread_t)]>([])
+    /// Set while ``prepare()`` starts a helper, which requests wait for instead of starting another.
+    private let starting = Mutex<DispatchGroup?>(nil)
 
     init(helperPath: String) {
         self.helperPath = helperPath
@@ -115,11 +118,28 @@ final class ZXingEngine: Sendable {
         return Self.parse(response)
     }
 
-    /// Starts a helper now unless one is idle, so that the first request does not wait for the
-    /// helper to load zxing-cpp: it loads while the caller reads and decodes its image.
+    /// Starts a helper, unless one is idle or being started, and returns at once: the start runs
+    /// on a thread of its own, as `posix_spawn` holds the thread that calls it until the child has
+    /// become the helper. The helper then loads zxing-cpp while the caller parses its options,
+    /// reads and decodes its image; a request made meanwhile waits for it instead of starting
+    /// another.
     func prepare() {
-        guard idle.withLock({ $0.isEmpty }), let helper = Helper(path: helperPath) else { return }
-        checkIn(helper)
+        let group = DispatchGroup()
+        group.enter()
+        let first = starting.withLock { starting -> Bool in
+            guard starting == nil, idle.withLock({ $0.isEmpty }) else { return false }
+            starting = group
+            return true
+        }
+        guard first else {
+            group.leave()
+            return
+        }
+        DispatchQueue.global().async {
+            if let helper = Helper(path: self.helperPath) { self.checkIn(helper) }
+            self.starting.withLock { $0 = nil }
+            group.leave()
+        }
     }
 
     /// The helper this thread used last if it is idle, else any idle one, else a new one. A
@@ -127,6 +147,7 @@ final class ZXingEngine: Sendable {
     /// the processor where that thread's own helper is busy, and waits there while this
     /// thread's processor idles.
     private func checkOut() -> Helper? {
+        starting.withLock { $0 }?.wait()  // the helper being started is this request's
         let thread = pthread_self()
         let reused = idle.withLock { helpers -> Helper? in
             guard let index = helpers.lastIndex(where: { $0.lastUser == thread }) ?? helpers.indices.last else {
@@ -141,6 +162,10 @@ final class ZXingEngine: Sendable {
         let thread = pthread_self()
         idle.withLock { $0.append((helper, thread)) }
     }
+
+    /// How many helpers are idle: how tests see that a request waits for the helper being
+    /// started instead of starting another.
+    var idleCount: Int { idle.withLock { $0.count } }
 
     /// The process ID of the helper this thread's next request would go to: checked out, held
     /// while `hold` runs, and checked in again. How tests see which helper serves which thread.
