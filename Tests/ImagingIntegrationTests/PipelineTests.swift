@@ -392,7 +392,9 @@ struct BatchTests {
         #expect(clock.now - start < .seconds(120))
     }
 
-    @Test("a stop ends the ordered parallel map: nothing new starts beyond the window already in flight")
+    @Test(
+        "a stop ends the ordered parallel map: nothing new starts beyond the window already in flight; one worker is the caller"
+    )
     func orderedStop() {
         let started = Atomic<Int>(0)
         let stop = StopFlag()
@@ -407,6 +409,19 @@ struct BatchTests {
         #expect(emitted == [0, 1, 2])
         // At most the window (lookahead 8 past the last emitted) plus one item per worker.
         #expect(started.load(ordering: .relaxed) <= 3 + 8 + 2)
+        // One worker is the calling thread itself: each item emitted before the next starts.
+        let caller = pthread_self()
+        let startedAlone = Atomic<Int>(0)
+        let stopAlone = StopFlag()
+        var emittedAlone: [Int] = []
+        OrderedParallel.run(count: 10_000, concurrency: 1, lookahead: 8, stop: stopAlone) { index in
+            startedAlone.add(1, ordering: .relaxed)
+            return pthread_equal(pthread_self(), caller) != 0 ? index : -1
+        } emit: { index, value in
+            emittedAlone.append(value)
+            if index == 2 { stopAlone.set() }
+        }
+        #expect(emittedAlone == [0, 1, 2] && startedAlone.load(ordering: .relaxed) == 3)
     }
 
     @Test("scan(file:) runs off the cooperative pool and stops when its task is cancelled")

@@ -185,8 +185,16 @@ enum OrderedParallel {
         work: @escaping @Sendable (Int) -> T, emit: (Int, T) -> Void
     ) {
         guard count > 0 else { return }
-        let state = OrderedParallelState<T>()
         let workers = min(concurrency, count)
+        if workers == 1 {
+            // One worker: the calling thread works through the items itself, in order (a thread
+            // of its own would only be started and waited for).
+            for index in 0..<count where !stop.isSet {
+                emit(index, work(index))
+            }
+            return
+        }
+        let state = OrderedParallelState<T>()
         for _ in 0..<workers {
             Thread.detachNewThread {
                 while true {
