@@ -135,7 +135,8 @@ bench-superset: setup-bench
 	benchmarks/superset.py $(CORPUS)
 
 # One image per process (benchmarks/one-image.sh): the Debian package's activate against ZXingReader
-# and zbarimg on the sample, the phone photo and a 1×1 image, and --version; the installed sizes.
+# and zbarimg on the sample, the phone photo, a 1×1 image, a small image without a code and
+# --version; the installed sizes.
 bench-one: setup-bench
 	scripts/setup.sh --deb
 	benchmarks/one-image.sh

@@ -4,7 +4,8 @@
 # ../libexec/activate) against ZXingReader 1.4 and zbarimg, side by side under hyperfine
 # (-N, 5 warm-ups, RUNS runs each, 30 by default):
 #   the sample code (SampleCodes/oauth-activation.png), the phone photo (SampleCodes/phone-photo.jpg),
-#   a 1×1 image, and `--version`;
+#   a 1×1 image (one value: no pass runs), a 64×64 image with a square and no code (every pass
+#   runs, libzbar loads), and `--version`;
 # then the installed size of the package and of the two peers' packages.
 #
 #   benchmarks/one-image.sh [RUNS]          (make bench-one; builds the package first)
@@ -20,6 +21,7 @@ trap 'rm -rf "$work"' EXIT
 dpkg-deb -x "$package" "$work/root"
 activate=$work/root/usr/bin/activate
 convert -size 1x1 xc:white "$work/1x1.png"
+convert -size 64x64 xc:white -fill black -draw "rectangle 10,10 30,30" "$work/no-code.png"
 # zbarimg as a user runs it on one image: quiet, raw, no D-Bus.
 zbarimg=(zbarimg -q --raw --nodbus)
 
@@ -39,6 +41,7 @@ PYTHON
 compare sample SampleCodes/oauth-activation.png
 compare phone-photo SampleCodes/phone-photo.jpg
 compare 1x1 "$work/1x1.png"
+compare no-code "$work/no-code.png"
 echo "== --version"
 hyperfine -N -w 5 -r "$runs" --style basic -n "activate --version" "$activate --version" \
   -n "zbarimg --version" "zbarimg --version" | grep -E "^(Benchmark|  Time)"
