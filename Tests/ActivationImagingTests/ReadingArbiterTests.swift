@@ -88,6 +88,42 @@ struct ReadingArbiterTests {
         #expect(checked.map(\.text) == printed)
     }
 
+    @Test(
+        "zbar's one-line reading from its pass over every third line yields to zbar's own reading of the symbol",
+        arguments: [
+            // (the pass reads, zbar as its tool reads, the pass reports single lines, printed)
+            (
+                ["9724812348280", "1920081045006"], ["1920081045006", "9784872348880"], true,
+                ["1920081045006", "9784872348880"]
+            ),
+            // A pass that scans every line: nothing tells the two readings apart, both stay.
+            (
+                ["9724812348280", "1920081045006"], ["1920081045006", "9784872348880"], false,
+                ["9724812348280", "1920081045006", "9784872348880"]
+            ),
+            // zbar as its tool reads nothing there: the pass's reading stays.
+            (["9724812348280", "1920081045006"], ["1920081045006"], true, ["9724812348280", "1920081045006"]),
+            // zbar as its tool gives the pass's reading too: it stays beside the other.
+            (
+                ["9724812348280"], ["9724812348280", "9784872348880"], true,
+                ["9724812348280", "9784872348880", "1920081045006"]
+            ),
+        ])
+    func zbarSingleLines(pass: [String], zbar: [String], singleLines: Bool, printed: [String]) {
+        func place(_ text: String) -> ScannedSymbol { Self.reading(text, y: text == "1920081045006" ? 200 : 0) }
+        let checked = ReadingArbiter.addingToolReadings(
+            pass.map(place), readBy: .zbar, singleLines: singleLines,
+            from: [(.zbar, zbar.map(place)), (.zxing, ["1920081045006"].map(place))])
+        #expect(checked.map(\.text) == printed)
+    }
+
+    @Test("only zbar's passes over every third line report single lines")
+    func singleLinePasses() {
+        let sparse = ScanPass.passes(for: .normal).filter(\.reportsSingleLines)
+        #expect(!sparse.isEmpty && sparse.allSatisfy { $0.engine == .zbar && $0.density > 1 })
+        #expect(!ScanPass.plain(.zbar).reportsSingleLines && !ScanPass.plain(.zxing).density(3).reportsSingleLines)
+    }
+
     @Test("QR codes of other bytes at one place are codes side by side: none outweighs another")
     func qrCodesSideBySide() {
         let first = Self.reading("https://a.example", .qr)

@@ -307,14 +307,16 @@ public struct BarcodeScanner: Sendable, Hashable {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
             // Where a tool may read what the pass did not, the tools read the image too and their
-            // readings are added (``ReadingArbiter/addingToolReadings(_:readBy:from:)``): beside a product
-            // code (a book's ISBN and its price code, a misread digit), the product codes; in an
-            // image of several codes, which a pass rarely reads all of, every symbology.
+            // readings are added (``ReadingArbiter/addingToolReadings(_:readBy:singleLines:from:)``):
+            // beside a product code (a book's ISBN and its price code, a misread digit), the
+            // product codes; in an image of several codes, which a pass rarely reads all of, every
+            // symbology.
             let severalCodes = found.count >= 2
             if severalCodes || found.contains(where: { ScanPass.productCodes.contains($0.symbology) }) {
                 let readings = toolReadings(
                     toolsView() ?? source, of: severalCodes ? nil : ScanPass.productCodes, after: pass, found: found)
-                found = ReadingArbiter.addingToolReadings(found, readBy: pass.engine, from: readings.symbols)
+                found = ReadingArbiter.addingToolReadings(
+                    found, readBy: pass.engine, singleLines: pass.reportsSingleLines, from: readings.symbols)
                 checks += readings.checks
             }
             return Trace(
@@ -355,8 +357,8 @@ public struct BarcodeScanner: Sendable, Hashable {
 
     /// What each engine reads in `image` as its tool reads, with its defaults, of `symbologies`
     /// (`nil`: every one the scanner looks for), after `pass` read `found` in it: what
-    /// ``ReadingArbiter/addingToolReadings(_:readBy:from:)`` adds to the pass's readings, with
-    /// the time each engine took.
+    /// ``ReadingArbiter/addingToolReadings(_:readBy:singleLines:from:)`` adds to the pass's
+    /// readings, with the time each engine took.
     ///
     /// Both engines read, at once where a core is free. Only where the first pass read product codes on the plain
     /// pixels does zxing-cpp read alone first: a code it reads at its first, cheapest attempt is

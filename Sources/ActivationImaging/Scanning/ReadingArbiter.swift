@@ -12,8 +12,8 @@
 ///   would lose the right one with the wrong.
 ///
 /// Symbols that no other reading contradicts pass unchanged. Where the tools' readings are added
-/// to a pass's (``addingToolReadings(_:readBy:from:)``), a reading both engines give outweighs a
-/// rival that one engine gives.
+/// to a pass's (``addingToolReadings(_:readBy:singleLines:from:)``), a reading both engines give
+/// outweighs a rival that one engine gives.
 ///
 /// The pipeline's last stage, the engines as their tools read (``ScanPass/readsAsItsTool``),
 /// follows the same rule with both engines at once: each tool's readings are kept
@@ -53,8 +53,13 @@ package enum ReadingArbiter {
     /// two engines do not misread one code into the same wrong digits. Where no reading has both
     /// engines behind it, all stay: on the corpus's UPC-E photo upce-2/14.png ZXingReader reads a
     /// wrong code, and only the pass, zxing-cpp on a widened copy, reads the right one.
+    ///
+    /// One more rule holds for zbar's passes over every third line (`singleLines`): zbar as its
+    /// tool, scanning every line, drops a linear code read on fewer than four lines, and such a
+    /// pass reports them, a misread digit among them where the check digit lets it pass. Where
+    /// zbar as its tool reads the symbol otherwise, that reading outweighs the pass's.
     package static func addingToolReadings(
-        _ symbols: [ScannedSymbol], readBy passEngine: ScanPass.Engine,
+        _ symbols: [ScannedSymbol], readBy passEngine: ScanPass.Engine, singleLines: Bool = false,
         from tools: [(engine: ScanPass.Engine, symbols: [ScannedSymbol])]
     ) -> [ScannedSymbol] {
         var result = symbols
@@ -72,11 +77,18 @@ package enum ReadingArbiter {
             return engines.isSuperset(of: [.zbar, .zxing])
         }
         let agreed = result.filter(byBothEngines)
+        let zbarOwn = passEngine == .zbar && singleLines ? tools.filter { $0.engine == .zbar }.flatMap(\.symbols) : []
+        func outweighedByZBarOwn(_ reading: ScannedSymbol) -> Bool {
+            symbols.contains { $0.isSameReading(as: reading) } && !zbarOwn.contains { $0.isSameReading(as: reading) }
+                && zbarOwn.contains { disagree($0, reading) }
+        }
         // Only linear codes: QR codes of other bytes at one place are codes side by side (their
         // error correction keeps a misread from passing as another code).
         return result.filter { reading in
-            !reading.symbology.isLinear || agreed.contains { $0.isSameReading(as: reading) }
-                || !agreed.contains { disagree($0, reading) }
+            guard reading.symbology.isLinear, !agreed.contains(where: { $0.isSameReading(as: reading) }) else {
+                return true
+            }
+            return !agreed.contains { disagree($0, reading) } && !outweighedByZBarOwn(reading)
         }
     }
 
