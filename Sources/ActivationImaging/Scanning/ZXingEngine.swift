@@ -124,17 +124,14 @@ final class ZXingEngine: Sendable {
     /// reads and decodes its image; a request made meanwhile waits for it instead of starting
     /// another.
     func prepare() {
-        let group = DispatchGroup()
-        group.enter()
-        let first = starting.withLock { starting -> Bool in
-            guard starting == nil, idle.withLock({ $0.isEmpty }) else { return false }
+        let started = starting.withLock { starting -> DispatchGroup? in
+            guard starting == nil, idle.withLock({ $0.isEmpty }) else { return nil }
+            let group = DispatchGroup()
+            group.enter()
             starting = group
-            return true
+            return group
         }
-        guard first else {
-            group.leave()
-            return
-        }
+        guard let group = started else { return }
         DispatchQueue.global().async {
             if let helper = Helper(path: self.helperPath) { self.checkIn(helper) }
             self.starting.withLock { $0 = nil }
