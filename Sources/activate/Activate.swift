@@ -59,8 +59,11 @@ extension Activate {
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         // Parsing `scan`'s options takes longer than the zxing helper needs to load: it loads
-        // meanwhile (a scan starts it anyway; `--help` and usage errors leave it to exit unused).
-        if CommandLine.arguments[1] == ScanCommand.configuration.commandName {
+        // meanwhile (a scan starts it anyway; `--help` and usage errors leave it to exit unused),
+        // unless the fast effort, which has no zxing pass, is asked for.
+        if CommandLine.arguments[1] == ScanCommand.configuration.commandName
+            && !ScanCommand.asksForFastEffort(CommandLine.arguments.dropFirst(2))
+        {
             BarcodeScanner.startSecondEngine()
         }
         Foundation.exit(await execute(Array(CommandLine.arguments.dropFirst())))

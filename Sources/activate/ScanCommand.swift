@@ -69,6 +69,26 @@ struct ScanCommand: AsyncParsableCommand {
     @Option(help: "How hard to try: fast (one zbar pass), normal, or thorough.")
     var effort: ScanEffort = .normal
 
+    /// Whether `arguments` (those after `scan`) ask for the fast effort, read before they are
+    /// parsed: the zxing helper, which that effort never asks, is then not started ahead. Options
+    /// after `--` are file names.
+    static func asksForFastEffort(_ arguments: ArraySlice<String>) -> Bool {
+        var last: String?
+        var fast = false
+        for argument in arguments {
+            if argument == "--" { break }
+            if argument == "--effort=\(ScanEffort.fast.rawValue)"
+                || (last == "--effort" && argument == ScanEffort.fast.rawValue)
+            {
+                fast = true
+            } else if argument.hasPrefix("--effort=") || last == "--effort" {
+                fast = false
+            }
+            last = argument
+        }
+        return fast
+    }
+
     @Option(help: ArgumentHelp("Files decoded at the same time (default: the number of cores).", valueName: "n"))
     var jobs: Int?
 

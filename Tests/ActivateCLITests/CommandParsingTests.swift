@@ -152,6 +152,18 @@ struct CommandParsingTests {
                 && change.workFactor.workFactor == 10)
     }
 
+    @Test(
+        "scan: the look for the fast effort before parsing agrees with the parse (the helper is not started for it)",
+        arguments: [
+            ["--effort", "fast", "x.png"], ["--effort=fast", "x.png"], ["x.png", "--effort", "fast"],
+            ["--effort", "fast", "--effort", "normal", "x.png"], ["--effort", "normal", "--effort=fast", "x.png"],
+            ["--effort", "thorough", "x.png"], ["x.png"], ["--raw", "--", "--effort", "fast"],
+        ])
+    func fastEffortAhead(arguments: [String]) throws {
+        let command = try parse(["scan"] + arguments, as: ScanCommand.self)
+        #expect(ScanCommand.asksForFastEffort(arguments[...]) == (command.effort == .fast))
+    }
+
     @Test("scan, generate, inspect, keys: the options each one takes")
     func otherCommands() throws {
         let scan = try parse(
