@@ -24,7 +24,10 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
         _ = try? ImageDecoder(maxPixels: 1 << 20).decode(bytes, name: "fuzz.png")
         // As the tools decode it (gAMA chunks cut out, alpha dropped), with its CRCs made right
         // too, so that the chunk walk and the cut reach libpng.
-        _ = try? ImageDecoder(maxPixels: 1 << 16).decodeAsTheToolsDo(PNGFuzzing.repairingCRCs(bytes), name: "fuzz.png")
+        for tool in [ImageDecoder.ReaderTool.zbarimg, .zxingReader] {
+            _ = try? ImageDecoder(maxPixels: 1 << 16).decode(
+                PNGFuzzing.repairingCRCs(bytes), name: "fuzz.png", as: tool)
+        }
         // The same file with every chunk's CRC made right, so that mutations reach past the
         // CRC check into the direct path, whose pixels must then be libpng's.
         comparePNGPaths(PNGFuzzing.repairingCRCs(bytes), requireLibPNG: false, maxPixels: 1 << 16)
@@ -40,7 +43,11 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     // takes: the first bytes choose the layout, palette and transparency, the rest are the
     // filtered rows (filter bytes included), compressed here.
     "png-direct": { bytes in comparePNGPaths(PNGFuzzing.file(from: bytes), requireLibPNG: true, maxPixels: 1 << 12) },
-    "jpeg": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.jpg") },
+    "jpeg": { bytes in
+        _ = try? ImageDecoder(maxPixels: 1 << 20).decode(bytes, name: "fuzz.jpg")
+        // zbarimg's view: the RGB decoding, reduced to ImageMagick's luma.
+        _ = try? ImageDecoder(maxPixels: 1 << 20).decode(bytes, name: "fuzz.jpg", as: .zbarimg)
+    },
     "pnm": { _ = try? ImageDecoder(maxPixels: 1 << 20).decode($0, name: "fuzz.pnm") },
     // QR Code Model 1 (our own reader): the bytes as a sampled module grid (format, placement,
     // Reed–Solomon, bit stream), as a bit stream alone, and as a small image for the locator.

@@ -12,7 +12,7 @@ struct PNGAsStoredTests {
     static func grayRows() -> [[UInt8]] { PNGDirectTests.rows(gray, seed: 35) }
 
     func asStored(_ bytes: [UInt8]) throws -> GrayImage? {
-        try ImageDecoder().decodeAsTheToolsDo(bytes, name: "as-stored.png")
+        try ImageDecoder().decode(bytes, name: "as-stored.png", as: .zxingReader)
     }
 
     @Test("a gamma other than sRGB's: libpng converts the samples, the tools' view keeps them")
@@ -56,6 +56,18 @@ struct PNGAsStoredTests {
         #expect(try asStored(bytes)?.pixels == [18, 124])
         let grayAlpha = Writer(width: 2, height: 1, colorType: 4, bitDepth: 8)
         #expect(try asStored(grayAlpha.file([[40, 0, 90, 7]]))?.pixels == [40, 90])
+    }
+
+    @Test("colour: zbarimg's view takes ImageMagick's luma (Rec. 709 weights), ZXingReader's ours (Rec. 601)")
+    func colourReduction() throws {
+        let rgb = Writer(width: 3, height: 1, colorType: 2, bitDepth: 8)
+        // Dark green and dark red of one Rec. 601 luma (59), far apart in Rec. 709's (72 and 42).
+        let bytes = rgb.file([[0, 100, 0, 196, 0, 0, 255, 255, 255]])
+        #expect(try ImageDecoder().decode(bytes, name: "rgb.png").pixels == [59, 59, 255])
+        #expect(try ImageDecoder().decode(bytes, name: "rgb.png", as: .zbarimg)?.pixels == [72, 42, 255])
+        #expect(try ImageDecoder().decode(bytes, name: "rgb.png", as: .zxingReader) == nil)
+        // Gray has one luma in every formula: no second decoding for either tool.
+        #expect(try ImageDecoder().decode(Self.gray.file(Self.grayRows()), name: "gray.png", as: .zbarimg) == nil)
     }
 
     @Test("a damaged file is refused as the first decoding refuses it; JPEG and PNM have no second")

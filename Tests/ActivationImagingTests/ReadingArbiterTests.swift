@@ -109,19 +109,19 @@ struct ReadingArbiterTests {
                 ["9724812348280", "9784872348880", "1920081045006"]
             ),
         ])
-    func zbarSingleLines(pass: [String], zbar: [String], singleLines: Bool, printed: [String]) {
+    func zbarFewLines(pass: [String], zbar: [String], fewLines: Bool, printed: [String]) {
         func place(_ text: String) -> ScannedSymbol { Self.reading(text, y: text == "1920081045006" ? 200 : 0) }
         let checked = ReadingArbiter.addingToolReadings(
-            pass.map(place), readBy: .zbar, singleLines: singleLines,
+            pass.map(place), readBy: .zbar, fewLines: fewLines,
             from: [(.zbar, zbar.map(place)), (.zxing, ["1920081045006"].map(place))])
         #expect(checked.map(\.text) == printed)
     }
 
-    @Test("only zbar's passes over every third line report single lines")
-    func singleLinePasses() {
-        let sparse = ScanPass.passes(for: .normal).filter(\.reportsSingleLines)
+    @Test("only zbar's passes over every third line report codes of fewer lines than zbar asks")
+    func fewLinePasses() {
+        let sparse = ScanPass.passes(for: .normal).filter(\.reportsFewLines)
         #expect(!sparse.isEmpty && sparse.allSatisfy { $0.engine == .zbar && $0.density > 1 })
-        #expect(!ScanPass.plain(.zbar).reportsSingleLines && !ScanPass.plain(.zxing).density(3).reportsSingleLines)
+        #expect(!ScanPass.plain(.zbar).reportsFewLines && !ScanPass.plain(.zxing).density(3).reportsFewLines)
     }
 
     @Test("QR codes of other bytes at one place are codes side by side: none outweighs another")
@@ -178,6 +178,17 @@ struct ZBarStrayLinesTests {
     func strayLines(right: Int, wrong: Int, kept: [String]) {
         let found = ZBarEngine.droppingStrayLines([(Arbiter.right, right), (Arbiter.wrong, wrong)])
         #expect(found.map(\.text) == kept)
+    }
+
+    @Test(
+        "a sparse scan's linear code read on one line goes, as zxing-cpp's minimum of two lines drops it; QR codes stay"
+    )
+    func singleLines() {
+        let found = ZBarEngine.droppingSingleLines([
+            (Arbiter.right, 2), (Arbiter.reading("12345678", .code128, y: 200), 1), (Arbiter.reading("a", .qr), 1),
+            (Arbiter.reading("6780186008574", y: 400), 1),
+        ])
+        #expect(found.map(\.symbol.text) == ["9784872348880", "a"])
     }
 
     @Test("elsewhere, in another symbology or a QR code, a reading of one line stays")

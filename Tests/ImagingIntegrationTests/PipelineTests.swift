@@ -212,7 +212,7 @@ struct PipelineTests {
         let passes = BarcodeScanner().trace(dotted).timings.map(\.pass)
         #expect(passes.first == "zxing/once" && passes.count > 1, "ran \(passes)")
         // Our luma sees one value where the tools' (another formula) see an edge: the tools read.
-        let toolsSee = try BarcodeScanner().runPasses(gray, stop: StopFlag(), asTheToolsDecode: { dotted })
+        let toolsSee = try BarcodeScanner().runPasses(gray, stop: StopFlag(), asTheToolsDecode: { _ in dotted })
         let ran = toolsSee.timings.map(\.pass)
         #expect(ran.first == "zxing/once" && ran.contains("zbar") && ran.contains("zxing"), "ran \(ran)")
     }

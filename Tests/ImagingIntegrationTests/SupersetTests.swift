@@ -1,3 +1,5 @@
+import CDeflate
+import CTurboJPEG
 import Foundation
 import TestSupport
 import Testing
@@ -135,13 +137,66 @@ struct SupersetTests {
             let expected = try String(contentsOfFile: "\(folder)/\(file.dropLast(4)).txt", encoding: .utf8)
             let bytes = try ImageDecoder().readFile(path)
             // These files have a view of their own for the tools, other than our decoding.
-            let stored = try #require(try ImageDecoder().decodeAsTheToolsDo(bytes, name: file))
+            let stored = try #require(try ImageDecoder().decode(bytes, name: file, as: .zxingReader))
             #expect(stored.pixels != (try ImageDecoder().decode(bytes, name: file)).pixels, "\(file)")
             let toolTexts = try Self.tools.flatMap { $0.texts(try Self.run($0.command, path)) }
             #expect(Self.holds(toolTexts, expected), "\(file): no tool reads it, the case tests nothing")
             let trace = try BarcodeScanner().traceFile(path, stop: StopFlag())
             #expect(Self.holds(trace.symbols.map(\.text), expected), "\(file): \(trace.symbols.map(\.text))")
         }
+    }
+
+    @Test(
+        "a code in colours that ImageMagick's luma tells apart and Rec. 601's does not: read as zbarimg reads it",
+        arguments: ["png", "jpg"])
+    func zbarimgColours(format: String) throws {
+        let folder = try TemporaryFolder()
+        let code = try QRCodeEncoder().encode(Array("colours as zbarimg sees them".utf8)).grayImage(scale: 8, margin: 4)
+        // Dark red modules on dark green: one gray to us and to zxing-cpp (Rec. 601: 58.6 and
+        // 58.7), 42 and 72 to ImageMagick, whose luma zbarimg reads.
+        let rgb = code.pixels.flatMap { $0 < 128 ? [196, 0, 0] : [0, 100, 0] as [UInt8] }
+        let path = try folder.write(
+            "colours.\(format)",
+            format == "png"
+                ? try Self.rgbPNG(rgb, width: code.width, height: code.height)
+                : try Self.rgbJPEG(rgb, width: code.width, height: code.height))
+        #expect(try Self.zbarTexts(Self.run(Self.tools[0].command, path)) == ["colours as zbarimg sees them"])
+        let ours = try ImageDecoder().decodeFile(path)
+        #expect(BarcodeScanner().trace(ours).symbols.isEmpty, "our gray shows the code: the case tests nothing")
+        #expect(try BarcodeScanner().scanFile(path).map(\.text) == ["colours as zbarimg sees them"])
+    }
+
+    /// 8-bit RGB samples as a PNG: rows of filter type 0, zlib-compressed by libdeflate.
+    static func rgbPNG(_ rgb: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        let stride = width * 3
+        var rows: [UInt8] = []
+        for row in 0..<height { rows += [0] + rgb[row * stride..<(row + 1) * stride] }
+        let compressor = try #require(libdeflate_alloc_compressor(6))
+        defer { libdeflate_free_compressor(compressor) }
+        var data = [UInt8](repeating: 0, count: libdeflate_zlib_compress_bound(compressor, rows.count))
+        let count = data.withUnsafeMutableBytes {
+            libdeflate_zlib_compress(compressor, rows, rows.count, $0.baseAddress, $0.count)
+        }
+        try #require(count > 0)
+        return PNGCodec.file(
+            width: width, height: height, bitDepth: 8, colorType: 2, interlace: 0, chunks: [],
+            imageData: Array(data.prefix(count)), imageChunks: 1)
+    }
+
+    /// 8-bit RGB samples as a JPEG without chroma subsampling (libjpeg-turbo), quality 95.
+    static func rgbJPEG(_ rgb: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        let handle = try #require(tjInitCompress())
+        defer { tjDestroy(handle) }
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let status = rgb.withUnsafeBufferPointer {
+            tjCompress2(
+                handle, $0.baseAddress, Int32(width), 0, Int32(height), Int32(TJPF_RGB.rawValue), &buffer, &size,
+                Int32(TJSAMP_444.rawValue), 95, 0)
+        }
+        defer { tjFree(buffer) }
+        try #require(status == 0)
+        return Array(UnsafeBufferPointer(start: try #require(buffer), count: Int(size)))
     }
 
     @Test("in an image of several codes, what a tool reads beside the codes of the first pass is added")

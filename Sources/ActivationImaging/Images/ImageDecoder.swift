@@ -65,15 +65,30 @@ public struct ImageDecoder: Sendable, Hashable {
         }
     }
 
-    /// The image as zbarimg and ZXingReader decode it, where that differs from ``decode(_:name:)``
-    /// (a PNG with alpha, or with a gamma libpng converts: they take the samples as stored); `nil`
+    /// The command-line readers whose view of a file the pipeline's last passes take.
+    enum ReaderTool: Sendable, Hashable {
+        /// zbarimg: ImageMagick decodes the file and hands zbar its luma.
+        case zbarimg
+        /// ZXingReader: stb_image decodes the file and zxing-cpp reduces its colour.
+        case zxingReader
+    }
+
+    /// The image as `tool` decodes the file, where that differs from ``decode(_:name:)``; `nil`
     /// when it does not. What the pipeline's last passes read, which promise to read what the
-    /// tools read.
+    /// tools read: both take a PNG's samples as stored (no gamma conversion, alpha dropped), and
+    /// zbarimg sees a colour PNG or JPEG through ImageMagick's luma, with Rec. 709 weights where
+    /// ours and zxing-cpp's are Rec. 601's (``ColourReduction``).
     ///
     /// - Throws: ``ImagingError`` as ``decode(_:name:)`` does for the same bytes.
-    func decodeAsTheToolsDo(_ bytes: [UInt8], name: String) throws -> GrayImage? {
-        guard bytes.count <= maxBytes, ImageFormat.sniff(bytes) == .png else { return nil }
-        return try PNGCodec.decodeAsStored(bytes, name: name, maxPixels: maxPixels)
+    func decode(_ bytes: [UInt8], name: String, as tool: ReaderTool) throws -> GrayImage? {
+        guard bytes.count <= maxBytes else { return nil }
+        let colour: ColourReduction = tool == .zbarimg ? .imageMagick : .rec601
+        switch ImageFormat.sniff(bytes) {
+        case .png: return try PNGCodec.decodeAsStored(bytes, name: name, maxPixels: maxPixels, colour: colour)
+        case .jpeg where colour != .rec601:
+            return try JPEGDecoder.decodeColour(bytes, name: name, maxPixels: maxPixels, colour: colour)
+        default: return nil
+        }
     }
 
     /// A JPEG of more than `pixels` decoded at half its size (libjpeg-turbo's DCT scaling, a

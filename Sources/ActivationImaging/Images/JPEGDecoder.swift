@@ -11,6 +11,24 @@ enum JPEGDecoder {
     /// libjpeg-turbo does in the inverse DCT (much faster than decoding in full and shrinking).
     /// The pixel limit applies to the full size either way.
     static func decode(_ bytes: [UInt8], name: String, maxPixels: Int, reduction: Int = 1) throws -> GrayImage {
+        // Without a colour reduction asked, the gray plane is always given.
+        try decode(bytes, name: name, maxPixels: maxPixels, reduction: reduction, colour: nil)
+            ?? GrayImage(unchecked: 0, 0, [])
+    }
+
+    /// A colour JPEG's pixels as libjpeg-turbo's RGB reduced to gray by `colour` (the tools' view:
+    /// zbarimg's ImageMagick decodes to RGB with libjpeg and takes its luma); `nil` for a gray
+    /// JPEG, which every reader sees as ``decode(_:name:maxPixels:reduction:)`` does.
+    static func decodeColour(
+        _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction
+    ) throws -> GrayImage? {
+        try decode(bytes, name: name, maxPixels: maxPixels, reduction: 1, colour: colour)
+    }
+
+    /// The gray plane, or with `colour` the RGB pixels reduced by it (`nil` for a gray JPEG).
+    private static func decode(
+        _ bytes: [UInt8], name: String, maxPixels: Int, reduction: Int, colour: ColourReduction?
+    ) throws -> GrayImage? {
         guard let handle = tjInitDecompress() else {
             throw ImagingError(.libraryFailure, source: name, "cannot start the JPEG decoder")
         }
@@ -33,7 +51,7 @@ enum JPEGDecoder {
                 """
             )
         }
-        return try bytes.withUnsafeBufferPointer { input in
+        return try bytes.withUnsafeBufferPointer { input -> GrayImage? in
             var width: Int32 = 0
             var height: Int32 = 0
             var subsampling: Int32 = 0
@@ -50,15 +68,25 @@ enum JPEGDecoder {
             let divisor = Int32([1, 2, 4, 8].contains(reduction) ? reduction : 1)
             width = (width + divisor - 1) / divisor
             height = (height + divisor - 1) / divisor
-            var gray = [UInt8](repeating: 255, count: Int(width) * Int(height))
-            let status = gray.withUnsafeMutableBufferPointer {
+            let rgb = colour != nil
+            if rgb && colorspace == Int32(TJCS_GRAY.rawValue) { return nil }
+            var samples = [UInt8](repeating: 255, count: Int(width) * Int(height) * (rgb ? 3 : 1))
+            let status = samples.withUnsafeMutableBufferPointer {
                 tjDecompress2(
                     handle, input.baseAddress, UInt(input.count), $0.baseAddress, width, 0, height,
-                    Int32(TJPF_GRAY.rawValue), TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS)
+                    Int32((rgb ? TJPF_RGB : TJPF_GRAY).rawValue), TJFLAG_ACCURATEDCT | TJFLAG_LIMITSCANS)
             }
             // Warnings (TJERR_WARNING, e.g. extraneous bytes) leave a usable image.
             if status != 0 && tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
                 throw failure(handle, name)
+            }
+            guard let colour else { return GrayImage(unchecked: Int(width), Int(height), samples) }
+            var gray = [UInt8](repeating: 0, count: Int(width) * Int(height))
+            for index in gray.indices {
+                let base = 3 * index
+                gray[index] = UInt8(
+                    truncatingIfNeeded: colour.gray(
+                        UInt32(samples[base]), UInt32(samples[base + 1]), UInt32(samples[base + 2])))
             }
             return GrayImage(unchecked: Int(width), Int(height), gray)
         }

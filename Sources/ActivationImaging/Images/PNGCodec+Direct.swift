@@ -265,7 +265,8 @@ extension PNGCodec {
         (width * channels(colorType: colorType) * bitDepth + 7) / 8
     }
 
-    /// Rec. 601 luma of stored values, rounded, as zbar and ImageMagick reduce colour (both paths).
+    /// Rec. 601 luma of stored values, rounded, as zbar's and zxing-cpp's own conversions reduce
+    /// colour (both paths; ``ColourReduction/rec601``).
     @inline(__always)
     static func luma(_ red: UInt32, _ green: UInt32, _ blue: UInt32) -> UInt32 {
         (299 &* red &+ 587 &* green &+ 114 &* blue &+ 500) / 1000

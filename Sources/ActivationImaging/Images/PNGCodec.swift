@@ -8,21 +8,27 @@ enum PNGCodec {
     /// transparent QR code is dark modules on nothing and is meant to be read on a light page.
     ///
     /// Colour is reduced to luma with the Rec. 601 weights on the stored (gamma-encoded) values,
-    /// as zbar and ImageMagick do, rather than libpng's linear-light conversion, which darkens
-    /// mid-tones and costs reads on photos.
+    /// as zbar's and zxing-cpp's own conversions do, rather than libpng's linear-light conversion,
+    /// which darkens mid-tones and costs reads on photos.
     static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage {
         if let image = try decodeDirect(bytes, name: name, maxPixels: maxPixels) { return image }
         return try decodeWithLibPNG(bytes, name: name, maxPixels: maxPixels)
     }
 
-    /// A PNG's pixels as zbarimg (ImageMagick) and ZXingReader (stb_image) decode them, where that
+    /// A PNG's pixels as zbarimg (ImageMagick) or ZXingReader (stb_image) decodes them, where that
     /// differs from ``decode(_:name:maxPixels:)``: the samples as stored, without the gamma of a
-    /// gAMA chunk (which libpng applies, as the PNG standard asks, and they ignore), and with any
+    /// gAMA chunk (which libpng applies, as the PNG standard asks, and they ignore), with any
     /// alpha dropped instead of composited onto white (a pixel of alpha 254 is the colour stored to
-    /// them). `nil` when the two are the same: no alpha, no tRNS, no gamma other than sRGB's.
-    static func decodeAsStored(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage? {
-        guard let chunks = ChunkSummary(bytes), chunks.hasAlpha || chunks.hasOtherGamma else { return nil }
-        return try decodeWithLibPNG(chunks.withoutGamma(bytes), name: name, maxPixels: maxPixels, alpha: .dropped)
+    /// them), and colour reduced as the tool reduces it (`colour`). `nil` when the two are the
+    /// same: no alpha, no tRNS, no gamma other than sRGB's, and gray or reduced as ours.
+    static func decodeAsStored(
+        _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction = .rec601
+    ) throws -> GrayImage? {
+        guard let chunks = ChunkSummary(bytes),
+            chunks.hasAlpha || chunks.hasOtherGamma || (chunks.isColour && colour != .rec601)
+        else { return nil }
+        return try decodeWithLibPNG(
+            chunks.withoutGamma(bytes), name: name, maxPixels: maxPixels, alpha: .dropped, colour: colour)
     }
 
     /// What becomes of a PNG's alpha in the gray image.
@@ -35,7 +41,8 @@ enum PNGCodec {
 
     /// The libpng path of ``decode(_:name:maxPixels:)``: every PNG the direct path declines.
     static func decodeWithLibPNG(
-        _ bytes: [UInt8], name: String, maxPixels: Int, alpha: AlphaHandling = .compositedOntoWhite
+        _ bytes: [UInt8], name: String, maxPixels: Int, alpha: AlphaHandling = .compositedOntoWhite,
+        colour: ColourReduction = .rec601
     ) throws -> GrayImage {
         // libpng keeps the pointer from begin_read until finish_read: both run inside one closure.
         try bytes.withUnsafeBytes { raw -> GrayImage in
@@ -76,7 +83,7 @@ enum PNGCodec {
                         let base = index * channels
                         let value =
                             isColor
-                            ? luma(UInt32(source[base]), UInt32(source[base + 1]), UInt32(source[base + 2]))
+                            ? colour.gray(UInt32(source[base]), UInt32(source[base + 1]), UInt32(source[base + 2]))
                             : UInt32(source[base])
                         out[index] =
                             hasAlpha && alpha == .compositedOntoWhite
@@ -253,6 +260,8 @@ enum PNGCodec {
         var hasAlpha = false
         /// A gAMA chunk that libpng converts (not within 5 % of sRGB's 1/2.2, see `DirectLayout`).
         var hasOtherGamma = false
+        /// Colour samples (colour types 2 and 6) or a palette (3).
+        var isColour = false
         /// Where the gAMA chunks lie, whole (length, type, data and CRC).
         var gammaChunks: [Range<Int>] = []
 
@@ -268,6 +277,7 @@ enum PNGCodec {
                 switch type {
                 case "IHDR" where offset == 8 && length == 13:
                     hasAlpha = [4, 6].contains(bytes[data + 9])
+                    isColour = [2, 3, 6].contains(bytes[data + 9])
                 case "tRNS":
                     hasAlpha = true
                 case "gAMA" where length == 4:

@@ -93,10 +93,14 @@ public struct BarcodeScanner: Sendable, Hashable {
         else {
             return try trace(
                 decoder.decode(bytes, name: path), stop: stop,
-                asTheToolsDecode: { try? decoder.decodeAsTheToolsDo(bytes, name: path) })
+                asTheToolsDecode: { try? decoder.decode(bytes, name: path, as: $0) })
         }
         return try traceLarge(half: half, full: { try decoder.decode(bytes, name: path) }, stop: stop)
     }
+
+    /// The image as a command-line reader decodes its file, where that differs from ours (`nil`
+    /// where it does not): ``ImageDecoder/decode(_:name:as:)`` for a file's bytes.
+    typealias ToolsDecoding = (ImageDecoder.ReaderTool) -> GrayImage?
 
     /// The pipeline over a decoded image, checking `stop` before each pass.
     ///
@@ -113,7 +117,7 @@ public struct BarcodeScanner: Sendable, Hashable {
     /// it at half size, where the tools' view is not used.
     ///
     /// - Throws: `CancellationError` once `stop` is set.
-    func trace(_ image: GrayImage, stop: StopFlag, asTheToolsDecode: (() -> GrayImage?)? = nil) throws -> Trace {
+    func trace(_ image: GrayImage, stop: StopFlag, asTheToolsDecode: ToolsDecoding? = nil) throws -> Trace {
         guard effort != .fast, image.width * image.height > Self.reduceAbovePixels else {
             return try runPasses(image, stop: stop, asTheToolsDecode: asTheToolsDecode)
         }
@@ -188,14 +192,14 @@ public struct BarcodeScanner: Sendable, Hashable {
     /// size when the caller has it already. From pass `firstPass` on (the ones before ran elsewhere); with
     /// `halfSize`, `image` is a large photo's half-size copy already, read as it is (the passes are
     /// named `…@half`, and the caller scales the corners). `asTheToolsDecode` gives the image as
-    /// zbarimg and ZXingReader decode the file, when that differs from `image`
-    /// (``ImageDecoder/decodeAsTheToolsDo(_:name:)``): the tools' stage and the tools' readings of
-    /// product codes read that, once it is needed.
+    /// zbarimg or ZXingReader decodes the file, when that differs from `image`
+    /// (``ImageDecoder/decode(_:name:as:)``): each engine reads its tool's view at the tools' stage
+    /// and in the tools' readings of product codes, each view made once it is needed.
     ///
     /// - Throws: `CancellationError` once `stop` is set.
     func runPasses(
         _ image: GrayImage, reduced: GrayImage? = nil, stop: StopFlag, from firstPass: Int = 0, halfSize: Bool = false,
-        asTheToolsDecode: (() -> GrayImage?)? = nil
+        asTheToolsDecode: ToolsDecoding? = nil
     ) throws -> Trace {
         var timings: [(pass: String, duration: Duration)] = []
         let clock = ContinuousClock()
@@ -216,11 +220,14 @@ public struct BarcodeScanner: Sendable, Hashable {
         // Passes that wait for the QR passes on an image that shows a finder pair.
         var postponed: [(index: Int, pass: ScanPass)] = []
         var checks: [(what: String, duration: Duration)] = []
-        // The image as the tools decode the file, made when first needed; `nil` when it is `image`.
-        var toolsImage: GrayImage??
-        func asTheToolsSee() -> GrayImage? {
-            if toolsImage == nil { toolsImage = .some(asTheToolsDecode?()) }
-            return toolsImage ?? nil
+        // The image as each tool decodes the file, made when first needed; `nil` when it is `image`.
+        var toolsImages: [ImageDecoder.ReaderTool: GrayImage?] = [:]
+        func asTheToolSees(_ engine: ScanPass.Engine) -> GrayImage? {
+            let tool: ImageDecoder.ReaderTool = engine == .zbar ? .zbarimg : .zxingReader
+            if let made = toolsImages[tool] { return made }
+            let made = asTheToolsDecode?(tool)
+            toolsImages[tool] = .some(made)
+            return made
         }
         // An image of one value, in our view and in the tools' (another luma formula could tell
         // two colours apart that ours does not), has no edge for any engine: none is asked, so
@@ -228,7 +235,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         if firstPass == 0 && !halfSize {
             if stop.isSet { throw CancellationError() }
             let start = clock.now
-            if image.isUniform && (asTheToolsSee()?.isUniform ?? true) {
+            if image.isUniform && (asTheToolSees(.zbar)?.isUniform ?? true)
+                && (asTheToolSees(.zxing)?.isUniform ?? true)
+            {
                 return Trace(symbols: [], pass: nil, timings: [("uniform", clock.now - start)])
             }
         }
@@ -241,11 +250,11 @@ public struct BarcodeScanner: Sendable, Hashable {
             let start = clock.now
             let useReduced = !halfSize && index >= 1 && image.width * image.height > Self.reduceAbovePixels
             if useReduced && reduced == nil { reduced = image.scaled(by: 0.5) }
+            let source = useReduced ? reduced! : image
             // The tools' view holds for the image at full size only.
-            let toolsView = { !useReduced && !halfSize ? asTheToolsSee() : nil }
-            let toolsSource = pass.readsAsItsTool ? toolsView() : nil
-            let source = toolsSource ?? (useReduced ? reduced! : image)
-            let tools = toolsSource != nil ? "@tools" : ""
+            let asItsTool = { (engine: ScanPass.Engine) in
+                (!useReduced && !halfSize ? asTheToolSees(engine) : nil) ?? source
+            }
             if pass.readsAsItsTool {
                 // The tools' stage: the tools read at once (zxing-cpp in its helper process while
                 // zbar reads here), and what each reads alone is printed (``ReadingArbiter``).
@@ -254,7 +263,7 @@ public struct BarcodeScanner: Sendable, Hashable {
                     stage.append(next.pass)
                     queue.removeFirst()
                 }
-                let reads = decodeAtOnce(stage, source)
+                let reads = decodeAtOnce(stage, stage.map { asItsTool($0.engine) })
                 let suffix = useReduced || halfSize ? "@half" : ""
                 timings += zip(stage, reads).map { (tool, read) in (tool.name + suffix, read.duration) }
                 guard let first = reads.firstIndex(where: { !$0.value.isEmpty }) else { continue }
@@ -263,7 +272,7 @@ public struct BarcodeScanner: Sendable, Hashable {
                     symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))),
                     pass: stage[first].name, timings: timings, checks: checks)
             }
-            let key = pass.preparation + (useReduced ? "@half" : "") + tools
+            let key = pass.preparation + (useReduced ? "@half" : "")
             if pass.needsFinderPatterns || pass.needsFinderPair || pass.needsLightFinderPatterns
                 || pass.yieldsToFinderPair
             {
@@ -291,7 +300,7 @@ public struct BarcodeScanner: Sendable, Hashable {
             guard let prepared else { continue }
             let decoder = pass.decoderName
             if prepared.width == source.width && prepared.height == source.height && prepared.pixels == source.pixels {
-                guard readPlain.insert(decoder + tools).inserted else { continue }
+                guard readPlain.insert(decoder).inserted else { continue }
             }
             guard var found = decode(pass, prepared, survey: pass.preparation == "plain" ? survey : nil) else {
                 continue
@@ -307,16 +316,16 @@ public struct BarcodeScanner: Sendable, Hashable {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
             // Where a tool may read what the pass did not, the tools read the image too and their
-            // readings are added (``ReadingArbiter/addingToolReadings(_:readBy:singleLines:from:)``):
+            // readings are added (``ReadingArbiter/addingToolReadings(_:readBy:fewLines:from:)``):
             // beside a product code (a book's ISBN and its price code, a misread digit), the
             // product codes; in an image of several codes, which a pass rarely reads all of, every
             // symbology.
             let severalCodes = found.count >= 2
             if severalCodes || found.contains(where: { ScanPass.productCodes.contains($0.symbology) }) {
                 let readings = toolReadings(
-                    toolsView() ?? source, of: severalCodes ? nil : ScanPass.productCodes, after: pass, found: found)
+                    asItsTool, of: severalCodes ? nil : ScanPass.productCodes, after: pass, found: found)
                 found = ReadingArbiter.addingToolReadings(
-                    found, readBy: pass.engine, singleLines: pass.reportsSingleLines, from: readings.symbols)
+                    found, readBy: pass.engine, fewLines: pass.reportsFewLines, from: readings.symbols)
                 checks += readings.checks
             }
             return Trace(
@@ -355,9 +364,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         return decode(other.only(pass.symbologies ?? symbologies), prepared) ?? []
     }
 
-    /// What each engine reads in `image` as its tool reads, with its defaults, of `symbologies`
+    /// What each engine reads in its tool's view of the image (`image`), as its tool reads, with its defaults, of `symbologies`
     /// (`nil`: every one the scanner looks for), after `pass` read `found` in it: what
-    /// ``ReadingArbiter/addingToolReadings(_:readBy:singleLines:from:)`` adds to the pass's
+    /// ``ReadingArbiter/addingToolReadings(_:readBy:fewLines:from:)`` adds to the pass's
     /// readings, with the time each engine took.
     ///
     /// Both engines read, at once where a core is free. Only where the first pass read product codes on the plain
@@ -365,7 +374,8 @@ public struct BarcodeScanner: Sendable, Hashable {
     /// sharp, and zbar, which costs three times as much, reads too only where ZXingReader's
     /// harder read finds anything else there (a second code, another reading).
     func toolReadings(
-        _ image: GrayImage, of symbologies: Set<Symbology>?, after pass: ScanPass, found: [ScannedSymbol]
+        _ image: (ScanPass.Engine) -> GrayImage, of symbologies: Set<Symbology>?, after pass: ScanPass,
+        found: [ScannedSymbol]
     ) -> (symbols: [(engine: ScanPass.Engine, symbols: [ScannedSymbol])], checks: [(what: String, duration: Duration)])
     {
         func asTool(_ engine: ScanPass.Engine) -> ScanPass {
@@ -376,7 +386,7 @@ public struct BarcodeScanner: Sendable, Hashable {
             symbols: [(engine: ScanPass.Engine, symbols: [ScannedSymbol])], checks: [(what: String, duration: Duration)]
         )
         func reads(_ tools: [ScanPass]) -> Reads {
-            let reads = decodeAtOnce(tools, image)
+            let reads = decodeAtOnce(tools, tools.map { image($0.engine) })
             return (
                 zip(tools, reads).map { ($0.engine, $1.value) },
                 zip(tools, reads).map { ("as-tool:" + $0.name, $1.duration) }
@@ -393,13 +403,14 @@ public struct BarcodeScanner: Sendable, Hashable {
         return reads([zbar, zxing])
     }
 
-    /// Each of `passes` over `image`, at once where the scanner may (``concurrently(_:atOnce:)``),
-    /// with the time each took.
-    private func decodeAtOnce(_ passes: [ScanPass], _ image: GrayImage) -> [(
+    /// Each of `passes` over its image of `images`, at once where the scanner may
+    /// (``concurrently(_:atOnce:)``), with the time each took.
+    private func decodeAtOnce(_ passes: [ScanPass], _ images: [GrayImage]) -> [(
         value: [ScannedSymbol], duration: Duration
     )] {
         Self.concurrently(
-            passes.map { pass in { self.timed { self.decode(pass, image) ?? [] } } }, atOnce: enginesAtOnce)
+            zip(passes, images).map { pass, image in { self.timed { self.decode(pass, image) ?? [] } } },
+            atOnce: enginesAtOnce)
     }
 
     /// `work`'s value and the time it took.

@@ -12,7 +12,7 @@
 ///   would lose the right one with the wrong.
 ///
 /// Symbols that no other reading contradicts pass unchanged. Where the tools' readings are added
-/// to a pass's (``addingToolReadings(_:readBy:singleLines:from:)``), a reading both engines give
+/// to a pass's (``addingToolReadings(_:readBy:fewLines:from:)``), a reading both engines give
 /// outweighs a rival that one engine gives.
 ///
 /// The pipeline's last stage, the engines as their tools read (``ScanPass/readsAsItsTool``),
@@ -54,12 +54,13 @@ package enum ReadingArbiter {
     /// engines behind it, all stay: on the corpus's UPC-E photo upce-2/14.png ZXingReader reads a
     /// wrong code, and only the pass, zxing-cpp on a widened copy, reads the right one.
     ///
-    /// One more rule holds for zbar's passes over every third line (`singleLines`): zbar as its
+    /// One more rule holds for zbar's passes over every third line (`fewLines`): zbar as its
     /// tool, scanning every line, drops a linear code read on fewer than four lines, and such a
-    /// pass reports them, a misread digit among them where the check digit lets it pass. Where
+    /// pass reports those of two or three, a misread digit among them where the check digit lets
+    /// it pass. Where
     /// zbar as its tool reads the symbol otherwise, that reading outweighs the pass's.
     package static func addingToolReadings(
-        _ symbols: [ScannedSymbol], readBy passEngine: ScanPass.Engine, singleLines: Bool = false,
+        _ symbols: [ScannedSymbol], readBy passEngine: ScanPass.Engine, fewLines: Bool = false,
         from tools: [(engine: ScanPass.Engine, symbols: [ScannedSymbol])]
     ) -> [ScannedSymbol] {
         var result = symbols
@@ -77,7 +78,7 @@ package enum ReadingArbiter {
             return engines.isSuperset(of: [.zbar, .zxing])
         }
         let agreed = result.filter(byBothEngines)
-        let zbarOwn = passEngine == .zbar && singleLines ? tools.filter { $0.engine == .zbar }.flatMap(\.symbols) : []
+        let zbarOwn = passEngine == .zbar && fewLines ? tools.filter { $0.engine == .zbar }.flatMap(\.symbols) : []
         func outweighedByZBarOwn(_ reading: ScannedSymbol) -> Bool {
             symbols.contains { $0.isSameReading(as: reading) } && !zbarOwn.contains { $0.isSameReading(as: reading) }
                 && zbarOwn.contains { disagree($0, reading) }

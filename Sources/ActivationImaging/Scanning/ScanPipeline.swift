@@ -36,9 +36,10 @@ package struct ScanPass: Sendable {
     var invertedRetry = false
     /// zbar only: scan every n-th row and column (1: all of them).
     var density = 1
-    /// Whether the pass reports linear codes read on a single scan line: zbar drops those of
-    /// fewer than four lines only when it scans every line.
-    var reportsSingleLines: Bool { engine == .zbar && density > 1 }
+    /// Whether the pass reports linear codes read on fewer scan lines than zbar itself asks (two
+    /// or three; ``ZBarEngine`` drops those of one): zbar drops those of fewer than four lines
+    /// only when it scans every line.
+    var reportsFewLines: Bool { engine == .zbar && density > 1 }
     /// zbar only: scan down the columns too, not only across the rows.
     var scanColumns = true
     /// Only these symbologies (of those the scanner looks for); `nil`: all of them.

@@ -49,8 +49,21 @@ struct ZBarEngine: Sendable {
                 if let copied = copy(current, zbar) { found.append((copied, Int(zbar.symbol_get_quality(current)))) }
                 symbol = zbar.symbol_next(current)
             }
-            return Self.droppingStrayLines(found)
+            return Self.droppingStrayLines(density > 1 ? Self.droppingSingleLines(found) : found)
         }
+    }
+
+    /// A sparse scan's linear codes read on more than one line, as zxing-cpp reports them (its
+    /// `minLineCount` is 2), and QR codes, whose error correction checks them.
+    ///
+    /// Scanning every line, zbar drops a product code read on fewer than four lines; scanning
+    /// every n-th, it has no such filter and reports a code one line gave, or one whose halves
+    /// two lines gave (zbar joins an EAN code's halves across lines), a misread half among them
+    /// where the one check digit lets it pass.
+    static func droppingSingleLines(_ found: [(symbol: ScannedSymbol, lines: Int)]) -> [(
+        symbol: ScannedSymbol, lines: Int
+    )] {
+        found.filter { !$0.symbol.symbology.isLinear || $0.lines >= 2 }
     }
 
     /// zbar reports each distinct decode of a linear code with the number of scan lines that gave
