@@ -18,7 +18,9 @@ enum JPEGDecoder {
 
     /// A colour JPEG's pixels as libjpeg-turbo's RGB reduced to gray by `colour` (the tools' view:
     /// zbarimg's ImageMagick decodes to RGB with libjpeg and takes its luma); `nil` for a gray
-    /// JPEG, which every reader sees as ``decode(_:name:maxPixels:reduction:)`` does.
+    /// JPEG, which every reader sees as ``decode(_:name:maxPixels:reduction:)`` does. ImageMagick
+    /// asks libjpeg for its floating-point inverse DCT, which TurboJPEG does not offer; the
+    /// accurate integer one used here is a level apart from it at some pixels.
     static func decodeColour(
         _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction
     ) throws -> GrayImage? {
