@@ -18,6 +18,18 @@ package=$(scripts/make-deb.sh 2>.build/deb-build.log) || { tail -30 .build/deb-b
 if grep -E '^(E|W): ' .build/deb-build.log; then fail "lintian reports the errors or warnings above"; fi
 echo "deb-check: $package: lintian reports no error or warning" >&2
 
+# Every glibc version node the programs need (symbols' and version-only ones such as the packed
+# relocations' GLIBC_ABI_DT_RELR) is covered by the libc6 the package depends on.
+unpacked=$(mktemp -d) && dpkg-deb -x "$package" "$unpacked"
+libc_min=$(dpkg-deb -f "$package" Depends | sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p')
+for node in $(readelf -V --wide "$unpacked/usr/bin/activate" "$unpacked/usr/libexec/activate/activate-zxing-helper" |
+    sed -n 's/.*Name: \(GLIBC_[A-Z0-9_.]*\) .*/\1/p' | sort -u); do
+  since=$(awk -v node="$node" '$1 ~ ("@" node "$") { print $2; exit }' "$(dpkg-query --control-path libc6 symbols)")
+  [ -z "$since" ] || dpkg --compare-versions "$libc_min" ge "$since" ||
+    fail "the programs need $node (libc6 $since), the package depends on libc6 (>= $libc_min)"
+done
+rm -rf "$unpacked"
+
 if dpkg-query -W -f='${Status}' activate 2>/dev/null | grep -q "install ok"; then fail "activate is installed already; remove it first"; fi
 $sudo dpkg -i "$package" >/dev/null
 trap '$sudo dpkg --purge activate >/dev/null 2>&1 || true' EXIT

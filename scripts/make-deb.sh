@@ -80,6 +80,19 @@ shlibs=$out/shlibs && rm -rf "$shlibs" && mkdir -p "$shlibs/debian"
 printf 'Source: activate\n\nPackage: activate\nArchitecture: any\n' >"$shlibs/debian/control"
 depends=$(cd "$shlibs" && dpkg-shlibdeps -O -e"$OLDPWD/$root/usr/bin/activate" -e"$OLDPWD/$root/usr/libexec/activate/activate-zxing-helper" \
     2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# A glibc version the programs need without naming a symbol of it escapes dpkg-shlibdeps (1.21):
+# GLIBC_ABI_DT_RELR, which the packed relocations ask for (scripts/release-build.sh). libc6's
+# symbols file says which release brought each such version; the dependency is raised to it.
+libc_symbols=$(dpkg-query --control-path libc6 symbols)
+for node in $(readelf -V --wide "$root/usr/bin/activate" "$root/usr/libexec/activate/activate-zxing-helper" |
+    sed -n 's/.*Name: \(GLIBC_ABI_[A-Z_]*\) .*/\1/p' | sort -u); do
+  needed=$(awk -v node="$node@$node" '$1 == node { print $2 }' "$libc_symbols")
+  [ -n "$needed" ] || { echo "deb: libc6's symbols file does not name $node" >&2; exit 1; }
+  current=$(sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p' <<<"$depends")
+  if [ -z "$current" ] || dpkg --compare-versions "$current" lt "$needed"; then
+    depends=$(sed "s/libc6 (>= [^)]*)/libc6 (>= $needed)/" <<<"$depends")
+  fi
+done
 # libzbar is opened when a scan first needs it (Sources/CZBar), so dpkg-shlibdeps cannot see it:
 # its dependency comes from its own package's shlibs file, as dpkg-shlibdeps would take it.
 zbar=$(awk '$1 == "libzbar" && $2 == "0" { $1 = $2 = ""; sub(/^ +/, ""); print }' \
