@@ -364,10 +364,10 @@ public struct BarcodeScanner: Sendable, Hashable {
         return decode(other.only(pass.symbologies ?? symbologies), prepared) ?? []
     }
 
-    /// What each engine reads in its tool's view of the image (`image`), as its tool reads, with its defaults, of `symbologies`
-    /// (`nil`: every one the scanner looks for), after `pass` read `found` in it: what
-    /// ``ReadingArbiter/addingToolReadings(_:readBy:fewLines:from:)`` adds to the pass's
-    /// readings, with the time each engine took.
+    /// What each engine reads in its tool's view of the image (`image`), as its tool reads, with
+    /// its defaults, of `symbologies` (`nil`: every one the scanner looks for), after `pass` read
+    /// `found` in it: what ``ReadingArbiter/addingToolReadings(_:readBy:fewLines:from:)`` adds to
+    /// the pass's readings, with the time each engine took.
     ///
     /// Both engines read, at once where a core is free. Only where the first pass read product codes on the plain
     /// pixels does zxing-cpp read alone first: a code it reads at its first, cheapest attempt is
