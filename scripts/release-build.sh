@@ -7,7 +7,7 @@
 # libraries, with full RELRO (-z now) as Debian's hardening flags ask. Nothing is exported from
 # the executables (--no-export-dynamic; the runtime's static link exports all their symbols, which
 # no one looks up and which cost every start). The toolchain's lld links them, with the runtime's
-# 152,000 relative relocations packed (-z pack-relative-relocs, DT_RELR, glibc 2.36 and later):
+# 152,000 relative relocations packed (-z pack-relative-relocs, DT_RELR, where glibc is 2.36 or later):
 # 30 KB that the loader applies in a tight loop instead of 3.6 MB of RELA entries it reads one by
 # one at every start (gold, the default linker, cannot pack them).
 #
@@ -19,8 +19,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=(swift build -c release --scratch-path .build/shipped --static-swift-stdlib -Xswiftc -use-ld=lld
-       -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --no-export-dynamic
-       -Xlinker -z -Xlinker pack-relative-relocs)
+       -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --no-export-dynamic)
+# Packed only where this machine's glibc reads them: a binary built on an older one (Ubuntu 22.04's
+# 2.35) keeps its RELA entries and runs where it was built.
+glibc=$(getconf GNU_LIBC_VERSION | awk '{ print $2 }')
+if [ "$(printf '%s\n' 2.36 "$glibc" | sort -V | head -1)" = 2.36 ]; then
+  build+=(-Xlinker -z -Xlinker pack-relative-relocs)
+fi
 # What each product was last linked with, beside the folder: `link-flags.PRODUCT`.
 for product in "$@"; do
   stamp=.build/shipped/link-flags.$product
