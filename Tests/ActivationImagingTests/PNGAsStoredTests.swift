@@ -70,6 +70,21 @@ struct PNGAsStoredTests {
         #expect(try ImageDecoder().decode(Self.gray.file(Self.grayRows()), name: "gray.png", as: .zbarimg) == nil)
     }
 
+    @Test("zbarimg's view of colour without alpha: the direct path and libpng's give the same pixels")
+    func colourDirect() throws {
+        var palette = Writer(width: 16, height: 8, colorType: 3, bitDepth: 8)
+        palette.before = [("PLTE", (0..<768).map { UInt8(truncatingIfNeeded: $0 &* 37) })]
+        for writer in [Writer(width: 16, height: 8, colorType: 2, bitDepth: 8), palette] {
+            let bytes = writer.file(PNGDirectTests.rows(writer, seed: 44))
+            let direct = try #require(
+                try PNGCodec.decodeDirect(bytes, name: "c.png", maxPixels: 1 << 20, colour: .imageMagick))
+            let libpng = try PNGCodec.decodeWithLibPNG(bytes, name: "c.png", maxPixels: 1 << 20, colour: .imageMagick)
+            #expect(direct.pixels == libpng.pixels, "colour type \(writer.colorType)")
+            #expect(try ImageDecoder().decode(bytes, name: "c.png", as: .zbarimg)?.pixels == direct.pixels)
+            #expect(direct.pixels != (try ImageDecoder().decode(bytes, name: "c.png")).pixels, "the views differ")
+        }
+    }
+
     @Test("a damaged file is refused as the first decoding refuses it; JPEG and PNM have no second")
     func refusals() throws {
         var writer = Self.gray

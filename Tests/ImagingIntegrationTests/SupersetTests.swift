@@ -166,6 +166,39 @@ struct SupersetTests {
         #expect(try BarcodeScanner().scanFile(path).map(\.text) == ["colours as zbarimg sees them"])
     }
 
+    @Test(
+        "zbarimg's view of a colour file is ImageMagick's intensity, as `stream -map i` exports it",
+        arguments: ["png", "jpg"])
+    func imageMagickIntensity(format: String) throws {
+        let folder = try TemporaryFolder()
+        var generator = SplitMix64(seed: 709)
+        let (width, height) = (96, 64)
+        // Noise over smooth colour: every weight and every rounding is met.
+        let rgb = (0..<width * height * 3).map { index -> UInt8 in
+            let smooth = (index / 3 % width) * 255 / width
+            return UInt8(truncatingIfNeeded: smooth / 2 + Int(UInt8.random(in: 0...127, using: &generator)))
+        }
+        let bytes =
+            format == "png"
+            ? try Self.rgbPNG(rgb, width: width, height: height)
+            : try Self.rgbJPEG(rgb, width: width, height: height)
+        let path = try folder.write("noise.\(format)", bytes)
+        let exported = folder.path + "/intensity.raw"
+        _ = try Self.run(["stream", "-map", "i", "-storage-type", "char", path], exported)
+        let theirs = try ImageDecoder().readFile(exported)
+        let ours = try #require(try ImageDecoder().decode(bytes, name: path, as: .zbarimg)).pixels
+        #expect(ours.count == theirs.count)
+        let differing = zip(ours, theirs).filter { $0 != $1 }
+        if format == "png" {
+            #expect(differing.isEmpty, "\(differing.count) pixels differ")
+        } else {
+            // ImageMagick's libjpeg runs the floating-point inverse DCT, TurboJPEG the integer one.
+            #expect(
+                differing.allSatisfy { abs(Int($0) - Int($1)) <= 1 } && differing.count * 20 < ours.count,
+                "\(differing.count) pixels differ")
+        }
+    }
+
     /// 8-bit RGB samples as a PNG: rows of filter type 0, zlib-compressed by libdeflate.
     static func rgbPNG(_ rgb: [UInt8], width: Int, height: Int) throws -> [UInt8] {
         let stride = width * 3

@@ -16,11 +16,20 @@ enum ColourReduction: Sendable, Hashable {
         case .rec601:
             return PNGCodec.luma(red, green, blue)
         case .imageMagick:
-            // ImageMagick 6 at 16 bits (Debian's Q16): the luma of the samples scaled to 16 bits,
-            // rounded to a quantum, then scaled back to 8 bits as its ScaleQuantumToChar does.
-            let luma = 257 * (0.212656 * Double(red) + 0.715158 * Double(green) + 0.072186 * Double(blue))
-            let quantum = UInt32(min(65535, max(0, luma + 0.5)))
+            // ImageMagick 6 at 16 bits (Debian's Q16): GetPixelLuma's sum, in its order, of each
+            // weight times the sample scaled to 16 bits; ClampToQuantum's rounding; then
+            // ScaleQuantumToChar back to 8 bits.
+            let (r, g, b) = Self.imageMagickTerms
+            let luma = r[Int(red & 0xFF)] + g[Int(green & 0xFF)] + b[Int(blue & 0xFF)]
+            let quantum: UInt32 = luma <= 0 ? 0 : luma >= 65535 ? 65535 : UInt32(luma + 0.5)
             return ((quantum + 128) - ((quantum + 128) >> 8)) >> 8
         }
     }
+
+    /// Each sample value's term of ImageMagick's luma, computed as it computes it (the weight times
+    /// the 16-bit quantum), so that the sum and its rounding are its own.
+    private static let imageMagickTerms: (red: [Double], green: [Double], blue: [Double]) = (
+        (0...255).map { 0.212656 * Double(257 * $0) }, (0...255).map { 0.715158 * Double(257 * $0) },
+        (0...255).map { 0.072186 * Double(257 * $0) }
+    )
 }

@@ -21,7 +21,11 @@ extension PNGCodec {
     /// The image, or `nil` when the file is not one the direct path takes (see above).
     ///
     /// - Throws: ``ImagingError`` `imageTooLarge` when the image has more than `maxPixels` pixels.
-    static func decodeDirect(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> GrayImage? {
+    ///
+    /// `colour` reduces colour samples and palette entries (the tools' view: zbarimg's luma).
+    static func decodeDirect(
+        _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction = .rec601
+    ) throws -> GrayImage? {
         guard let layout = DirectLayout(bytes) else { return nil }
         try ImageDecoder.checkPixels(width: layout.width, height: layout.height, limit: maxPixels, name: name)
         let stride = rowBytes(width: layout.width, colorType: layout.colorType, bitDepth: layout.bitDepth)
@@ -33,7 +37,7 @@ extension PNGCodec {
         var gray = [UInt8](repeating: 0, count: layout.width * layout.height)
         let converted = raw.withUnsafeMutableBufferPointer { raw in
             gray.withUnsafeMutableBufferPointer { gray in
-                convertRows(raw, stride: stride, into: gray, layout)
+                convertRows(raw, stride: stride, into: gray, layout, colour: colour)
             }
         }
         return converted ? GrayImage(unchecked: layout.width, layout.height, gray) : nil
@@ -61,7 +65,7 @@ extension PNGCodec {
     /// filter type.
     private static func convertRows(
         _ raw: UnsafeMutableBufferPointer<UInt8>, stride: Int,
-        into gray: UnsafeMutableBufferPointer<UInt8>, _ layout: DirectLayout
+        into gray: UnsafeMutableBufferPointer<UInt8>, _ layout: DirectLayout, colour: ColourReduction
     ) -> Bool {
         guard let raw = raw.baseAddress, let gray = gray.baseAddress else { return true }
         let width = layout.width
@@ -69,7 +73,7 @@ extension PNGCodec {
         let zeros = [UInt8](repeating: 0, count: stride)
         return zeros.withUnsafeBufferPointer { zeros in
             guard let zeros = zeros.baseAddress else { return false }
-            let levels = layout.grayLevels()
+            let levels = layout.grayLevels(colour)
             return levels.withUnsafeBufferPointer { levels in
                 var pairedRow = -1
                 for y in 0..<layout.height {
@@ -90,6 +94,13 @@ extension PNGCodec {
                     }
                     let out = gray + (y &* width)
                     switch (layout.colorType, layout.bitDepth) {
+                    case (2, _) where colour != .rec601:
+                        for x in 0..<width {
+                            let base = 3 &* x
+                            out[x] = UInt8(
+                                truncatingIfNeeded: colour.gray(
+                                    UInt32(row[base]), UInt32(row[base &+ 1]), UInt32(row[base &+ 2])))
+                        }
                     case (2, _):
                         writeRGB(row, out, width, transparent: layout.transparentRGB)
                     case (6, _):
@@ -409,9 +420,9 @@ struct DirectLayout {
         guard !imageData.isEmpty, colorType != 3 || !palette.isEmpty else { return nil }
     }
 
-    /// The gray level of each sample value (gray) or index (palette), tRNS composited onto white;
-    /// 256 entries, so that any byte indexes it.
-    func grayLevels() -> [UInt8] {
+    /// The gray level of each sample value (gray) or index (palette, its colour reduced by
+    /// `colour`), tRNS composited onto white; 256 entries, so that any byte indexes it.
+    func grayLevels(_ colour: ColourReduction = .rec601) -> [UInt8] {
         var levels = [UInt8](repeating: 0, count: 256)
         let maximum = (1 << bitDepth) - 1
         for value in 0...255 {
@@ -419,7 +430,7 @@ struct DirectLayout {
                 // Indices past the palette read as opaque black, as libpng's zeroed 256-entry palette does.
                 guard value < palette.count else { continue }
                 let (red, green, blue) = palette[value]
-                let gray = PNGCodec.luma(UInt32(red), UInt32(green), UInt32(blue))
+                let gray = colour.gray(UInt32(red), UInt32(green), UInt32(blue))
                 levels[value] = PNGCodec.composite(
                     gray, alpha: value < paletteAlpha.count ? UInt32(paletteAlpha[value]) : 255)
             } else if value <= maximum {
