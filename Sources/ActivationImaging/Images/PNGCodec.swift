@@ -27,14 +27,12 @@ enum PNGCodec {
         guard let chunks = ChunkSummary(bytes),
             chunks.hasAlpha || chunks.hasOtherGamma || (chunks.isColour && colour != .rec601)
         else { return nil }
-        // Only the colour differs (no alpha, no gamma to leave out): the direct path reduces it.
-        if !chunks.hasAlpha && !chunks.hasOtherGamma,
-            let image = try decodeDirect(bytes, name: name, maxPixels: maxPixels, colour: colour)
-        {
+        let stored = chunks.withoutGamma(bytes)
+        // Without alpha to drop, the direct path reads the samples as stored (no gAMA chunk left).
+        if !chunks.hasAlpha, let image = try decodeDirect(stored, name: name, maxPixels: maxPixels, colour: colour) {
             return image
         }
-        return try decodeWithLibPNG(
-            chunks.withoutGamma(bytes), name: name, maxPixels: maxPixels, alpha: .dropped, colour: colour)
+        return try decodeWithLibPNG(stored, name: name, maxPixels: maxPixels, alpha: .dropped, colour: colour)
     }
 
     /// What becomes of a PNG's alpha in the gray image.
