@@ -84,11 +84,11 @@ enum JPEGDecoder {
             }
             guard let colour else { return GrayImage(unchecked: Int(width), Int(height), samples) }
             var gray = [UInt8](repeating: 0, count: Int(width) * Int(height))
-            for index in gray.indices {
-                let base = 3 * index
-                gray[index] = UInt8(
-                    truncatingIfNeeded: colour.gray(
-                        UInt32(samples[base]), UInt32(samples[base + 1]), UInt32(samples[base + 2])))
+            samples.withUnsafeBufferPointer { rgb in
+                gray.withUnsafeMutableBufferPointer { gray in
+                    guard let rgb = rgb.baseAddress, let out = gray.baseAddress else { return }
+                    colour.reduce(rgb: rgb, into: out, count: gray.count)
+                }
             }
             return GrayImage(unchecked: Int(width), Int(height), gray)
         }

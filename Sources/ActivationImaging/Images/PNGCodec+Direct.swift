@@ -94,15 +94,8 @@ extension PNGCodec {
                     }
                     let out = gray + (y &* width)
                     switch (layout.colorType, layout.bitDepth) {
-                    case (2, _) where colour != .rec601:
-                        for x in 0..<width {
-                            let base = 3 &* x
-                            out[x] = UInt8(
-                                truncatingIfNeeded: colour.gray(
-                                    UInt32(row[base]), UInt32(row[base &+ 1]), UInt32(row[base &+ 2])))
-                        }
                     case (2, _):
-                        writeRGB(row, out, width, transparent: layout.transparentRGB)
+                        writeRGB(row, out, width, transparent: layout.transparentRGB, colour: colour)
                     case (6, _):
                         writeRGBA(row, out, width)
                     case (4, _):
@@ -291,12 +284,9 @@ extension PNGCodec {
 
     private static func writeRGB(
         _ row: UnsafeMutablePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ width: Int,
-        transparent: (UInt8, UInt8, UInt8)?
+        transparent: (UInt8, UInt8, UInt8)?, colour: ColourReduction
     ) {
-        for x in 0..<width {
-            let base = 3 &* x
-            out[x] = UInt8(truncatingIfNeeded: luma(UInt32(row[base]), UInt32(row[base &+ 1]), UInt32(row[base &+ 2])))
-        }
+        colour.reduce(rgb: row, into: out, count: width)
         // A tRNS colour: the pixels of exactly that colour are transparent, so white.
         guard let (red, green, blue) = transparent else { return }
         for x in 0..<width where row[3 &* x] == red && row[3 &* x &+ 1] == green && row[3 &* x &+ 2] == blue {

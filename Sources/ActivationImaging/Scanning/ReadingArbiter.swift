@@ -57,8 +57,8 @@ package enum ReadingArbiter {
     /// One more rule holds for zbar's passes over every third line (`fewLines`): zbar as its
     /// tool, scanning every line, drops a linear code read on fewer than four lines, and such a
     /// pass reports those of two or three, a misread digit among them where the check digit lets
-    /// it pass. Where
-    /// zbar as its tool reads the symbol otherwise, that reading outweighs the pass's.
+    /// it pass. Where zbar as its tool reads the symbol otherwise, that reading outweighs the
+    /// pass's.
     package static func addingToolReadings(
         _ symbols: [ScannedSymbol], readBy passEngine: ScanPass.Engine, fewLines: Bool = false,
         from tools: [(engine: ScanPass.Engine, symbols: [ScannedSymbol])]
