@@ -363,15 +363,18 @@ public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePo
 /// file) libpng must read it too. The pixel cap keeps a debug build's iterations fast (the
 /// direct path's code is the same at every size).
 func comparePNGPaths(_ bytes: [UInt8]?, requireLibPNG: Bool, maxPixels: Int) {
-    guard let bytes, let direct = try? PNGCodec.decodeDirect(bytes, name: "fuzz.png", maxPixels: maxPixels) else {
-        return
+    guard let bytes else { return }
+    // Alpha composited onto white (our view), and dropped (the tools' view).
+    for alpha in [PNGCodec.AlphaHandling.compositedOntoWhite, .dropped] {
+        guard let direct = try? PNGCodec.decodeDirect(bytes, name: "fuzz.png", maxPixels: maxPixels, alpha: alpha)
+        else { continue }
+        let reference = try? PNGCodec.decodeWithLibPNG(bytes, name: "fuzz.png", maxPixels: maxPixels, alpha: alpha)
+        guard let reference else {
+            if requireLibPNG { fatalError("the direct path read a PNG libpng refuses") }
+            return
+        }
+        if reference != direct { fatalError("the direct path and libpng read different pixels") }
     }
-    let reference = try? PNGCodec.decodeWithLibPNG(bytes, name: "fuzz.png", maxPixels: maxPixels)
-    guard let reference else {
-        if requireLibPNG { fatalError("the direct path read a PNG libpng refuses") }
-        return
-    }
-    if reference != direct { fatalError("the direct path and libpng read different pixels") }
 }
 
 enum PNGFuzzing {
@@ -394,7 +397,8 @@ enum PNGFuzzing {
     }
 
     /// A well-formed PNG built from fuzz bytes: colour type, bit depth, size (up to 64×64),
-    /// palette and tRNS from the first bytes, the filtered rows from the rest (repeated to fill).
+    /// palette, tRNS and gamma from the first bytes, the filtered rows from the rest (repeated to
+    /// fill).
     static func file(from bytes: [UInt8]) -> [UInt8]? {
         guard bytes.count >= 8 else { return nil }
         let colorType = ([0, 2, 3, 4, 6] as [UInt8])[Int(bytes[0]) % 5]
@@ -410,9 +414,15 @@ enum PNGFuzzing {
             return taken
         }
         var chunks: [(type: String, data: [UInt8])] = []
+        // A gAMA chunk half the time: sRGB's, or any other that libpng converts, before or after
+        // the palette.
+        if bytes[4] & 2 == 2 {
+            let gamma = bytes[4] & 4 == 4 ? 45_455 : Int(bytes[5]) << 10 | Int(bytes[6]) << 2
+            chunks.append(("gAMA", (0..<4).reversed().map { UInt8(truncatingIfNeeded: gamma >> ($0 * 8)) }))
+        }
         if colorType == 3 {
             let entries = 1 + Int(bytes[5]) % (1 << Int(bitDepth))
-            chunks.append(("PLTE", take(3 * entries)))
+            chunks.insert(("PLTE", take(3 * entries)), at: bytes[4] & 8 == 8 ? chunks.count : 0)
             if transparent { chunks.append(("tRNS", take(1 + Int(bytes[6]) % entries))) }
         } else if transparent && (colorType == 0 || colorType == 2) {
             // Sample values in the image's range (and out of it, now and then).

@@ -90,11 +90,12 @@ struct PNGDirectTests {
     }
 
     /// Both paths over `bytes`: the direct one must take the file and give libpng's pixels.
-    static func expectSamePixels(_ bytes: [UInt8], _ label: String, sourceLocation: SourceLocation = #_sourceLocation)
-        throws
-    {
-        let direct = try PNGCodec.decodeDirect(bytes, name: label, maxPixels: 1 << 26)
-        let reference = try PNGCodec.decodeWithLibPNG(bytes, name: label, maxPixels: 1 << 26)
+    static func expectSamePixels(
+        _ bytes: [UInt8], _ label: String, alpha: PNGCodec.AlphaHandling = .compositedOntoWhite,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let direct = try PNGCodec.decodeDirect(bytes, name: label, maxPixels: 1 << 26, alpha: alpha)
+        let reference = try PNGCodec.decodeWithLibPNG(bytes, name: label, maxPixels: 1 << 26, alpha: alpha)
         #expect(direct != nil, "\(label): the direct path declined it", sourceLocation: sourceLocation)
         guard let direct else { return }
         #expect(
@@ -166,6 +167,68 @@ struct PNGDirectTests {
         try Self.expectSamePixels(writer.file(rows), "RGB with sRGB's gamma")
     }
 
+    @Test(
+        "a gamma other than sRGB's: libpng's conversion, learnt from a probe, for gray, RGB and palettes",
+        arguments: [27_273, 100_000, 22_727, 50_000, 1, 0, 1_000_000_000])
+    func otherGamma(gamma: Int) throws {
+        let gAMA = ("gAMA", Writer.integer(gamma))
+        for bitDepth in [1, 2, 4, 8] as [UInt8] {
+            var writer = Writer(width: 23, height: 7, colorType: 0, bitDepth: bitDepth, before: [gAMA])
+            try Self.expectSamePixels(writer.file(Self.rows(writer, seed: 5)), "gray \(bitDepth)-bit, gAMA \(gamma)")
+            var generator = SplitMix64(seed: UInt64(bitDepth) + 50)
+            let palette = (0..<3 * (1 << Int(bitDepth))).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            writer.colorType = 3
+            // Before the palette, as the standard asks; after it, where libpng ignores it.
+            for chunks in [[gAMA, ("PLTE", palette)], [("PLTE", palette), gAMA]] {
+                writer.before = chunks
+                try Self.expectSamePixels(
+                    writer.file(Self.rows(writer, seed: 6)), "palette \(bitDepth)-bit, \(chunks.map(\.0))")
+            }
+        }
+        for before in [[gAMA], [gAMA, ("sRGB", [0])], [("cHRM", (0..<32).map { UInt8($0 * 5) }), gAMA]] {
+            let writer = Writer(width: 31, height: 9, colorType: 2, bitDepth: 8, before: before)
+            try Self.expectSamePixels(writer.file(Self.rows(writer, seed: 8)), "RGB, \(before.map(\.0)) \(gamma)")
+        }
+    }
+
+    @Test("transparency with another gamma is libpng's; with alpha dropped, the colour as stored")
+    func transparencyAndGamma() throws {
+        let writer = Writer(width: 9, height: 5, colorType: 6, bitDepth: 8, before: [("gAMA", Writer.integer(27_273))])
+        let bytes = writer.file(Self.rows(writer, seed: 4))
+        #expect(try PNGCodec.decodeDirect(bytes, name: "rgba.png", maxPixels: 1 << 20) == nil)
+        var palette = Writer(
+            width: 9, height: 5, colorType: 3, bitDepth: 8,
+            before: [("gAMA", Writer.integer(27_273)), ("PLTE", (0..<768).map { UInt8($0 % 256) }), ("tRNS", [9, 99])])
+        #expect(
+            try PNGCodec.decodeDirect(palette.file(Self.rows(palette, seed: 4)), name: "p.png", maxPixels: 1 << 20)
+                == nil)
+        palette.before.removeFirst()
+        try Self.expectSamePixels(palette.file(Self.rows(palette, seed: 4)), "palette with tRNS", alpha: .dropped)
+    }
+
+    @Test("alpha dropped (the tools' view): each pixel the colour stored, as libpng gives it")
+    func alphaDropped() throws {
+        var layouts: [(String, Writer)] = [
+            ("gray+alpha", Writer(width: 17, height: 6, colorType: 4, bitDepth: 8)),
+            ("RGBA", Writer(width: 17, height: 6, colorType: 6, bitDepth: 8)),
+            ("gray with tRNS", Writer(width: 17, height: 6, colorType: 0, bitDepth: 4, before: [("tRNS", [0, 3])])),
+            (
+                "RGB with tRNS",
+                Writer(width: 17, height: 6, colorType: 2, bitDepth: 8, before: [("tRNS", [0, 9, 0, 9, 0, 9])])
+            ),
+        ]
+        layouts.append(
+            (
+                "palette with tRNS",
+                Writer(
+                    width: 17, height: 6, colorType: 3, bitDepth: 8,
+                    before: [("PLTE", (0..<768).map { UInt8(($0 * 7) % 256) }), ("tRNS", [0, 128, 254])])
+            ))
+        for (label, writer) in layouts {
+            try Self.expectSamePixels(writer.file(Self.rows(writer, seed: 12)), label, alpha: .dropped)
+        }
+    }
+
     @Test("every PNG fixture and sample code reads the same both ways")
     func fixtures() throws {
         let roots = [
@@ -182,10 +245,11 @@ struct PNGDirectTests {
             for file in files.sorted() {
                 let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: "\(root)/\(file)")))
                 guard (try? PNGCodec.decodeWithLibPNG(bytes, name: file, maxPixels: 1 << 26)) != nil else { continue }
-                // 16-bit and interlaced files, and those with a gamma libpng converts, are libpng's;
-                // every other one the direct path takes.
+                // 16-bit and interlaced files, and those with transparency and a gamma libpng
+                // converts, are libpng's; every other one the direct path takes.
                 let layout = (bytes[24], bytes[28])
-                if layout.0 == 16 || layout.1 != 0 || PNGCodec.ChunkSummary(bytes)?.hasOtherGamma == true {
+                let chunks = PNGCodec.ChunkSummary(bytes)
+                if layout.0 == 16 || layout.1 != 0 || (chunks?.hasOtherGamma == true && chunks?.hasAlpha == true) {
                     #expect(try PNGCodec.decodeDirect(bytes, name: file, maxPixels: 1 << 26) == nil, "\(file)")
                 } else {
                     try Self.expectSamePixels(bytes, file)
@@ -208,9 +272,9 @@ struct PNGDirectTests {
         cases.append(("16-bit", sixteen.file(Self.rows(sixteen, seed: 1)), true))
         sixteen.colorType = 2
         cases.append(("16-bit RGB", sixteen.file(Self.rows(sixteen, seed: 2)), true))
-        var linear = writer
-        linear.before = [("gAMA", Writer.integer(100_000))]
-        cases.append(("gamma 1.0", linear.file(rows), true))
+        var transparent = writer
+        transparent.before = [("gAMA", Writer.integer(100_000)), ("tRNS", [0, 7])]
+        cases.append(("gamma 1.0 and a transparent level", transparent.file(rows), true))
         var badCRC = good
         badCRC[idat + 9] ^= 0xFF  // a byte of the compressed data
         cases.append(("IDAT with a bad CRC", badCRC, false))
@@ -218,6 +282,18 @@ struct PNGDirectTests {
         unknown.before = [("ABCD", [1, 2, 3])]
         cases.append(("unknown critical chunk", unknown.file(rows), false))
         cases.append(("cut inside IDAT", Array(good.prefix(idat + 20)), false))
+        // A text chunk that claims 1.9 GB of a file of a few hundred bytes: refused before libpng
+        // allocates the claim.
+        var claiming = good
+        let text = try #require(Self.offset(of: "tEXt", in: good))
+        claiming.replaceSubrange(text..<text + 4, with: Writer.integer(1_966_080_037))
+        cases.append(("a tEXt chunk claiming 1.9 GB", claiming, false))
+        #expect(throws: ImagingError.self) {
+            do { _ = try PNGCodec.decodeWithLibPNG(claiming, name: "claim.png", maxPixels: 1 << 26) } catch {
+                #expect("\(error)".contains("tEXt chunk claims 1966080037 bytes"))
+                throw error
+            }
+        }
         let short = writer.imageData(Array(rows.prefix(3)), filters: [1])
         cases.append(("a row short", writer.file(imageData: short), false))
         let badFilter = writer.compressed(

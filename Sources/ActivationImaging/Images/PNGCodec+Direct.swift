@@ -8,11 +8,17 @@ internal import CDeflate
 /// in about half the time (0.31 s against 0.58 s; benchmarks/README.md).
 ///
 /// It gives exactly the pixels of ``PNGCodec/decode(_:name:maxPixels:)``'s libpng path (the same
-/// luma, the same compositing onto white; `PNGDirectTests` and the `png` and `png-direct` fuzz
-/// targets compare the two), and it declines, with `nil`, every file it does not take whole: interlaced or 16-bit
-/// images, a gamma other than sRGB's (libpng converts those), any chunk out of order, with a bad
-/// CRC or of an unknown critical kind, image data that does not inflate to exactly the image.
-/// libpng then decodes the file, or names what is wrong with it.
+/// luma, the same compositing onto white, the same gamma conversion; `PNGDirectTests` and the
+/// `png` and `png-direct` fuzz targets compare the two), and it declines, with `nil`, every file
+/// it does not take whole: interlaced or 16-bit images, transparency together with a gamma other
+/// than sRGB's, any chunk out of order, with a bad CRC or of an unknown critical kind, image data
+/// that does not inflate to exactly the image. libpng then decodes the file, or names what is
+/// wrong with it.
+///
+/// A gamma other than sRGB's (ImageMagick writes 1/3.67 for a darkened copy) libpng converts
+/// sample by sample. The direct path asks libpng how: it decodes a one-row PNG with the file's
+/// own chunks and every sample value (``DirectLayout/convertingGamma(_:)``), a few microseconds
+/// where libpng's conversion of the whole image costs several times the direct path's decoding.
 extension PNGCodec {
     /// The most filtered image data the direct path inflates in one piece: 64 MiB, a 21-megapixel
     /// RGB image. Larger images stream through libpng, a row at a time.
@@ -22,12 +28,23 @@ extension PNGCodec {
     ///
     /// - Throws: ``ImagingError`` `imageTooLarge` when the image has more than `maxPixels` pixels.
     ///
-    /// `colour` reduces colour samples and palette entries (the tools' view: zbarimg's luma).
+    /// `colour` reduces colour samples and palette entries (the tools' view: zbarimg's luma);
+    /// `alpha` says what becomes of an alpha channel or a tRNS chunk.
     static func decodeDirect(
-        _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction = .rec601
+        _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction = .rec601,
+        alpha: AlphaHandling = .compositedOntoWhite
     ) throws -> GrayImage? {
-        guard let layout = DirectLayout(bytes) else { return nil }
+        guard var layout = DirectLayout(bytes) else { return nil }
         try ImageDecoder.checkPixels(width: layout.width, height: layout.height, limit: maxPixels, name: name)
+        if alpha == .dropped {
+            layout.paletteAlpha = []
+            layout.transparentGray = nil
+            layout.transparentRGB = nil
+        }
+        if layout.convertsGamma {
+            guard let converted = layout.convertingGamma(bytes) else { return nil }
+            layout = converted
+        }
         let stride = rowBytes(width: layout.width, colorType: layout.colorType, bitDepth: layout.bitDepth)
         let (rawCount, overflow) = (stride + 1).multipliedReportingOverflow(by: layout.height)
         guard !overflow, rawCount <= directLimit else { return nil }
@@ -37,7 +54,7 @@ extension PNGCodec {
         var gray = [UInt8](repeating: 0, count: layout.width * layout.height)
         let converted = raw.withUnsafeMutableBufferPointer { raw in
             gray.withUnsafeMutableBufferPointer { gray in
-                convertRows(raw, stride: stride, into: gray, layout, colour: colour)
+                convertRows(raw, stride: stride, into: gray, layout, colour: colour, alpha: alpha)
             }
         }
         return converted ? GrayImage(unchecked: layout.width, layout.height, gray) : nil
@@ -65,12 +82,16 @@ extension PNGCodec {
     /// filter type.
     private static func convertRows(
         _ raw: UnsafeMutableBufferPointer<UInt8>, stride: Int,
-        into gray: UnsafeMutableBufferPointer<UInt8>, _ layout: DirectLayout, colour: ColourReduction
+        into gray: UnsafeMutableBufferPointer<UInt8>, _ layout: DirectLayout, colour: ColourReduction,
+        alpha: AlphaHandling
     ) -> Bool {
         guard let raw = raw.baseAddress, let gray = gray.baseAddress else { return true }
         let width = layout.width
         let bytesPerPixel = max(1, layout.channels * layout.bitDepth / 8)
         let zeros = [UInt8](repeating: 0, count: stride)
+        // An RGB row's samples as libpng shows them, where it converts a gamma: the stored row
+        // stays as it is, the row below is unfiltered against it.
+        var shownRow = [UInt8](repeating: 0, count: layout.shownChannels == nil ? 0 : stride)
         return zeros.withUnsafeBufferPointer { zeros in
             guard let zeros = zeros.baseAddress else { return false }
             let levels = layout.grayLevels(colour)
@@ -95,9 +116,25 @@ extension PNGCodec {
                     let out = gray + (y &* width)
                     switch (layout.colorType, layout.bitDepth) {
                     case (2, _):
-                        writeRGB(row, out, width, transparent: layout.transparentRGB, colour: colour)
+                        if let (red, green, blue) = layout.shownChannels {
+                            shownRow.withUnsafeMutableBufferPointer { shown in
+                                for x in 0..<width {
+                                    let base = 3 &* x
+                                    shown[base] = red[Int(row[base])]
+                                    shown[base &+ 1] = green[Int(row[base &+ 1])]
+                                    shown[base &+ 2] = blue[Int(row[base &+ 2])]
+                                }
+                                if let shown = shown.baseAddress {
+                                    writeRGB(shown, out, width, transparent: nil, colour: colour)
+                                }
+                            }
+                        } else {
+                            writeRGB(row, out, width, transparent: layout.transparentRGB, colour: colour)
+                        }
                     case (6, _):
-                        writeRGBA(row, out, width)
+                        writeRGBA(row, out, width, colour: colour, alpha: alpha)
+                    case (4, _) where alpha == .dropped:
+                        for x in 0..<width { out[x] = row[2 &* x] }
                     case (4, _):
                         for x in 0..<width { out[x] = composite(UInt32(row[2 &* x]), alpha: UInt32(row[2 &* x &+ 1])) }
                     case (_, 8):
@@ -283,7 +320,7 @@ extension PNGCodec {
     }
 
     private static func writeRGB(
-        _ row: UnsafeMutablePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ width: Int,
+        _ row: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ width: Int,
         transparent: (UInt8, UInt8, UInt8)?, colour: ColourReduction
     ) {
         colour.reduce(rgb: row, into: out, count: width)
@@ -294,12 +331,16 @@ extension PNGCodec {
         }
     }
 
-    private static func writeRGBA(_ row: UnsafeMutablePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ width: Int)
-    {
+    private static func writeRGBA(
+        _ row: UnsafeMutablePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ width: Int,
+        colour: ColourReduction, alpha: AlphaHandling
+    ) {
         for x in 0..<width {
             let base = 4 &* x
-            out[x] = composite(
-                luma(UInt32(row[base]), UInt32(row[base &+ 1]), UInt32(row[base &+ 2])), alpha: UInt32(row[base &+ 3]))
+            let value = colour.gray(UInt32(row[base]), UInt32(row[base &+ 1]), UInt32(row[base &+ 2]))
+            out[x] =
+                alpha == .dropped
+                ? UInt8(truncatingIfNeeded: value) : composite(value, alpha: UInt32(row[base &+ 3]))
         }
     }
 }
@@ -316,8 +357,20 @@ struct DirectLayout {
     var paletteAlpha: [UInt8] = []
     var transparentGray: Int?
     var transparentRGB: (UInt8, UInt8, UInt8)?
+    /// The gAMA chunk's value (gamma × 100,000), if there is one.
+    var gamma: Int?
+    /// The chunks between IHDR and the image data, in order: what a probe of the file's gamma
+    /// conversion copies (``convertingGamma(_:)``).
+    var chunks: [(type: String, data: Range<Int>)] = []
+    /// Where libpng converts the gamma: the level it shows for each gray sample value, or the
+    /// value for each colour sample, by channel (``convertingGamma(_:)``).
+    var shownGray: [UInt8]?
+    var shownChannels: (red: [UInt8], green: [UInt8], blue: [UInt8])?
 
     var channels: Int { PNGCodec.channels(colorType: colorType) }
+
+    /// Whether libpng converts the samples: a gamma other than sRGB's.
+    var convertsGamma: Bool { gamma.map { !Self.sRGBGamma.contains($0) } ?? false }
 
     /// The gamma values libpng treats as sRGB's 1/2.2 (and so does not convert): within 5 % of it
     /// (png_gamma_not_sRGB). Any other makes libpng re-encode the samples, so the file goes there.
@@ -394,7 +447,8 @@ struct DirectLayout {
                     return nil
                 }
             case "gAMA":
-                guard length == 4, Self.sRGBGamma.contains(integer(data.lowerBound)) else { return nil }
+                guard length == 4 else { return nil }
+                gamma = integer(data.lowerBound)
             case "IDAT":
                 imageData.append(data)
             case "IEND":
@@ -404,6 +458,7 @@ struct DirectLayout {
                 // an unknown critical one is libpng's to refuse.
                 guard typeBytes.first.map({ $0 >= 0x61 }) == true else { return nil }
             }
+            if type != "IHDR" && imageData.isEmpty && !ended { chunks.append((type, data)) }
             previous = type
             offset = data.upperBound + 4
         }
@@ -424,9 +479,68 @@ struct DirectLayout {
                 levels[value] = PNGCodec.composite(
                     gray, alpha: value < paletteAlpha.count ? UInt32(paletteAlpha[value]) : 255)
             } else if value <= maximum {
-                levels[value] = value == transparentGray ? 255 : UInt8(value * 255 / maximum)
+                levels[value] = value == transparentGray ? 255 : shownGray?[value] ?? UInt8(value * 255 / maximum)
             }
         }
         return levels
+    }
+
+    /// This layout with libpng's gamma conversion of each sample value or palette entry
+    /// (``shownGray``, ``shownChannels``, the palette as shown), read off a one-row PNG with the
+    /// file's own chunks before the image data and every value once, which libpng decodes:
+    /// whatever it makes of the gAMA chunk (and of any other chunk beside it), it makes of the
+    /// probe's samples too. `nil` (the file is libpng's) where transparency comes with the gamma:
+    /// libpng converts such pixels by more than their samples.
+    ///
+    /// - Parameter bytes: the file this layout was read from.
+    func convertingGamma(_ bytes: [UInt8]) -> DirectLayout? {
+        guard [0, 2, 3].contains(colorType), bitDepth <= 8 else { return nil }
+        let count = colorType == 0 ? 1 << bitDepth : colorType == 2 ? 256 : palette.count
+        guard count > 0 else { return nil }
+        // Every value once, in order, packed as the file packs its samples.
+        var row: [UInt8]
+        if colorType == 2 {
+            row = (0..<256).flatMap { [UInt8($0), UInt8($0), UInt8($0)] }
+        } else if bitDepth == 8 {
+            row = (0..<count).map { UInt8($0) }
+        } else {
+            row = [UInt8](repeating: 0, count: (count * bitDepth + 7) / 8)
+            for value in 0..<count {
+                let bit = value * bitDepth
+                row[bit / 8] |= UInt8(value << (8 - bitDepth - bit % 8))
+            }
+        }
+        let filtered = [0] + row
+        guard let compressor = libdeflate_alloc_compressor(1) else { return nil }
+        defer { libdeflate_free_compressor(compressor) }
+        var compressed = [UInt8](repeating: 0, count: libdeflate_zlib_compress_bound(compressor, filtered.count))
+        let size = compressed.withUnsafeMutableBytes {
+            libdeflate_zlib_compress(compressor, filtered, filtered.count, $0.baseAddress, $0.count)
+        }
+        guard size > 0 else { return nil }
+        let probe = PNGCodec.file(
+            width: count, height: 1, bitDepth: UInt8(bitDepth), colorType: UInt8(colorType),
+            chunks: chunks.map { (type: $0.type, data: Array(bytes[$0.data])) },
+            imageData: Array(compressed.prefix(size)))
+        guard let shown = try? PNGCodec.libpngSamples(probe, name: "probe", maxPixels: count), !shown.hasAlpha,
+            shown.samples.count == count * (shown.isColour ? 3 : 1), shown.isColour == (colorType != 0)
+        else { return nil }
+        var layout = self
+        layout.gamma = nil
+        switch colorType {
+        case 0:
+            layout.shownGray = shown.samples
+        case 2:
+            layout.shownChannels = (
+                Swift.stride(from: 0, to: 768, by: 3).map { shown.samples[$0] },
+                Swift.stride(from: 1, to: 768, by: 3).map { shown.samples[$0] },
+                Swift.stride(from: 2, to: 768, by: 3).map { shown.samples[$0] }
+            )
+        default:
+            layout.palette = (0..<count).map {
+                (shown.samples[3 * $0], shown.samples[3 * $0 + 1], shown.samples[3 * $0 + 2])
+            }
+        }
+        return layout
     }
 }

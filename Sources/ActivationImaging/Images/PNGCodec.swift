@@ -28,8 +28,8 @@ enum PNGCodec {
             chunks.hasAlpha || chunks.hasOtherGamma || (chunks.isColour && colour != .rec601)
         else { return nil }
         let stored = chunks.withoutGamma(bytes)
-        // Without alpha to drop, the direct path reads the samples as stored (no gAMA chunk left).
-        if !chunks.hasAlpha, let image = try decodeDirect(stored, name: name, maxPixels: maxPixels, colour: colour) {
+        // No gAMA chunk left: the samples as stored, their alpha dropped.
+        if let image = try decodeDirect(stored, name: name, maxPixels: maxPixels, colour: colour, alpha: .dropped) {
             return image
         }
         return try decodeWithLibPNG(stored, name: name, maxPixels: maxPixels, alpha: .dropped, colour: colour)
@@ -48,8 +48,40 @@ enum PNGCodec {
         _ bytes: [UInt8], name: String, maxPixels: Int, alpha: AlphaHandling = .compositedOntoWhite,
         colour: ColourReduction = .rec601
     ) throws -> GrayImage {
+        let shown = try libpngSamples(bytes, name: name, maxPixels: maxPixels)
+        // Plain gray (every generated code): libpng's samples are the pixels.
+        guard shown.isColour || shown.hasAlpha else {
+            return GrayImage(unchecked: shown.width, shown.height, shown.samples)
+        }
+        let channels = (shown.isColour ? 3 : 1) + (shown.hasAlpha ? 1 : 0)
+        var gray = [UInt8](repeating: 255, count: shown.width * shown.height)
+        gray.withUnsafeMutableBufferPointer { out in
+            shown.samples.withUnsafeBufferPointer { source in
+                for index in 0..<out.count {
+                    let base = index * channels
+                    let value =
+                        shown.isColour
+                        ? colour.gray(UInt32(source[base]), UInt32(source[base + 1]), UInt32(source[base + 2]))
+                        : UInt32(source[base])
+                    out[index] =
+                        shown.hasAlpha && alpha == .compositedOntoWhite
+                        ? composite(value, alpha: UInt32(source[base + channels - 1]))
+                        : UInt8(truncatingIfNeeded: value)
+                }
+            }
+        }
+        return GrayImage(unchecked: shown.width, shown.height, gray)
+    }
+
+    /// A PNG's 8-bit samples as libpng's simplified API shows them (a gAMA chunk's gamma turned
+    /// into sRGB's): gray, gray and alpha, RGB or RGBA, whichever holds what the file holds (most
+    /// photos are plain RGB: nothing to blend).
+    static func libpngSamples(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> (
+        width: Int, height: Int, samples: [UInt8], isColour: Bool, hasAlpha: Bool
+    ) {
+        try checkChunkLengths(bytes, name: name)
         // libpng keeps the pointer from begin_read until finish_read: both run inside one closure.
-        try bytes.withUnsafeBytes { raw -> GrayImage in
+        return try bytes.withUnsafeBytes { raw in
             var image = png_image()
             image.version = png_uint_32(PNG_IMAGE_VERSION)
             defer { png_image_free(&image) }
@@ -59,44 +91,38 @@ enum PNGCodec {
             let width = Int(image.width)
             let height = Int(image.height)
             try ImageDecoder.checkPixels(width: width, height: height, limit: maxPixels, name: name)
-            let isColor = image.format & png_uint_32(PNG_FORMAT_FLAG_COLOR) != 0
-            if !isColor && image.format & png_uint_32(PNG_FORMAT_FLAG_ALPHA) == 0 {
-                // Plain gray (every generated code): libpng delivers the pixels as they are.
-                image.format = png_uint_32(PNG_FORMAT_GRAY)
-                var gray = [UInt8](repeating: 0, count: width * height)
-                let finished = gray.withUnsafeMutableBytes {
-                    png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)
-                }
-                guard finished != 0 else { throw failure(&image, name) }
-                return GrayImage(unchecked: width, height, gray)
-            }
-            // Color with or without alpha, or gray with alpha: alpha is asked for only where the
-            // file has it (most photos are plain RGB: nothing to blend).
+            let isColour = image.format & png_uint_32(PNG_FORMAT_FLAG_COLOR) != 0
             let hasAlpha = image.format & png_uint_32(PNG_FORMAT_FLAG_ALPHA) != 0
             image.format =
-                (isColor ? png_uint_32(PNG_FORMAT_FLAG_COLOR) : 0) | (hasAlpha ? png_uint_32(PNG_FORMAT_FLAG_ALPHA) : 0)
-            let channels = (isColor ? 3 : 1) + (hasAlpha ? 1 : 0)
-            var samples = [UInt8](repeating: 0, count: width * height * channels)
+                (isColour ? png_uint_32(PNG_FORMAT_FLAG_COLOR) : 0)
+                | (hasAlpha ? png_uint_32(PNG_FORMAT_FLAG_ALPHA) : 0)
+            var samples = [UInt8](repeating: 0, count: width * height * ((isColour ? 3 : 1) + (hasAlpha ? 1 : 0)))
             let finished = samples.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
             guard finished != 0 else { throw failure(&image, name) }
+            return (width, height, samples, isColour, hasAlpha)
+        }
+    }
 
-            var gray = [UInt8](repeating: 255, count: width * height)
-            gray.withUnsafeMutableBufferPointer { out in
-                samples.withUnsafeBufferPointer { source in
-                    for index in 0..<out.count {
-                        let base = index * channels
-                        let value =
-                            isColor
-                            ? colour.gray(UInt32(source[base]), UInt32(source[base + 1]), UInt32(source[base + 2]))
-                            : UInt32(source[base])
-                        out[index] =
-                            hasAlpha && alpha == .compositedOntoWhite
-                            ? composite(value, alpha: UInt32(source[base + channels - 1]))
-                            : UInt8(truncatingIfNeeded: value)
-                    }
-                }
+    /// Refuses a PNG with a chunk, before IEND, that claims more bytes than the file has left.
+    /// libpng would refuse it too, but only after allocating the claimed length for a text chunk
+    /// (up to 2 GiB, for a file of a few hundred bytes).
+    ///
+    /// - Throws: ``ImagingError`` `corruptImage`, naming the chunk.
+    static func checkChunkLengths(_ bytes: [UInt8], name: String) throws {
+        guard bytes.count >= 8, bytes[0..<8].elementsEqual(signature) else { return }  // libpng names it
+        var offset = 8
+        while offset + 8 <= bytes.count {
+            let length = integer(bytes, at: offset)
+            let type = String(
+                decoding: bytes[offset + 4..<offset + 8].map { (0x20...0x7E).contains($0) ? $0 : 0x3F }, as: UTF8.self)
+            guard length <= bytes.count - offset - 12 else {
+                throw ImagingError(
+                    .corruptImage, source: name,
+                    "PNG is damaged or truncated (its \(type) chunk claims \(length) bytes, more than the file has left)"
+                )
             }
-            return GrayImage(unchecked: width, height, gray)
+            if type == "IEND" { return }
+            offset += 12 + length
         }
     }
 
