@@ -23,10 +23,16 @@ let targets: [String: @Sendable ([UInt8]) -> Void] = [
     "png": { bytes in
         _ = try? ImageDecoder(maxPixels: 1 << 20).decode(bytes, name: "fuzz.png")
         // As the tools decode it (gAMA chunks cut out, alpha dropped), with its CRCs made right
-        // too, so that the chunk walk and the cut reach libpng.
+        // too, so that the chunk walk and the cut reach libpng; made from the first decoding's
+        // samples, it must be the same.
+        let repaired = PNGFuzzing.repairingCRCs(bytes)
+        let decoder = ImageDecoder(maxPixels: 1 << 16)
+        let decoded = try? decoder.decodeWithToolsViews(repaired, name: "fuzz.png", keepingUpTo: 1 << 16)
         for tool in [ImageDecoder.ReaderTool.zbarimg, .zxingReader] {
-            _ = try? ImageDecoder(maxPixels: 1 << 16).decode(
-                PNGFuzzing.repairingCRCs(bytes), name: "fuzz.png", as: tool)
+            let fromFile = try? decoder.decode(repaired, name: "fuzz.png", as: tool)
+            if let decoded, decoded.asTheToolsDecode(tool) != fromFile {
+                fatalError("the tools' view from the decoded samples differs from the file's")
+            }
         }
         // The same file with every chunk's CRC made right, so that mutations reach past the
         // CRC check into the direct path, whose pixels must then be libpng's.

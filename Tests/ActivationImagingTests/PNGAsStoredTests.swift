@@ -85,6 +85,42 @@ struct PNGAsStoredTests {
         }
     }
 
+    @Test("the tools' views from the first decoding's samples are the views decoded from the file")
+    func viewsFromSamples() throws {
+        var files: [(String, [UInt8])] = []
+        for (label, colorType, bitDepth, chunks) in [
+            ("gray, gamma 0.27", 0, 8, [("gAMA", Writer.integer(27_273))]),
+            ("gray 2-bit, gamma 1.0", 0, 2, [("gAMA", Writer.integer(100_000))]),
+            ("RGB, gamma 0.27", 2, 8, [("gAMA", Writer.integer(27_273))]),
+            ("RGB", 2, 8, []),
+            ("RGBA", 6, 8, []),
+            ("gray+alpha", 4, 8, []),
+            ("RGB with tRNS", 2, 8, [("tRNS", [0, 9, 0, 9, 0, 9])]),
+            ("palette with tRNS", 3, 8, [("PLTE", (0..<768).map { UInt8(($0 * 11) % 256) }), ("tRNS", [0, 200])]),
+            (
+                "palette 4-bit, gamma 0.27", 3, 4,
+                [("gAMA", Writer.integer(27_273)), ("PLTE", (0..<48).map(UInt8.init))]
+            ),
+        ] as [(String, UInt8, UInt8, [(String, [UInt8])])] {
+            let writer = Writer(width: 29, height: 7, colorType: colorType, bitDepth: bitDepth, before: chunks)
+            files.append((label, writer.file(PNGDirectTests.rows(writer, seed: 61))))
+        }
+        var compared = 0
+        for (label, bytes) in files {
+            for keepingUpTo in [1 << 20, 0] {
+                let decoded = try ImageDecoder().decodeWithToolsViews(bytes, name: label, keepingUpTo: keepingUpTo)
+                #expect(decoded.image == (try ImageDecoder().decode(bytes, name: label)), "\(label)")
+                for tool in [ImageDecoder.ReaderTool.zbarimg, .zxingReader] {
+                    let fromFile = try ImageDecoder().decode(bytes, name: label, as: tool)
+                    #expect(
+                        decoded.asTheToolsDecode(tool) == fromFile, "\(label), \(tool), keeping up to \(keepingUpTo)")
+                    compared += fromFile == nil ? 0 : 1
+                }
+            }
+        }
+        #expect(compared >= 24, "too few files have a view of their own: the test compares little")
+    }
+
     @Test("a damaged file is refused as the first decoding refuses it; JPEG and PNM have no second")
     func refusals() throws {
         var writer = Self.gray

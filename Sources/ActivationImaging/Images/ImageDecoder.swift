@@ -71,6 +71,9 @@ public struct ImageDecoder: Sendable, Hashable {
         case zbarimg
         /// ZXingReader: stb_image decodes the file and zxing-cpp reduces its colour.
         case zxingReader
+
+        /// How the tool turns colour into gray.
+        var colourReduction: ColourReduction { self == .zbarimg ? .imageMagick : .rec601 }
     }
 
     /// The image as `tool` decodes the file, where that differs from ``decode(_:name:)``; `nil`
@@ -82,13 +85,29 @@ public struct ImageDecoder: Sendable, Hashable {
     /// - Throws: ``ImagingError`` as ``decode(_:name:)`` does for the same bytes.
     func decode(_ bytes: [UInt8], name: String, as tool: ReaderTool) throws -> GrayImage? {
         guard bytes.count <= maxBytes else { return nil }
-        let colour: ColourReduction = tool == .zbarimg ? .imageMagick : .rec601
+        let colour = tool.colourReduction
         switch ImageFormat.sniff(bytes) {
         case .png: return try PNGCodec.decodeAsStored(bytes, name: name, maxPixels: maxPixels, colour: colour)
         case .jpeg where colour != .rec601:
             return try JPEGDecoder.decodeColour(bytes, name: name, maxPixels: maxPixels, colour: colour)
         default: return nil
         }
+    }
+
+    /// ``decode(_:name:)``, and how each tool decodes the file (``decode(_:name:as:)``), made when
+    /// asked: for a PNG of at most `keepingUpTo` pixels from the first decoding's unfiltered
+    /// samples, not from the file again (the pipeline's tools' stage of an image no pass reads).
+    ///
+    /// - Throws: ``ImagingError`` as ``decode(_:name:)`` does.
+    func decodeWithToolsViews(_ bytes: [UInt8], name: String, keepingUpTo: Int) throws -> (
+        image: GrayImage, asTheToolsDecode: (ReaderTool) -> GrayImage?
+    ) {
+        guard !bytes.isEmpty, bytes.count <= maxBytes, ImageFormat.sniff(bytes) == .png else {
+            return (try decode(bytes, name: name), { try? decode(bytes, name: name, as: $0) })
+        }
+        let decoded = try PNGCodec.decodeKeepingSamples(
+            bytes, name: name, maxPixels: maxPixels, keepingUpTo: keepingUpTo)
+        return (decoded.image, { try? decoded.asStored($0.colourReduction) })
     }
 
     /// A JPEG of more than `pixels` decoded at half its size (libjpeg-turbo's DCT scaling, a

@@ -34,7 +34,18 @@ extension PNGCodec {
         _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction = .rec601,
         alpha: AlphaHandling = .compositedOntoWhite
     ) throws -> GrayImage? {
+        try readDirect(bytes, name: name, maxPixels: maxPixels, colour: colour, alpha: alpha)?.image
+    }
+
+    /// ``decodeDirect(_:name:maxPixels:colour:alpha:)``, and the file's unfiltered samples, from
+    /// which ``DirectSamples/asStored(colour:)`` makes the tools' view without inflating and
+    /// unfiltering the file again.
+    static func readDirect(
+        _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction = .rec601,
+        alpha: AlphaHandling = .compositedOntoWhite
+    ) throws -> (image: GrayImage, samples: DirectSamples)? {
         guard var layout = DirectLayout(bytes) else { return nil }
+        let asRead = layout
         try ImageDecoder.checkPixels(width: layout.width, height: layout.height, limit: maxPixels, name: name)
         if alpha == .dropped {
             layout.paletteAlpha = []
@@ -54,10 +65,42 @@ extension PNGCodec {
         var gray = [UInt8](repeating: 0, count: layout.width * layout.height)
         let converted = raw.withUnsafeMutableBufferPointer { raw in
             gray.withUnsafeMutableBufferPointer { gray in
-                convertRows(raw, stride: stride, into: gray, layout, colour: colour, alpha: alpha)
+                convertRows(raw, stride: stride, into: gray, layout, colour: colour, alpha: alpha, unfiltered: false)
             }
         }
-        return converted ? GrayImage(unchecked: layout.width, layout.height, gray) : nil
+        guard converted else { return nil }
+        return (
+            GrayImage(unchecked: layout.width, layout.height, gray),
+            DirectSamples(layout: asRead, stride: stride, unfiltered: raw)
+        )
+    }
+
+    /// A PNG's samples as the direct path unfiltered them, each row after its filter byte.
+    struct DirectSamples {
+        /// The layout as read from the file: no gamma conversion learnt, transparency as stored.
+        fileprivate let layout: DirectLayout
+        fileprivate let stride: Int
+        fileprivate let unfiltered: [UInt8]
+
+        /// The image as ``PNGCodec/decodeAsStored(_:name:maxPixels:colour:)`` decodes the file:
+        /// the samples as stored (no gamma), alpha dropped, colour reduced by `colour`.
+        func asStored(colour: ColourReduction) -> GrayImage {
+            var layout = self.layout
+            layout.gamma = nil
+            layout.paletteAlpha = []
+            layout.transparentGray = nil
+            layout.transparentRGB = nil
+            var gray = [UInt8](repeating: 0, count: layout.width * layout.height)
+            _ = unfiltered.withUnsafeBufferPointer { raw in
+                gray.withUnsafeMutableBufferPointer { gray in
+                    // Not written to: the rows are unfiltered already.
+                    PNGCodec.convertRows(
+                        UnsafeMutableBufferPointer(mutating: raw), stride: stride, into: gray, layout, colour: colour,
+                        alpha: .dropped, unfiltered: true)
+                }
+            }
+            return GrayImage(unchecked: layout.width, layout.height, gray)
+        }
     }
 
     /// Inflates the zlib stream of the IDAT chunks into `raw`, which it must fill exactly.
@@ -78,12 +121,12 @@ extension PNGCodec {
         return result == LIBDEFLATE_SUCCESS
     }
 
-    /// Unfilters each row of `raw` in place and writes its gray pixels; `false` on an unknown
-    /// filter type.
-    private static func convertRows(
+    /// Unfilters each row of `raw` in place (unless it is `unfiltered` already, and then leaves
+    /// it as it is) and writes its gray pixels; `false` on an unknown filter type.
+    fileprivate static func convertRows(
         _ raw: UnsafeMutableBufferPointer<UInt8>, stride: Int,
         into gray: UnsafeMutableBufferPointer<UInt8>, _ layout: DirectLayout, colour: ColourReduction,
-        alpha: AlphaHandling
+        alpha: AlphaHandling, unfiltered: Bool
     ) -> Bool {
         guard let raw = raw.baseAddress, let gray = gray.baseAddress else { return true }
         let width = layout.width
@@ -100,7 +143,7 @@ extension PNGCodec {
                 for y in 0..<layout.height {
                     let row = raw + (y &* (stride &+ 1) &+ 1)
                     let above = y == 0 ? zeros : UnsafePointer(row - (stride &+ 1))
-                    if y != pairedRow {
+                    if !unfiltered && y != pairedRow {
                         let next = row + (stride &+ 1)
                         if row[-1] == 4, y + 1 < layout.height, next[-1] == 4, bytesPerPixel == 3 || bytesPerPixel == 4
                         {

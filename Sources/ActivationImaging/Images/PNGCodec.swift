@@ -21,18 +21,42 @@ enum PNGCodec {
     /// alpha dropped instead of composited onto white (a pixel of alpha 254 is the colour stored to
     /// them), and colour reduced as the tool reduces it (`colour`). `nil` when the two are the
     /// same: no alpha, no tRNS, no gamma other than sRGB's, and gray or reduced as ours.
+    ///
+    /// `samples`, the direct path's unfiltered samples of the same file, make it without
+    /// decoding the file again.
     static func decodeAsStored(
-        _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction = .rec601
+        _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction = .rec601,
+        samples: DirectSamples? = nil
     ) throws -> GrayImage? {
         guard let chunks = ChunkSummary(bytes),
             chunks.hasAlpha || chunks.hasOtherGamma || (chunks.isColour && colour != .rec601)
         else { return nil }
+        if let samples { return samples.asStored(colour: colour) }
         let stored = chunks.withoutGamma(bytes)
         // No gAMA chunk left: the samples as stored, their alpha dropped.
         if let image = try decodeDirect(stored, name: name, maxPixels: maxPixels, colour: colour, alpha: .dropped) {
             return image
         }
         return try decodeWithLibPNG(stored, name: name, maxPixels: maxPixels, alpha: .dropped, colour: colour)
+    }
+
+    /// ``decode(_:name:maxPixels:)``, and the tools' view of the file
+    /// (``decodeAsStored(_:name:maxPixels:colour:samples:)``) made when asked: from the same
+    /// decoding's unfiltered samples where the direct path read a file of at most `keepingUpTo`
+    /// pixels (the samples are kept until then: three bytes a pixel for RGB), else from the file.
+    static func decodeKeepingSamples(_ bytes: [UInt8], name: String, maxPixels: Int, keepingUpTo: Int) throws -> (
+        image: GrayImage, asStored: (ColourReduction) throws -> GrayImage?
+    ) {
+        guard let read = try readDirect(bytes, name: name, maxPixels: maxPixels) else {
+            return (
+                try decodeWithLibPNG(bytes, name: name, maxPixels: maxPixels),
+                { try decodeAsStored(bytes, name: name, maxPixels: maxPixels, colour: $0) }
+            )
+        }
+        let samples = read.image.width * read.image.height <= keepingUpTo ? read.samples : nil
+        return (
+            read.image, { try decodeAsStored(bytes, name: name, maxPixels: maxPixels, colour: $0, samples: samples) }
+        )
     }
 
     /// What becomes of a PNG's alpha in the gray image.

@@ -91,9 +91,8 @@ public struct BarcodeScanner: Sendable, Hashable {
         let bytes = try decoder.readFile(path)
         guard effort != .fast, let half = try decoder.decodeHalfSize(bytes, name: path, above: Self.reduceAbovePixels)
         else {
-            return try trace(
-                decoder.decode(bytes, name: path), stop: stop,
-                asTheToolsDecode: { try? decoder.decode(bytes, name: path, as: $0) })
+            let decoded = try decoder.decodeWithToolsViews(bytes, name: path, keepingUpTo: Self.reduceAbovePixels)
+            return try trace(decoded.image, stop: stop, asTheToolsDecode: decoded.asTheToolsDecode)
         }
         return try traceLarge(half: half, full: { try decoder.decode(bytes, name: path) }, stop: stop)
     }
