@@ -43,7 +43,8 @@ enum PNGCodec {
     /// ``decode(_:name:maxPixels:)``, and the tools' view of the file
     /// (``decodeAsStored(_:name:maxPixels:colour:samples:)``) made when asked: from the same
     /// decoding's unfiltered samples where the direct path read a file of at most `keepingUpTo`
-    /// pixels (the samples are kept until then: three bytes a pixel for RGB), else from the file.
+    /// pixels that has a view of its own (the samples are kept until then: three bytes a pixel for
+    /// RGB), else from the file.
     static func decodeKeepingSamples(_ bytes: [UInt8], name: String, maxPixels: Int, keepingUpTo: Int) throws -> (
         image: GrayImage, asStored: (ColourReduction) throws -> GrayImage?
     ) {
@@ -53,7 +54,10 @@ enum PNGCodec {
                 { try decodeAsStored(bytes, name: name, maxPixels: maxPixels, colour: $0) }
             )
         }
-        let samples = read.image.width * read.image.height <= keepingUpTo ? read.samples : nil
+        // Kept only where some tool's view differs from ours (colour, alpha, another gamma): a
+        // gray code's buffer is freed at once, as a decoding without views frees it.
+        let differs = ChunkSummary(bytes).map { $0.isColour || $0.hasAlpha || $0.hasOtherGamma } ?? false
+        let samples = differs && read.image.width * read.image.height <= keepingUpTo ? read.samples : nil
         return (
             read.image, { try decodeAsStored(bytes, name: name, maxPixels: maxPixels, colour: $0, samples: samples) }
         )
