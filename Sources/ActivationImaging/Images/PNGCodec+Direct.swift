@@ -82,7 +82,7 @@ extension PNGCodec {
         fileprivate let stride: Int
         fileprivate let unfiltered: [UInt8]
 
-        /// The image as ``PNGCodec/decodeAsStored(_:name:maxPixels:colour:)`` decodes the file:
+        /// The image as ``PNGCodec/decodeAsStored(_:name:maxPixels:colour:samples:)`` decodes the file:
         /// the samples as stored (no gamma), alpha dropped, colour reduced by `colour`.
         func asStored(colour: ColourReduction) -> GrayImage {
             var layout = self.layout
