@@ -66,7 +66,7 @@ public struct ImageDecoder: Sendable, Hashable {
     }
 
     /// The command-line readers whose view of a file the pipeline's last passes take.
-    enum ReaderTool: Sendable, Hashable {
+    enum ReaderTool: Sendable, Hashable, CaseIterable {
         /// zbarimg: ImageMagick decodes the file and hands zbar its luma.
         case zbarimg
         /// ZXingReader: stb_image decodes the file and zxing-cpp reduces its colour.

@@ -47,11 +47,7 @@ extension PNGCodec {
         guard var layout = DirectLayout(bytes) else { return nil }
         let asRead = layout
         try ImageDecoder.checkPixels(width: layout.width, height: layout.height, limit: maxPixels, name: name)
-        if alpha == .dropped {
-            layout.paletteAlpha = []
-            layout.transparentGray = nil
-            layout.transparentRGB = nil
-        }
+        if alpha == .dropped { layout.dropTransparency() }
         if layout.convertsGamma {
             guard let converted = layout.convertingGamma(bytes) else { return nil }
             layout = converted
@@ -87,9 +83,7 @@ extension PNGCodec {
         func asStored(colour: ColourReduction) -> GrayImage {
             var layout = self.layout
             layout.gamma = nil
-            layout.paletteAlpha = []
-            layout.transparentGray = nil
-            layout.transparentRGB = nil
+            layout.dropTransparency()
             var gray = [UInt8](repeating: 0, count: layout.width * layout.height)
             _ = unfiltered.withUnsafeBufferPointer { raw in
                 gray.withUnsafeMutableBufferPointer { gray in
@@ -412,6 +406,14 @@ struct DirectLayout {
 
     var channels: Int { PNGCodec.channels(colorType: colorType) }
 
+    /// Forgets a tRNS chunk's alpha entries, gray level or colour: each pixel is then the colour
+    /// stored (the tools' view, alpha dropped). An alpha channel the caller ignores itself.
+    mutating func dropTransparency() {
+        paletteAlpha = []
+        transparentGray = nil
+        transparentRGB = nil
+    }
+
     /// Whether libpng converts the samples: a gamma other than sRGB's.
     var convertsGamma: Bool { gamma.map { !Self.sRGBGamma.contains($0) } ?? false }
 
@@ -553,18 +555,10 @@ struct DirectLayout {
                 row[bit / 8] |= UInt8(value << (8 - bitDepth - bit % 8))
             }
         }
-        let filtered = [0] + row
-        guard let compressor = libdeflate_alloc_compressor(1) else { return nil }
-        defer { libdeflate_free_compressor(compressor) }
-        var compressed = [UInt8](repeating: 0, count: libdeflate_zlib_compress_bound(compressor, filtered.count))
-        let size = compressed.withUnsafeMutableBytes {
-            libdeflate_zlib_compress(compressor, filtered, filtered.count, $0.baseAddress, $0.count)
-        }
-        guard size > 0 else { return nil }
+        guard let imageData = try? PNGCodec.imageData([0] + row, level: 1) else { return nil }
         let probe = PNGCodec.file(
             width: count, height: 1, bitDepth: UInt8(bitDepth), colorType: UInt8(colorType),
-            chunks: chunks.map { (type: $0.type, data: Array(bytes[$0.data])) },
-            imageData: Array(compressed.prefix(size)))
+            chunks: chunks.map { (type: $0.type, data: Array(bytes[$0.data])) }, imageData: imageData)
         guard let shown = try? PNGCodec.libpngSamples(probe, name: "probe", maxPixels: count), !shown.hasAlpha,
             shown.samples.count == count * (shown.isColour ? 3 : 1), shown.isColour == (colorType != 0)
         else { return nil }

@@ -28,9 +28,7 @@ enum PNGCodec {
         _ bytes: [UInt8], name: String, maxPixels: Int, colour: ColourReduction = .rec601,
         samples: DirectSamples? = nil
     ) throws -> GrayImage? {
-        guard let chunks = ChunkSummary(bytes),
-            chunks.hasAlpha || chunks.hasOtherGamma || (chunks.isColour && colour != .rec601)
-        else { return nil }
+        guard let chunks = ChunkSummary(bytes), chunks.hasOwnView(colour) else { return nil }
         if let samples { return samples.asStored(colour: colour) }
         let stored = chunks.withoutGamma(bytes)
         // No gAMA chunk left: the samples as stored, their alpha dropped.
@@ -56,7 +54,10 @@ enum PNGCodec {
         }
         // Kept only where some tool's view differs from ours (colour, alpha, another gamma): a
         // gray code's buffer is freed at once, as a decoding without views frees it.
-        let differs = ChunkSummary(bytes).map { $0.isColour || $0.hasAlpha || $0.hasOtherGamma } ?? false
+        let differs =
+            ChunkSummary(bytes).map { chunks in
+                ImageDecoder.ReaderTool.allCases.contains { chunks.hasOwnView($0.colourReduction) }
+            } ?? false
         let samples = differs && read.image.width * read.image.height <= keepingUpTo ? read.samples : nil
         return (
             read.image, { try decodeAsStored(bytes, name: name, maxPixels: maxPixels, colour: $0, samples: samples) }
@@ -181,21 +182,26 @@ enum PNGCodec {
     /// A 1-bit gray PNG from filtered rows (each a filter byte and the packed bits). libpng's
     /// simplified API writes only 8-bit images, so the few chunks are written here, with zlib.
     static func encodeBilevel(width: Int, height: Int, rows: [UInt8]) throws -> [UInt8] {
+        // Level 2: a fifth of level 6's time (the long zero runs of repeated rows make zlib's
+        // deeper match search slow) for a file about 30 % larger, still under 2 KB for a typical code.
+        try file(width: width, height: height, bitDepth: 1, colorType: 0, imageData: imageData(rows, level: 2))
+    }
+
+    /// Filtered rows as a PNG's image data: a zlib stream, at zlib's compression `level`.
+    ///
+    /// - Throws: ``ImagingError`` `libraryFailure` when zlib fails.
+    static func imageData(_ rows: [UInt8], level: Int32) throws -> [UInt8] {
         var compressedSize = compressBound(uLong(rows.count))
         var compressed = [UInt8](repeating: 0, count: Int(compressedSize))
         let status = compressed.withUnsafeMutableBufferPointer { output in
-            // Level 2: a fifth of level 6's time (the long zero runs of repeated rows make zlib's
-            // deeper match search slow) for a file about 30 % larger, still under 2 KB for a typical code.
             rows.withUnsafeBufferPointer {
-                compress2(output.baseAddress, &compressedSize, $0.baseAddress, uLong($0.count), 2)
+                compress2(output.baseAddress, &compressedSize, $0.baseAddress, uLong($0.count), level)
             }
         }
         guard status == Z_OK else {
             throw ImagingError(.libraryFailure, source: "png", "zlib could not compress the image (\(status))")
         }
-        return file(
-            width: width, height: height, bitDepth: 1, colorType: 0,
-            imageData: Array(compressed.prefix(Int(compressedSize))))
+        return Array(compressed.prefix(Int(compressedSize)))
     }
 
     /// A PNG file from its parts: the IHDR fields, the chunks between IHDR and the image data
@@ -348,6 +354,13 @@ enum PNGCodec {
                 }
                 offset = data + length + 4
             }
+        }
+
+        /// Whether a tool that reduces colour by `colour` sees the file otherwise than libpng shows it:
+        /// alpha or tRNS (dropped by the tool), a gamma libpng converts (ignored by the tool), or
+        /// colour reduced otherwise than ours.
+        func hasOwnView(_ colour: ColourReduction) -> Bool {
+            hasAlpha || hasOtherGamma || (isColour && colour != .rec601)
         }
 
         /// `bytes` without their gAMA chunks: libpng then takes the samples as sRGB and leaves them.
