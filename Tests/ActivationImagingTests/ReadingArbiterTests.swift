@@ -124,6 +124,47 @@ struct ReadingArbiterTests {
         #expect(!ScanPass.plain(.zbar).reportsFewLines && !ScanPass.plain(.zxing).density(3).reportsFewLines)
     }
 
+    @Test(
+        "a reading on a prepared copy yields to another reading of its place in the unprepared pixels on three times its lines",
+        arguments: [
+            // (the pass's lines, the unprepared pixels' readings with their lines, printed)
+            (5, [("9784872348880", 32)], "9784872348880"),
+            (5, [("9784872348880", 15)], "9784872348880"),
+            (5, [("9784872348880", 14)], "9784872348800"),
+            (6, [("9784872348880", 12)], "9784872348800"),
+            (20, [("9784872348880", 16)], "9784872348800"),
+            // The same reading, or none: the pass's stands.
+            (5, [("9784872348800", 40)], "9784872348800"),
+            (5, [], "9784872348800"),
+            // Of two rivals, the one read on most lines.
+            (4, [("9784872348811", 9), ("9784872348880", 30)], "9784872348880"),
+        ])
+    func preferringUnprepared(passLines: Int, unprepared: [(String, Int)], printed: String) {
+        var pass = Self.wrong
+        pass.scanLines = passLines
+        let around = unprepared.map { text, lines in
+            var reading = Self.reading(text)
+            reading.scanLines = lines
+            return reading
+        }
+        #expect(ReadingArbiter.preferringUnprepared(pass, around).text == printed)
+    }
+
+    @Test("elsewhere, in another symbology, or without line counts, a reading of the unprepared pixels changes nothing")
+    func unpreparedElsewhere() {
+        var pass = Self.wrong
+        pass.scanLines = 2
+        for other in [Self.reading("9784872348880", y: 300), Self.reading("9784872348880", .code128)] {
+            var other = other
+            other.scanLines = 50
+            #expect(ReadingArbiter.preferringUnprepared(pass, [other]).text == "9784872348800")
+        }
+        var counted = Self.right
+        counted.scanLines = 50
+        #expect(ReadingArbiter.preferringUnprepared(Self.wrong, [counted]).text == "9784872348800", "zbar's")
+        #expect(ReadingArbiter.preferringUnprepared(pass, [Self.right]).text == "9784872348800", "uncounted")
+    }
+
     @Test("QR codes of other bytes at one place are codes side by side: none outweighs another")
     func qrCodesSideBySide() {
         let first = Self.reading("https://a.example", .qr)

@@ -68,9 +68,9 @@ public struct BarcodeScanner: Sendable, Hashable {
         /// that tells.
         public var timings: [(pass: String, duration: Duration)]
         /// What the engines were asked after the pass that found the codes: `confirmations` where
-        /// its readings disagreed, the tools' readings beside its codes (`as-tool:zbar/products`,
-        /// `as-tool:zxing`, …), each with the time it took (docs/scanning.md, "When readings
-        /// disagree").
+        /// its readings disagreed, `unprepared` where zxing-cpp read product codes on a prepared
+        /// copy, the tools' readings beside its codes (`as-tool:zbar/products`, `as-tool:zxing`,
+        /// …), each with the time it took (docs/scanning.md, "When readings disagree").
         public var checks: [(what: String, duration: Duration)] = []
     }
 
@@ -314,6 +314,15 @@ public struct BarcodeScanner: Sendable, Hashable {
             for symbolIndex in found.indices {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
+            // A product code zxing-cpp read on a widened or sharpened copy is set against what it
+            // reads of the unprepared pixels around it (``ReadingArbiter/preferringUnprepared(_:_:)``).
+            if pass.engine == .zxing && pass.preparation != "plain"
+                && found.contains(where: { ScanPass.productCodes.contains($0.symbology) })
+            {
+                let checked = timed { checkedOnUnpreparedPixels(found, of: source) }
+                found = checked.value
+                checks.append(("unprepared", checked.duration))
+            }
             // Where a tool may read what the pass did not, the tools read the image too and their
             // readings are added (``ReadingArbiter/addingToolReadings(_:readBy:fewLines:from:)``):
             // beside a product code (a book's ISBN and its price code, a misread digit), the
@@ -353,6 +362,30 @@ public struct BarcodeScanner: Sendable, Hashable {
         case .resample:
             guard let engine = ZXingEngine.shared else { return nil }
             return wanted.contains(.qr) ? QRResampler.read(prepared, survey: survey, with: engine) : []
+        }
+    }
+
+    /// `found`, a zxing-cpp pass's readings on a prepared copy of `image` (in `image`'s
+    /// coordinates), each product code settled with what zxing-cpp's harder read finds in `image`
+    /// around it (``ReadingArbiter/preferringUnprepared(_:_:)``): a cut-out of the code and half
+    /// its width on every side, where a photo's other detail does not sway zxing-cpp's threshold
+    /// along the rows.
+    func checkedOnUnpreparedPixels(_ found: [ScannedSymbol], of image: GrayImage) -> [ScannedSymbol] {
+        guard let engine = ZXingEngine.shared else { return found }
+        let wanted = ScanPass.productCodes.intersection(symbologies)
+        return found.map { reading in
+            guard wanted.contains(reading.symbology), reading.scanLines != nil else { return reading }
+            let bounds = reading.bounds
+            let margin = max(16, (bounds.maxX - bounds.minX) / 2)
+            let x = max(0, bounds.minX - margin)
+            let y = max(0, bounds.minY - margin)
+            let width = min(image.width, bounds.maxX + margin) - x
+            let height = min(image.height, bounds.maxY + margin) - y
+            guard width > 0, height > 0 else { return reading }
+            let around = engine.scan(
+                image.cropped(x: x, y: y, width: width, height: height),
+                options: .init(symbologies: wanted, retries: .harder))
+            return ReadingArbiter.preferringUnprepared(reading, Self.moved(around, scale: 1, by: Point(x: x, y: y)))
         }
     }
 
