@@ -278,12 +278,17 @@ struct SupersetTests {
         let trace = BarcodeScanner().trace(image)
         #expect(trace.pass == pass.name && trace.checks.map(\.what).contains("unprepared"))
         #expect(trace.symbols.map(\.text) == ["9780201752847"])
-        #expect((trace.symbols.first?.scanLines ?? 0) >= 2 * misread, "read on \(misread) and \(trace.symbols)")
+        #expect((trace.symbols.first?.scanLines ?? 0) >= 3 * misread, "read on \(misread) and \(trace.symbols)")
         // The same check leaves a right reading of a widened copy that the plain pixels misread
-        // on few lines (zxing-cpp reads this UPC-E as 04904144 on 3 lines; ZXingReader prints that).
+        // (zxing-cpp reads the cut-out of this UPC-E as 04904144, on fewer lines than the widened
+        // copy's 04963406; ZXingReader reads the whole image so, and both are printed).
         let upce = try BarcodeScanner().traceFile(
             ImageFixture.path("unprepared-pixels/upce-blurred.png"), stop: StopFlag())
-        #expect(upce.checks.map(\.what).contains("unprepared") && upce.symbols.map(\.text).contains("04963406"))
+        #expect(upce.checks.map(\.what).contains("unprepared") && upce.symbols.map(\.text) == ["04904144", "04963406"])
+        // A reading a tool confirms is one the tools read alone: it is not asked about.
+        let upca = try BarcodeScanner().traceFile(ImageFixture.path("corpus/upca-2/01.png"), stop: StopFlag())
+        #expect(upca.pass?.hasPrefix("zxing-stretch") == true && upca.symbols.map(\.text) == ["890444000335"])
+        #expect(!upca.checks.map(\.what).contains("unprepared"))
     }
 
     @Test("a linear code turned across the image is read at the tools' stage, after the passes along the rows")

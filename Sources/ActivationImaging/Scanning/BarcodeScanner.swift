@@ -314,15 +314,6 @@ public struct BarcodeScanner: Sendable, Hashable {
             for symbolIndex in found.indices {
                 found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
             }
-            // A product code zxing-cpp read on a widened or sharpened copy is set against what it
-            // reads of the unprepared pixels around it (``ReadingArbiter/preferringUnprepared(_:_:)``).
-            if pass.engine == .zxing && pass.preparation != "plain"
-                && found.contains(where: { ScanPass.productCodes.contains($0.symbology) })
-            {
-                let checked = timed { checkedOnUnpreparedPixels(found, of: source) }
-                found = checked.value
-                checks.append(("unprepared", checked.duration))
-            }
             // Where a tool may read what the pass did not, the tools read the image too and their
             // readings are added (``ReadingArbiter/addingToolReadings(_:readBy:fewLines:from:)``):
             // beside a product code (a book's ISBN and its price code, a misread digit), the
@@ -332,9 +323,18 @@ public struct BarcodeScanner: Sendable, Hashable {
             if severalCodes || found.contains(where: { ScanPass.productCodes.contains($0.symbology) }) {
                 let readings = toolReadings(
                     asItsTool, of: severalCodes ? nil : ScanPass.productCodes, after: pass, found: found)
+                checks += readings.checks
+                // A product code zxing-cpp read on a widened or sharpened copy, and no tool read, is
+                // set against what it reads of the unprepared pixels around it
+                // (``ReadingArbiter/preferringUnprepared(_:_:)``).
+                let toolsRead = readings.symbols.flatMap(\.symbols)
+                if pass.engine == .zxing && pass.preparation != "plain" {
+                    let checked = timed { checkedOnUnpreparedPixels(found, of: source, unlessRead: toolsRead) }
+                    found = checked.value.symbols
+                    if checked.value.asked { checks.append(("unprepared", checked.duration)) }
+                }
                 found = ReadingArbiter.addingToolReadings(
                     found, readBy: pass.engine, fewLines: pass.reportsFewLines, from: readings.symbols)
-                checks += readings.checks
             }
             return Trace(
                 symbols: Self.ordered(Self.deduplicated(Self.moved(found, scale: useReduced ? 2 : 1))), pass: pass.name,
@@ -366,15 +366,22 @@ public struct BarcodeScanner: Sendable, Hashable {
     }
 
     /// `found`, a zxing-cpp pass's readings on a prepared copy of `image` (in `image`'s
-    /// coordinates), each product code settled with what zxing-cpp's harder read finds in `image`
-    /// around it (``ReadingArbiter/preferringUnprepared(_:_:)``): a cut-out of the code and half
-    /// its width on every side, where a photo's other detail does not sway zxing-cpp's threshold
-    /// along the rows.
-    func checkedOnUnpreparedPixels(_ found: [ScannedSymbol], of image: GrayImage) -> [ScannedSymbol] {
-        guard let engine = ZXingEngine.shared else { return found }
+    /// coordinates), each product code that no reading of `toolsRead` confirms settled with what
+    /// zxing-cpp's harder read finds in `image` around it
+    /// (``ReadingArbiter/preferringUnprepared(_:_:)``): a cut-out of the code and half its width on
+    /// every side, where a photo's other detail does not sway zxing-cpp's threshold along the
+    /// rows. A reading a tool confirms is one the tools read alone, which stays. `asked`: whether
+    /// zxing-cpp read any cut-out.
+    func checkedOnUnpreparedPixels(_ found: [ScannedSymbol], of image: GrayImage, unlessRead toolsRead: [ScannedSymbol])
+        -> (symbols: [ScannedSymbol], asked: Bool)
+    {
+        guard let engine = ZXingEngine.shared else { return (found, false) }
         let wanted = ScanPass.productCodes.intersection(symbologies)
-        return found.map { reading in
-            guard wanted.contains(reading.symbology), reading.scanLines != nil else { return reading }
+        var asked = false
+        let symbols = found.map { reading in
+            guard wanted.contains(reading.symbology), reading.scanLines != nil,
+                !toolsRead.contains(where: { $0.isSameReading(as: reading) })
+            else { return reading }
             let bounds = reading.bounds
             let margin = max(16, (bounds.maxX - bounds.minX) / 2)
             let x = max(0, bounds.minX - margin)
@@ -382,11 +389,13 @@ public struct BarcodeScanner: Sendable, Hashable {
             let width = min(image.width, bounds.maxX + margin) - x
             let height = min(image.height, bounds.maxY + margin) - y
             guard width > 0, height > 0 else { return reading }
+            asked = true
             let around = engine.scan(
                 image.cropped(x: x, y: y, width: width, height: height),
                 options: .init(symbologies: wanted, retries: .harder))
             return ReadingArbiter.preferringUnprepared(reading, Self.moved(around, scale: 1, by: Point(x: x, y: y)))
         }
+        return (symbols, asked)
     }
 
     /// The other engine's readings of `prepared`, as its tool reads with its defaults: what

@@ -106,10 +106,10 @@ package enum ReadingArbiter {
     /// the one of more lines. Between a prepared copy and the unprepared pixels the counts are
     /// rougher (the copies differ, and the cut-out holds less of the image), so only a reading
     /// on three times as many lines outweighs the pass's, as for zbar's readings of one code
-    /// (``ZBarEngine/droppingStrayLines(_:)``). Over the corpus, its varied copies and the large
-    /// photos, the unprepared pixels read another code than a pass's right reading ten times, on
-    /// at most twice its lines (a blurred UPC-E: 6 lines against 12); then, and where they read
-    /// nothing there or the same, the pass's reading stands.
+    /// (``ZBarEngine/droppingStrayLines(_:)``). Checked on every such reading of the corpus, its
+    /// varied copies and the large photos, the unprepared pixels read another code than a pass's
+    /// right reading ten times, on at most twice its lines (a blurred UPC-E: 6 lines against 12);
+    /// then, and where they read nothing there or the same, the pass's reading stands.
     package static func preferringUnprepared(_ reading: ScannedSymbol, _ unprepared: [ScannedSymbol])
         -> ScannedSymbol
     {
