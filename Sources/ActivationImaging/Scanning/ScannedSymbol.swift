@@ -39,10 +39,13 @@ public struct ScannedSymbol: Sendable, Hashable {
         self.corners = corners
     }
 
+    /// Whether two symbols are the same code at the same place: their symbology, bytes, text and
+    /// corners, not how many lines read them.
     public static func == (lhs: ScannedSymbol, rhs: ScannedSymbol) -> Bool {
         lhs.symbology == rhs.symbology && lhs.bytes == rhs.bytes && lhs.text == rhs.text && lhs.corners == rhs.corners
     }
 
+    /// Hashes what ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(symbology)
         hasher.combine(bytes)

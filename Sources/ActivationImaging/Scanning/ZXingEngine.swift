@@ -116,9 +116,10 @@ final class ZXingEngine: Sendable {
             return []
         }
         checkIn(helper)
-        // Trying harder, zxing-cpp reads every row of an image up to 512 rows high, and every n-th
-        // of one n times as high: there a line it counts stands for n rows, so that the readings
-        // of a harder read compare across images of other heights.
+        // Trying harder, zxing-cpp reads every row of an image up to 1,023 rows high, and every
+        // n-th row of one n × 512 rows high or more: there a line it counts stands for n rows, so
+        // that the counts of harder reads compare across images of other heights (no rule compares
+        // those of the turned and downscaled retries, which this scaling does not fit).
         let rowStep = options.retries.contains(.harder) && !options.pure ? max(1, image.height / 512) : 1
         return Self.parse(response).map { reading in
             var reading = reading
