@@ -8,16 +8,12 @@
 //          width*height 8-bit gray pixels. "AZX2" instead of "AZX1": the pixels do not follow but
 //          lie at the start of the file open as descriptor 3, which activate shares with this
 //          process (a memfd). A helper that knows only "AZX1" stops at once on "AZX2".
-//          "AZX3" and "AZX4" are "AZX1" and "AZX2" whose response carries each symbol's line
-//          count too (a helper that does not know them stops at once).
 // Response: u32 count, then per symbol: u32 format, u32 hasECI, u32 n + n raw bytes,
 //          u32 m + m bytes of UTF-8 text, 8 x i32 corners (top left, top right, bottom right,
-//          bottom left), and for "AZX3"/"AZX4" u32 lines: the scan lines that read a linear
-//          code (zxing-cpp's lineCount; 0 for a matrix code). All integers little-endian.
+//          bottom left). All integers little-endian.
 #define ZX_USE_UTF8 1
 #include <ZXing/ReadBarcode.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -59,9 +55,8 @@ int main() {
     for (;;) {
         uint8_t header[20];
         if (!readAll(header, sizeof header)) return 0;
-        const bool lineCounts = std::memcmp(header, "AZX3", 4) == 0 || std::memcmp(header, "AZX4", 4) == 0;
-        const bool sharedPixels = std::memcmp(header, "AZX2", 4) == 0 || std::memcmp(header, "AZX4", 4) == 0;
-        if (!sharedPixels && !lineCounts && std::memcmp(header, "AZX1", 4) != 0) return 2;
+        const bool sharedPixels = std::memcmp(header, "AZX2", 4) == 0;
+        if (!sharedPixels && std::memcmp(header, "AZX1", 4) != 0) return 2;
         auto get = [&](int at) { return uint32_t(header[at]) | uint32_t(header[at + 1]) << 8 | uint32_t(header[at + 2]) << 16 | uint32_t(header[at + 3]) << 24; };
         uint32_t width = get(4), height = get(8), formats = get(12), flags = get(16);
         if (width == 0 || height == 0 || uint64_t(width) * height > maxPixels) return 3;
@@ -123,7 +118,6 @@ int main() {
                 put32(body, uint32_t(point.x));
                 put32(body, uint32_t(point.y));
             }
-            if (lineCounts) put32(body, uint32_t(std::max(0, result.lineCount())));
         }
         put32(out, count);
         out += body;

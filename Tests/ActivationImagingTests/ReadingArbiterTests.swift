@@ -125,44 +125,31 @@ struct ReadingArbiterTests {
     }
 
     @Test(
-        "a reading on a prepared copy yields to another reading of its place in the unprepared pixels on three times its lines",
+        "a prepared copy's reading that its cut-out does not give yields to one both reads of the cut-out give",
         arguments: [
-            // (the pass's lines, the unprepared pixels' readings with their lines, printed)
-            (5, [("9784872348880", 32)], "9784872348880"),
-            (5, [("9784872348880", 15)], "9784872348880"),
-            (5, [("9784872348880", 14)], "9784872348800"),
-            (6, [("9784872348880", 12)], "9784872348800"),
-            (20, [("9784872348880", 16)], "9784872348800"),
-            // The same reading, or none: the pass's stands.
-            (5, [("9784872348800", 40)], "9784872348800"),
-            (5, [], "9784872348800"),
-            // Of two rivals, the one read on most lines.
-            (4, [("9784872348811", 9), ("9784872348880", 30)], "9784872348880"),
+            // (the prepared cut-out reads, the unprepared cut-out reads, printed); the pass read
+            // 9784872348800.
+            (["9784872348880"], ["9784872348880"], "9784872348880"),
+            // The prepared cut-out gives the pass's reading too: it stands.
+            (["9784872348800"], ["9784872348880"], "9784872348800"),
+            (["9784872348800", "9784872348880"], ["9784872348880"], "9784872348800"),
+            // The prepared cut-out reads nothing there, or the two reads disagree: it stands.
+            ([], ["9784872348880"], "9784872348800"),
+            (["9784872348811"], ["9784872348880"], "9784872348800"),
+            // Of two rivals, the one both reads give.
+            (["9784872348880"], ["9784872348811", "9784872348880"], "9784872348880"),
         ])
-    func preferringUnprepared(passLines: Int, unprepared: [(String, Int)], printed: String) {
-        var pass = Self.wrong
-        pass.scanLines = passLines
-        let around = unprepared.map { text, lines in
-            var reading = Self.reading(text)
-            reading.scanLines = lines
-            return reading
-        }
-        #expect(ReadingArbiter.preferringUnprepared(pass, around).text == printed)
+    func settledOnCutOut(prepared: [String], unprepared: [String], printed: String) {
+        let settled = ReadingArbiter.settled(
+            Self.wrong, prepared: prepared.map { Self.reading($0) }, unprepared: unprepared.map { Self.reading($0) })
+        #expect(settled.text == printed)
     }
 
-    @Test("elsewhere, in another symbology, or without line counts, a reading of the unprepared pixels changes nothing")
-    func unpreparedElsewhere() {
-        var pass = Self.wrong
-        pass.scanLines = 2
+    @Test("a cut-out's code elsewhere or of another symbology does not replace a reading")
+    func cutOutElsewhere() {
         for other in [Self.reading("9784872348880", y: 300), Self.reading("9784872348880", .code128)] {
-            var other = other
-            other.scanLines = 50
-            #expect(ReadingArbiter.preferringUnprepared(pass, [other]).text == "9784872348800")
+            #expect(ReadingArbiter.settled(Self.wrong, prepared: [other], unprepared: [other]).text == "9784872348800")
         }
-        var counted = Self.right
-        counted.scanLines = 50
-        #expect(ReadingArbiter.preferringUnprepared(Self.wrong, [counted]).text == "9784872348800", "zbar's")
-        #expect(ReadingArbiter.preferringUnprepared(pass, [Self.right]).text == "9784872348800", "uncounted")
     }
 
     @Test("QR codes of other bytes at one place are codes side by side: none outweighs another")

@@ -71,26 +71,6 @@ struct PipelineTests {
         #expect(BarcodeScanner.helperRoundTrip(width: 640, height: 480, repeats: 3) != nil)
     }
 
-    @Test("zxing-cpp's linear readings come with the rows that read them; matrix codes and zbar's with none")
-    func scanLines() throws {
-        let engine = try #require(ZXingEngine.shared)
-        let ean = try ImageDecoder().decodeFile(ImageFixture.path("corpus/ean13-1/1.png"))
-        let once = engine.scan(ean, options: .init(symbologies: [.ean13], retries: []))
-        let harder = engine.scan(ean, options: .init(symbologies: [.ean13], retries: .harder))
-        let onceLines = try #require(once.first?.scanLines)
-        let harderLines = try #require(harder.first?.scanLines)
-        // Trying harder, zxing-cpp tries every row, not 15 of them.
-        #expect(onceLines >= 2 && harderLines > onceLines, "\(onceLines), \(harderLines)")
-        // Three times as large: every other row tried, each counted for two.
-        let large = ean.scaled(by: 3)
-        let largeLines = try #require(
-            engine.scan(large, options: .init(symbologies: [.ean13], retries: .harder)).first?.scanLines)
-        #expect(large.height / 512 == 2 && largeLines > 3 * harderLines, "\(largeLines) against \(harderLines)")
-        let qr = try QRCodeEncoder().encode(Array("lines".utf8)).grayImage(scale: 4, margin: 4)
-        #expect(engine.scan(qr, options: .init(symbologies: [.qr], retries: [])).map(\.scanLines) == [nil])
-        #expect(ZBarEngine(symbologies: [.ean13]).scan(ean).map(\.scanLines) == [nil])
-    }
-
     @Test("a light code on dark shows light finder patterns and is read by the pass for it")
     func lightCodeOnDark() throws {
         let code = try QRCodeEncoder().encode(Array("light on dark".utf8)).grayImage(scale: 4, margin: 4).inverted()

@@ -68,9 +68,10 @@ public struct BarcodeScanner: Sendable, Hashable {
         /// that tells.
         public var timings: [(pass: String, duration: Duration)]
         /// What the engines were asked after the pass that found the codes: `confirmations` where
-        /// its readings disagreed, `unprepared` where zxing-cpp read product codes on a prepared
-        /// copy, the tools' readings beside its codes (`as-tool:zbar/products`, `as-tool:zxing`,
-        /// …), each with the time it took (docs/scanning.md, "When readings disagree").
+        /// its readings disagreed, the tools' readings beside its codes (`as-tool:zbar/products`,
+        /// `as-tool:zxing`, …), `unprepared` where a cut-out around a product code no tool read
+        /// was read (``ScanPass/settlesOnUnpreparedPixels``), each with the time it took
+        /// (docs/scanning.md, "When readings disagree").
         public var checks: [(what: String, duration: Duration)] = []
     }
 
@@ -326,12 +327,14 @@ public struct BarcodeScanner: Sendable, Hashable {
                 checks += readings.checks
                 // A product code zxing-cpp read on a widened or sharpened copy, and no tool read, is
                 // set against what it reads of the unprepared pixels around it
-                // (``ReadingArbiter/preferringUnprepared(_:_:)``).
-                let toolsRead = readings.symbols.flatMap(\.symbols)
-                if pass.engine == .zxing && pass.preparation != "plain" {
-                    let checked = timed { checkedOnUnpreparedPixels(found, of: source, unlessRead: toolsRead) }
-                    found = checked.value.symbols
-                    if checked.value.asked { checks.append(("unprepared", checked.duration)) }
+                // (``ReadingArbiter/settled(_:prepared:unprepared:)``).
+                if pass.settlesOnUnpreparedPixels {
+                    let toolsRead = readings.symbols.flatMap(\.symbols)
+                    let settled = timed {
+                        settledOnUnpreparedPixels(found, of: source, readBy: pass, unlessRead: toolsRead)
+                    }
+                    found = settled.value.symbols
+                    if settled.value.asked { checks.append(("unprepared", settled.duration)) }
                 }
                 found = ReadingArbiter.addingToolReadings(
                     found, readBy: pass.engine, fewLines: pass.reportsFewLines, from: readings.symbols)
@@ -365,22 +368,21 @@ public struct BarcodeScanner: Sendable, Hashable {
         }
     }
 
-    /// `found`, a zxing-cpp pass's readings on a prepared copy of `image` (in `image`'s
-    /// coordinates), each product code that no reading of `toolsRead` confirms settled with what
-    /// zxing-cpp's harder read finds in `image` around it
-    /// (``ReadingArbiter/preferringUnprepared(_:_:)``): a cut-out of the code and half its width on
-    /// every side, where a photo's other detail does not sway zxing-cpp's threshold along the
-    /// rows. A reading a tool confirms is one the tools read alone, which stays. `asked`: whether
-    /// zxing-cpp read any cut-out.
-    func checkedOnUnpreparedPixels(_ found: [ScannedSymbol], of image: GrayImage, unlessRead toolsRead: [ScannedSymbol])
-        -> (symbols: [ScannedSymbol], asked: Bool)
-    {
+    /// `found`, `pass`'s readings on its prepared copy of `image` (in `image`'s coordinates), each
+    /// product code that no reading of `toolsRead` confirms settled by zxing-cpp's harder reads of
+    /// a cut-out of `image` around it: the code and half its width on every side
+    /// (``ReadingArbiter/settled(_:prepared:unprepared:)``). The cut-out is read unprepared first,
+    /// and prepared as `pass` prepares only where that reads another code there. A reading a tool
+    /// confirms is one the tools read alone, and stays. `asked`: whether any cut-out was read.
+    func settledOnUnpreparedPixels(
+        _ found: [ScannedSymbol], of image: GrayImage, readBy pass: ScanPass, unlessRead toolsRead: [ScannedSymbol]
+    ) -> (symbols: [ScannedSymbol], asked: Bool) {
         guard let engine = ZXingEngine.shared else { return (found, false) }
         let wanted = ScanPass.productCodes.intersection(symbologies)
+        let harder = ZXingEngine.Options(symbologies: wanted, retries: .harder)
         var asked = false
         let symbols = found.map { reading in
-            guard wanted.contains(reading.symbology), reading.scanLines != nil,
-                !toolsRead.contains(where: { $0.isSameReading(as: reading) })
+            guard wanted.contains(reading.symbology), !toolsRead.contains(where: { $0.isSameReading(as: reading) })
             else { return reading }
             let bounds = reading.bounds
             let margin = max(16, (bounds.maxX - bounds.minX) / 2)
@@ -390,10 +392,17 @@ public struct BarcodeScanner: Sendable, Hashable {
             let height = min(image.height, bounds.maxY + margin) - y
             guard width > 0, height > 0 else { return reading }
             asked = true
-            let around = engine.scan(
-                image.cropped(x: x, y: y, width: width, height: height),
-                options: .init(symbologies: wanted, retries: .harder))
-            return ReadingArbiter.preferringUnprepared(reading, Self.moved(around, scale: 1, by: Point(x: x, y: y)))
+            let cutOut = image.cropped(x: x, y: y, width: width, height: height)
+            let origin = Point(x: x, y: y)
+            let unprepared = Self.moved(engine.scan(cutOut, options: harder), scale: 1, by: origin)
+            guard unprepared.contains(where: { ReadingArbiter.disagree($0, reading) }) else { return reading }
+            let prepared = (pass.prepare(cutOut).map { engine.scan($0, options: harder) } ?? []).map { symbol in
+                var symbol = symbol
+                symbol.corners = symbol.corners.map { pass.mapBack($0, cutOut) }
+                return symbol
+            }
+            return ReadingArbiter.settled(
+                reading, prepared: Self.moved(prepared, scale: 1, by: origin), unprepared: unprepared)
         }
         return (symbols, asked)
     }

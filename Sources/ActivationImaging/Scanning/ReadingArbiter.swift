@@ -94,28 +94,29 @@ package enum ReadingArbiter {
     }
 
     /// `reading`, zxing-cpp's on a prepared copy of an image (widened, sharpened along the rows),
-    /// or the reading of the same place in `unprepared`, zxing-cpp's harder read of the unprepared
-    /// pixels around it, where that is another code read on at least three times as many scan
-    /// lines.
+    /// or another code of its place that zxing-cpp reads on a cut-out of the image around it both
+    /// unprepared (`unprepared`) and prepared as the pass prepared the whole (`prepared`), where
+    /// the prepared cut-out does not give `reading`.
     ///
-    /// Sharpening separates bars that blur has merged, and now and then makes an edge where no
-    /// bar was: on a book's photo, zxing-cpp reads the sharpened copy's EAN-13 with six wrong
-    /// digits, which the one check digit lets pass, on 5 lines, where the unprepared pixels read
-    /// right on 32. How many lines read a code the same is zxing-cpp's own measure of a reading:
-    /// it reports none of fewer than two, and of two readings of one place in one image it keeps
-    /// the one of more lines. Between a prepared copy and the unprepared pixels the counts are
-    /// rougher (the copies differ, and the cut-out holds less of the image), so only a reading
-    /// on three times as many lines outweighs the pass's, as for zbar's readings of one code
-    /// (``ZBarEngine/droppingStrayLines(_:)``). Checked on every such reading of the corpus, its
-    /// varied copies and the large photos, the unprepared pixels read another code than a pass's
-    /// right reading ten times, on at most twice its lines (a blurred UPC-E: 6 lines against 12);
-    /// then, and where they read nothing there or the same, the pass's reading stands.
-    package static func preferringUnprepared(_ reading: ScannedSymbol, _ unprepared: [ScannedSymbol])
+    /// zxing-cpp reads a linear code row by row, with a threshold each row's histogram sets: what
+    /// lies beside the code on those rows (a photo's carpet, another label) sways it. On a 12 MP
+    /// photo of a book on a carpet, the row-sharpened copy of the candidate cut out around the
+    /// code reads the ISBN with six wrong digits, which the one check digit lets pass; a cut-out
+    /// of the code and half its width around reads it right, unprepared and sharpened alike. A
+    /// reading that the code's own pixels, prepared the same way, do not give, while they give
+    /// another one that the unprepared pixels give too, came from what lay beside the code: two
+    /// reads of the code outweigh one of the code and its surroundings. Where the prepared cut-out
+    /// gives the pass's reading, or gives nothing there, or the two reads of the cut-out disagree,
+    /// the pass's reading stands: zxing-cpp misreads a blurred UPC-E's unprepared pixels as
+    /// 04904144 where the widened copy, whole or cut out, reads the right 04963406.
+    package static func settled(_ reading: ScannedSymbol, prepared: [ScannedSymbol], unprepared: [ScannedSymbol])
         -> ScannedSymbol
     {
-        guard let lines = reading.scanLines else { return reading }
-        let rivals = unprepared.filter { disagree($0, reading) && ($0.scanLines ?? 0) >= 3 * lines }
-        return rivals.max { ($0.scanLines ?? 0) < ($1.scanLines ?? 0) } ?? reading
+        func gives(_ reads: [ScannedSymbol], _ symbol: ScannedSymbol) -> Bool {
+            reads.contains { $0.isSameReading(as: symbol) && $0.overlaps(symbol) }
+        }
+        guard !gives(prepared, reading) else { return reading }
+        return unprepared.first { disagree($0, reading) && gives(prepared, $0) } ?? reading
     }
 
     /// The readings of `first`, then those of `second` that are not the same code as one of them

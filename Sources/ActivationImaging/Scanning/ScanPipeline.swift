@@ -62,6 +62,10 @@ package struct ScanPass: Sendable {
     /// (``FinderSurvey/showsFinderPair``): the linear retries, which such an image would
     /// otherwise pay for before the passes likely to read it.
     package var yieldsToFinderPair = false
+    /// zxing only, on a copy of the same rows (widened, sharpened along the rows): a product code
+    /// it reads that no tool confirms is set against the unprepared pixels around it
+    /// (``BarcodeScanner/settledOnUnpreparedPixels(_:of:readBy:unlessRead:)``).
+    package var settlesOnUnpreparedPixels = false
     /// The engine as its command-line tool reads, with the tool's defaults (zbarimg;
     /// ZXingReader): the last passes of `normal`, after which the pipeline has read whatever
     /// either tool reads alone. On a large photo they read, as every pass after the first does,
@@ -211,6 +215,8 @@ package struct ScanPass: Sendable {
     var whenLightFinders: ScanPass { with { $0.needsLightFinderPatterns = true } }
     /// This pass after the QR passes where the image shows a finder pair.
     var afterQRWhenFinderPair: ScanPass { with { $0.yieldsToFinderPair = true } }
+    /// This zxing pass with its product codes settled on the unprepared pixels.
+    var settledOnUnpreparedPixels: ScanPass { with { $0.settlesOnUnpreparedPixels = true } }
     /// This pass as the engine's tool reads: the pipeline's last stage.
     var asItsTool: ScanPass { with { $0.readsAsItsTool = true } }
 
@@ -257,10 +263,11 @@ package struct ScanPass: Sendable {
         var passes = [
             plain(.zxing).retries([]),
             inverted(.zxing).only(qr).retries(.harder).whenLightFinders,
-            stretched(.zxing).only(linear).retries(.harder).afterQRWhenFinderPair,
+            stretched(.zxing).only(linear).retries(.harder).afterQRWhenFinderPair.settledOnUnpreparedPixels,
             // Focus blur merges the narrow bars of product codes; the other linear codes it
             // rescues too rarely to pay for their readers on every texture.
-            deblurredRows(.zxing).only(productCodes).retries(.harder).afterQRWhenFinderPair,
+            deblurredRows(.zxing).only(productCodes).retries(.harder).afterQRWhenFinderPair
+                .settledOnUnpreparedPixels,
             // After zxing's linear retries: zbar's reads of blurred UPC codes are sometimes wrong.
             // Across the rows only, and for product codes and ITF (GTIN-14 on cartons), where
             // zbar reads what zxing misses: half the cost of the columns too (which zbar's QR

@@ -24,12 +24,6 @@ public struct ScannedSymbol: Sendable, Hashable {
     /// Four corners, clockwise from the code's top left. For linear codes: the bounding box of the
     /// scan lines that read it.
     public var corners: [Point]
-    /// zxing-cpp's linear readings: how many of its scan lines read the code the same, its own
-    /// measure of how sure a reading is (it reports none read on fewer than two, and of two
-    /// readings of one place it keeps the one of more lines). `nil` for zbar's readings and for
-    /// matrix codes. Evidence about the reading, not part of the code: two symbols that differ
-    /// only in it are equal.
-    package var scanLines: Int?
 
     /// A symbol from its parts; nothing is checked.
     public init(symbology: Symbology, bytes: [UInt8], text: String, corners: [Point]) {
@@ -37,20 +31,6 @@ public struct ScannedSymbol: Sendable, Hashable {
         self.bytes = bytes
         self.text = text
         self.corners = corners
-    }
-
-    /// Whether two symbols are the same code at the same place: their symbology, bytes, text and
-    /// corners, not how many lines read them.
-    public static func == (lhs: ScannedSymbol, rhs: ScannedSymbol) -> Bool {
-        lhs.symbology == rhs.symbology && lhs.bytes == rhs.bytes && lhs.text == rhs.text && lhs.corners == rhs.corners
-    }
-
-    /// Hashes what ``==(_:_:)`` compares.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(symbology)
-        hasher.combine(bytes)
-        hasher.combine(text)
-        hasher.combine(corners)
     }
 
     /// The smallest upright rectangle holding ``corners``: (minX, minY, maxX, maxY).

@@ -105,8 +105,7 @@ final class ZXingEngine: Sendable {
         let shared = helper.share(image.pixels)
         var request = [UInt8]()
         request.reserveCapacity(20 + (shared ? 0 : image.pixels.count))
-        // The line-count forms of the two requests ("AZX1", "AZX2" without).
-        request += Array((shared ? "AZX4" : "AZX3").utf8)
+        request += Array((shared ? "AZX2" : "AZX1").utf8)
         let flags = options.retries.rawValue | (options.pure ? 8 : 0) | (options.echo ? 32 : 0)
         for value in [UInt32(image.width), UInt32(image.height), formats, flags] { request += Self.littleEndian(value) }
         if !shared { request += image.pixels }
@@ -116,16 +115,7 @@ final class ZXingEngine: Sendable {
             return []
         }
         checkIn(helper)
-        // Trying harder, zxing-cpp reads every row of an image up to 1,023 rows high, and every
-        // n-th row of one n × 512 rows high or more: there a line it counts stands for n rows, so
-        // that the counts of harder reads compare across images of other heights (no rule compares
-        // those of the turned and downscaled retries, which this scaling does not fit).
-        let rowStep = options.retries.contains(.harder) && !options.pure ? max(1, image.height / 512) : 1
-        return Self.parse(response).map { reading in
-            var reading = reading
-            reading.symbol.scanLines = reading.symbol.scanLines.map { $0 * rowStep }
-            return reading
-        }
+        return Self.parse(response)
     }
 
     /// Starts a helper, unless one is idle or being started, and returns at once: the start runs
@@ -187,9 +177,8 @@ final class ZXingEngine: Sendable {
         (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
     }
 
-    /// Parses a response to a line-count request ("AZX3", "AZX4"); symbols of formats activate does
-    /// not report are dropped. Each comes with its raw bytes and whether it declares a character
-    /// set (ECI).
+    /// Parses a response; symbols of formats activate does not report are dropped. Each comes with
+    /// its raw bytes and whether it declares a character set (ECI).
     static func parse(_ data: [UInt8]) -> [(symbol: ScannedSymbol, raw: [UInt8], hasECI: Bool)] {
         var reader = ByteReader(data: data)
         guard let count = reader.u32() else { return [] }
@@ -203,7 +192,6 @@ final class ZXingEngine: Sendable {
                 guard let x = reader.u32(), let y = reader.u32() else { return symbols }
                 corners.append(Point(x: Int(Int32(bitPattern: x)), y: Int(Int32(bitPattern: y))))
             }
-            guard let lines = reader.u32() else { return symbols }
             guard let symbology = Symbology(zxingFormat: format) else { continue }
             // ECI-declared text is handed over converted to UTF-8 (the zbar pass asks this engine
             // for it too, see BarcodeScanner), so both engines give the same bytes for one code.
@@ -211,9 +199,11 @@ final class ZXingEngine: Sendable {
             let decoded =
                 symbology.isLinear
                 ? (PayloadText.decode(payload, as: .isoLatin1) ?? "") : PayloadText.decode(payload).text
-            var symbol = ScannedSymbol(symbology: symbology, bytes: payload, text: decoded, corners: corners)
-            if symbology.isLinear { symbol.scanLines = Int(lines) }
-            symbols.append((symbol, bytes, hasECI == 1))
+            symbols.append(
+                (
+                    ScannedSymbol(symbology: symbology, bytes: payload, text: decoded, corners: corners), bytes,
+                    hasECI == 1
+                ))
         }
         return symbols
     }
@@ -354,8 +344,8 @@ private final class Helper: @unchecked Sendable {
                 guard length < 1 << 20, let block = read(length) else { return nil }
                 response += lengthBytes + block
             }
-            guard let cornersAndLines = read(36) else { return nil }
-            response += cornersAndLines
+            guard let corners = read(32) else { return nil }
+            response += corners
         }
         return response
     }
