@@ -136,8 +136,9 @@ struct ReadingArbiterTests {
             // The prepared cut-out reads nothing there, or the two reads disagree: it stands.
             ([], ["9784872348880"], "9784872348800"),
             (["9784872348811"], ["9784872348880"], "9784872348800"),
-            // Of two rivals, the one both reads give.
+            // Of two rivals, the one both reads give; where both reads give both, it stands.
             (["9784872348880"], ["9784872348811", "9784872348880"], "9784872348880"),
+            (["9784872348811", "9784872348880"], ["9784872348811", "9784872348880"], "9784872348800"),
         ])
     func settledOnCutOut(prepared: [String], unprepared: [String], printed: String) {
         let settled = ReadingArbiter.settled(
@@ -145,9 +146,12 @@ struct ReadingArbiterTests {
         #expect(settled.text == printed)
     }
 
-    @Test("a cut-out's code elsewhere or of another symbology does not replace a reading")
+    @Test("a cut-out's code elsewhere, beside it, or of another symbology does not replace a reading")
     func cutOutElsewhere() {
-        for other in [Self.reading("9784872348880", y: 300), Self.reading("9784872348880", .code128)] {
+        // Beside it: the widened bounds touch (the two disagree), but neither centre is in the other.
+        let beside = Self.reading("9784872348880", x: -105)
+        #expect(ReadingArbiter.disagree(beside, Self.wrong))
+        for other in [Self.reading("9784872348880", y: 300), Self.reading("9784872348880", .code128), beside] {
             #expect(ReadingArbiter.settled(Self.wrong, prepared: [other], unprepared: [other]).text == "9784872348800")
         }
     }

@@ -106,8 +106,8 @@ package enum ReadingArbiter {
     /// reading that the code's own pixels, prepared the same way, do not give, while they give
     /// another one that the unprepared pixels give too, came from what lay beside the code: two
     /// reads of the code outweigh one of the code and its surroundings. Where the prepared cut-out
-    /// gives the pass's reading, or gives nothing there, or the two reads of the cut-out disagree,
-    /// the pass's reading stands: zxing-cpp misreads a blurred UPC-E's unprepared pixels as
+    /// gives the pass's reading, or gives nothing there, or the two reads of the cut-out disagree
+    /// (or agree on two codes there), the pass's reading stands: zxing-cpp misreads a blurred UPC-E's unprepared pixels as
     /// 04904144 where the widened copy, whole or cut out, reads the right 04963406.
     package static func settled(_ reading: ScannedSymbol, prepared: [ScannedSymbol], unprepared: [ScannedSymbol])
         -> ScannedSymbol
@@ -115,8 +115,17 @@ package enum ReadingArbiter {
         func gives(_ reads: [ScannedSymbol], _ symbol: ScannedSymbol) -> Bool {
             reads.contains { $0.isSameReading(as: symbol) && $0.overlaps(symbol) }
         }
+        // At its place: each one's centre within the other's width, not a code beside it whose
+        // bounds touch its own.
+        func atPlace(_ other: ScannedSymbol) -> Bool {
+            let (a, b) = (reading.bounds, other.bounds)
+            let (aCentre, bCentre) = ((a.minX + a.maxX) / 2, (b.minX + b.maxX) / 2)
+            return a.minX <= bCentre && bCentre <= a.maxX && b.minX <= aCentre && aCentre <= b.maxX
+        }
         guard !gives(prepared, reading) else { return reading }
-        return unprepared.first { disagree($0, reading) && gives(prepared, $0) } ?? reading
+        let rivals = unprepared.filter { disagree($0, reading) && atPlace($0) && gives(prepared, $0) }
+        // Two codes there that both reads give: nothing tells which one the pass misread.
+        return rivals.count == 1 ? rivals[0] : reading
     }
 
     /// The readings of `first`, then those of `second` that are not the same code as one of them
