@@ -70,7 +70,7 @@ public struct BarcodeScanner: Sendable, Hashable {
         /// What the engines were asked after the pass that found the codes: `confirmations` where
         /// its readings disagreed, the tools' readings beside its codes (`as-tool:zbar/products`,
         /// `as-tool:zxing`, …), `unprepared` where a cut-out around a product code no tool read
-        /// was read (``ScanPass/settlesOnUnpreparedPixels``), each with the time it took
+        /// was read (after a widened or row-sharpened copy's reading), each with the time it took
         /// (docs/scanning.md, "When readings disagree").
         public var checks: [(what: String, duration: Duration)] = []
     }
