@@ -312,9 +312,7 @@ public struct BarcodeScanner: Sendable, Hashable {
                 found = ReadingArbiter.resolve(found, confirmations: confirming.value)
                 checks.append(("confirmations", confirming.duration))
             }
-            for symbolIndex in found.indices {
-                found[symbolIndex].corners = found[symbolIndex].corners.map { pass.mapBack($0, source) }
-            }
+            found = pass.mappedBack(found, to: source)
             // Where a tool may read what the pass did not, the tools read the image too and their
             // readings are added (``ReadingArbiter/addingToolReadings(_:readBy:fewLines:from:)``):
             // beside a product code (a book's ISBN and its price code, a misread digit), the
@@ -396,11 +394,8 @@ public struct BarcodeScanner: Sendable, Hashable {
             let origin = Point(x: x, y: y)
             let unprepared = Self.moved(engine.scan(cutOut, options: harder), scale: 1, by: origin)
             guard unprepared.contains(where: { ReadingArbiter.disagree($0, reading) }) else { return reading }
-            let prepared = (pass.prepare(cutOut).map { engine.scan($0, options: harder) } ?? []).map { symbol in
-                var symbol = symbol
-                symbol.corners = symbol.corners.map { pass.mapBack($0, cutOut) }
-                return symbol
-            }
+            let prepared = pass.mappedBack(
+                pass.prepare(cutOut).map { engine.scan($0, options: harder) } ?? [], to: cutOut)
             return ReadingArbiter.settled(
                 reading, prepared: Self.moved(prepared, scale: 1, by: origin), unprepared: unprepared)
         }

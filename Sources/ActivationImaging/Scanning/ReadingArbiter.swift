@@ -107,8 +107,9 @@ package enum ReadingArbiter {
     /// another one that the unprepared pixels give too, came from what lay beside the code: two
     /// reads of the code outweigh one of the code and its surroundings. Where the prepared cut-out
     /// gives the pass's reading, or gives nothing there, or the two reads of the cut-out disagree
-    /// (or agree on two codes there), the pass's reading stands: zxing-cpp misreads a blurred UPC-E's unprepared pixels as
-    /// 04904144 where the widened copy, whole or cut out, reads the right 04963406.
+    /// (or agree on two codes there), the pass's reading stands: zxing-cpp misreads a blurred
+    /// UPC-E's unprepared pixels as 04904144 where the widened copy, whole or cut out, reads the
+    /// right 04963406.
     package static func settled(_ reading: ScannedSymbol, prepared: [ScannedSymbol], unprepared: [ScannedSymbol])
         -> ScannedSymbol
     {

@@ -197,6 +197,15 @@ package struct ScanPass: Sendable {
             })
     }
 
+    /// `symbols` read on this pass's copy of `source`, with their corners in `source`'s coordinates.
+    func mappedBack(_ symbols: [ScannedSymbol], to source: GrayImage) -> [ScannedSymbol] {
+        symbols.map { symbol in
+            var symbol = symbol
+            symbol.corners = symbol.corners.map { mapBack($0, source) }
+            return symbol
+        }
+    }
+
     /// This pass for these symbologies only.
     func only(_ subset: Set<Symbology>) -> ScanPass { with { $0.symbologies = subset } }
     /// This pass with zbar's inverted retry.
